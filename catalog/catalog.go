@@ -1,0 +1,111 @@
+// Package catalog opens pidex's SQLite catalog: one place for the
+// connection settings (WAL, busy timeout, IMMEDIATE write transactions) and
+// the schema migrations, used by both the writer (indexer) and the readers
+// (query).
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/pressly/goose/v3"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/pidex-dev/pidex/migrations"
+)
+
+// DB is an open catalog.
+type DB struct {
+	*sqlx.DB
+	Path string
+}
+
+// ErrNotWAL is returned when the catalog could not be put in WAL mode (for
+// example on a file system without shared memory), which would make readers
+// block the writer.
+var ErrNotWAL = errors.New("catalog is not in WAL mode")
+
+// DefaultPath is where the catalog lives unless --db or PIDEX_DB says
+// otherwise: $XDG_CACHE_HOME/pidex/index.sqlite, else ~/.cache/pidex/index.sqlite.
+func DefaultPath() string {
+	if p := os.Getenv("PIDEX_DB"); p != "" {
+		return p
+	}
+	dir := os.Getenv("XDG_CACHE_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = "."
+		}
+		dir = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(dir, "pidex", "index.sqlite")
+}
+
+// dsn builds the modernc connection string. Every connection gets the
+// pragmas (the pool opens several); _txlock=immediate makes every write
+// transaction take the write lock up front, so two writers queue on the
+// busy timeout instead of failing with SQLITE_BUSY on lock upgrade.
+func dsn(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "cache_size(-32000)")
+	q.Add("_pragma", "temp_store(MEMORY)")
+	q.Set("_txlock", "immediate")
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) the catalog at path and migrates it to
+// the current schema.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create catalog dir: %w", err)
+		}
+	}
+	db, err := sqlx.Open("sqlite", dsn(path))
+	if err != nil {
+		return nil, fmt.Errorf("open catalog %s: %w", path, err)
+	}
+	c := &DB{DB: db, Path: path}
+	if err := c.check(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open catalog %s: %w", path, err)
+	}
+	if err := Migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open catalog %s: %w", path, err)
+	}
+	return c, nil
+}
+
+func (c *DB) check(ctx context.Context) error {
+	var mode string
+	if err := c.GetContext(ctx, &mode, "PRAGMA journal_mode"); err != nil {
+		return fmt.Errorf("read journal mode: %w", err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("%w (journal_mode=%s)", ErrNotWAL, mode)
+	}
+	return nil
+}
+
+// Migrate applies the embedded migrations with goose's Provider API.
+func Migrate(ctx context.Context, db *sqlx.DB) error {
+	p, err := goose.NewProvider(goose.DialectSQLite3, db.DB, migrations.FS)
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	return nil
+}

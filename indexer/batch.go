@@ -1,0 +1,90 @@
+package indexer
+
+import "github.com/pidex-dev/pidex/schema"
+
+// batch is one unit of writing: the rows for a run of consecutive lines of
+// one file, and the file's state after them. The writer applies a batch in
+// one transaction, so the stored offset always matches the stored rows: a
+// crash loses at most the batch in flight, which the next refresh reads
+// again from the stored offset — no duplicates, no gap.
+type batch struct {
+	file    schema.File // state after this batch (ID 0 until the writer inserts it)
+	reset   bool        // drop the file's rows first (new or rewritten file)
+	remove  bool        // the file is gone: drop it and its rows
+	session *sessionRow // nil unless the file is a session
+	entries []entryRow
+	labels  []labelOp
+	usage   []usageRow
+	warns   []schema.Warning
+	bytes   int64 // bytes read for this batch, for progress
+	last    bool  // last batch of this file in this refresh
+	// notSession: this read found that the file is not a session (reported once).
+	notSession bool
+}
+
+type entryRow struct {
+	Offset, Length, Line, Seq int64
+	ID                        string
+	ParentID                  *string
+	Type                      string
+	Role                      *string
+	TS                        string
+	MsgTS                     *int64
+	Provider, Model           *string
+	TargetID                  *string
+	FirstKept                 *string
+	FirstKeptSeq              int64 // v1 compaction: parsed index to resolve, or -1
+}
+
+type labelOp struct {
+	Offset   int64
+	TargetID string
+	Label    string // "" clears
+	TS       string
+}
+
+type usageRow struct {
+	Offset     int64
+	Source     schema.UsageSource
+	EntryID    string
+	TSMs       *int64
+	Provider   string
+	Model      string
+	Kind       string
+	ResponseID string
+	U          schema.Usage
+}
+
+// sessionRow is the materialised listing record of one session file,
+// carried from batch to batch and rewritten whole each time.
+type sessionRow struct {
+	SessionID      string  `db:"session_id"`
+	Version        int     `db:"version"`
+	Cwd            string  `db:"cwd"`
+	ParentSession  string  `db:"parent_session"`
+	BranchedFrom   string  `db:"branched_from"`
+	Created        string  `db:"created"`
+	CreatedMs      *int64  `db:"created_ms"`
+	Name           *string `db:"name"`
+	LastActivityMs *int64  `db:"last_activity_ms"`
+	MessageCount   int64   `db:"message_count"`
+	FirstMessage   *string `db:"first_message"`
+	EntryCount     int64   `db:"entry_count"`
+	LeafID         *string `db:"leaf_id"`
+	LeafOffset     *int64  `db:"leaf_offset"`
+	Input          int64   `db:"input"`
+	Output         int64   `db:"output"`
+	CacheRead      int64   `db:"cache_read"`
+	CacheWrite     int64   `db:"cache_write"`
+	TotalTokens    int64   `db:"total_tokens"`
+	Cost           float64 `db:"cost"`
+}
+
+func (s *sessionRow) addUsage(u schema.Usage) {
+	s.Input += u.Input
+	s.Output += u.Output
+	s.CacheRead += u.CacheRead
+	s.CacheWrite += u.CacheWrite
+	s.TotalTokens += u.Total()
+	s.Cost += u.Cost.Total
+}

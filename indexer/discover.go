@@ -1,0 +1,119 @@
+package indexer
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// DefaultRoots returns the session roots pi itself would use, in pi's
+// order of precedence: $PI_CODING_AGENT_SESSION_DIR (pi's flat session
+// folder), else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions.
+func DefaultRoots() []string {
+	if d := os.Getenv("PI_CODING_AGENT_SESSION_DIR"); d != "" {
+		return []string{expandHome(d)}
+	}
+	if d := os.Getenv("PI_CODING_AGENT_DIR"); d != "" {
+		return []string{filepath.Join(expandHome(d), "sessions")}
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil
+	}
+	return []string{filepath.Join(home, ".pi", "agent", "sessions")}
+}
+
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, p[1:])
+		}
+	}
+	return p
+}
+
+// candidate is a discovered .jsonl file and its stat.
+type candidate struct {
+	Path string
+	Root string
+	fileStat
+}
+
+type fileStat struct {
+	Size    int64
+	MtimeNs int64
+	Dev     int64
+	Ino     int64
+}
+
+func statOf(fi fs.FileInfo) fileStat {
+	s := fileStat{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		s.Dev, s.Ino = int64(st.Dev), int64(st.Ino)
+	}
+	return s
+}
+
+// discover lists the .jsonl files of root the way pi does — the files in
+// each immediate subfolder (project folders, symlinks to folders included)
+// — and also the files directly in root, for pi's flat session folders
+// (--session-dir, PI_CODING_AGENT_SESSION_DIR). It never recurses deeper:
+// extension artefacts live deeper and are not sessions. A root that does
+// not exist yields nothing; unreadable folders are reported, not fatal.
+func discover(root string) ([]candidate, []error) {
+	out, subdirs, errs := listDir(root, root)
+	for _, d := range subdirs {
+		files, _, e := listDir(d, root)
+		out = append(out, files...)
+		errs = append(errs, e...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, errs
+}
+
+// listDir returns the regular .jsonl files in dir and its subfolders.
+func listDir(dir, root string) (files []candidate, subdirs []string, errs []error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if !(dir == root && os.IsNotExist(err)) {
+			errs = append(errs, fmt.Errorf("read dir %s: %w", dir, err))
+		}
+		return nil, nil, errs
+	}
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		if !strings.HasSuffix(e.Name(), ".jsonl") {
+			if isDir(e, p) {
+				subdirs = append(subdirs, p)
+			}
+			continue
+		}
+		fi, err := e.Info() // the lstat ReadDir already did: one stat per file
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			fi, err = os.Stat(p)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("stat %s: %w", p, err))
+			continue
+		}
+		if fi.Mode().IsRegular() {
+			files = append(files, candidate{Path: p, Root: root, fileStat: statOf(fi)})
+		}
+	}
+	return files, subdirs, errs
+}
+
+func isDir(e fs.DirEntry, p string) bool {
+	if e.IsDir() {
+		return true
+	}
+	if e.Type()&fs.ModeSymlink != 0 {
+		fi, err := os.Stat(p)
+		return err == nil && fi.IsDir()
+	}
+	return false
+}

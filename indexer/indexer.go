@@ -1,0 +1,255 @@
+// Package indexer keeps the catalog in step with the session files: it
+// discovers them, reads only what changed since the last refresh (by byte
+// offset), parses in parallel and writes through a single writer.
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/jmoiron/sqlx"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/schema"
+)
+
+// Indexer refreshes a catalog from a set of session roots.
+type Indexer struct {
+	DB    *catalog.DB
+	Roots []string // session roots; see DefaultRoots
+	// Workers bounds the files parsed at once (default: GOMAXPROCS).
+	Workers int
+	// Progress, if set, is advanced as files are read. Drawing it is the
+	// caller's business.
+	Progress *Progress
+
+	// afterApply is a test hook run after each committed batch; an error
+	// aborts the refresh as a crash would.
+	afterApply func(*batch) error
+}
+
+// Progress counts a refresh's work; safe for concurrent use. The CLI polls
+// it to draw a progress bar.
+type Progress struct {
+	FilesTotal, FilesDone atomic.Int64
+	BytesTotal, BytesDone atomic.Int64
+}
+
+// Stats says what a refresh did.
+type Stats struct {
+	Files       int              `json:"files"` // session and other .jsonl files seen
+	New         int              `json:"new"`
+	Appended    int              `json:"appended"`
+	Rewritten   int              `json:"rewritten"`
+	Removed     int              `json:"removed"`
+	Unchanged   int              `json:"unchanged"`
+	NotSessions []string         `json:"notSessions"` // newly found .jsonl files that are not sessions
+	Entries     int64            `json:"entries"`     // entries added
+	Bytes       int64            `json:"bytes"`       // bytes read
+	Pending     []string         `json:"pending"`     // files ending in an incomplete line (a write in progress)
+	Warnings    []schema.Warning `json:"warnings"`    // lines skipped, with file and line
+	Errors      []string         `json:"errors"`      // files or folders that could not be read
+}
+
+// errConflict: another process advanced the file since it was planned.
+var errConflict = errors.New("file changed by a concurrent refresh")
+
+// Refresh brings the catalog up to date with the roots. One unreadable file
+// never stops the others: its error lands in Stats.Errors.
+func (ix *Indexer) Refresh(ctx context.Context) (*Stats, error) {
+	st := &Stats{NotSessions: []string{}, Pending: []string{}, Warnings: []schema.Warning{}, Errors: []string{}}
+	roots, err := absRoots(ix.Roots)
+	if err != nil {
+		return nil, err
+	}
+	var cands []candidate
+	for _, r := range roots {
+		c, errs := discover(r)
+		cands = append(cands, c...)
+		for _, e := range errs {
+			st.Errors = append(st.Errors, e.Error())
+		}
+	}
+	st.Files = len(cands)
+	stored, err := loadFiles(ctx, ix.DB.DB, roots)
+	if err != nil {
+		return nil, err
+	}
+	jobs, removed, err := ix.plan(ctx, cands, stored, st)
+	if err != nil {
+		return nil, err
+	}
+	if err := ix.run(ctx, jobs, removed, st); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+func absRoots(roots []string) ([]string, error) {
+	out := make([]string, 0, len(roots))
+	for _, r := range roots {
+		a, err := filepath.Abs(r)
+		if err != nil {
+			return nil, fmt.Errorf("resolve root %s: %w", r, err)
+		}
+		out = append(out, filepath.Clean(a))
+	}
+	return out, nil
+}
+
+func loadFiles(ctx context.Context, db *sqlx.DB, roots []string) (map[string]schema.File, error) {
+	q, args, err := sqlx.In(`SELECT id, path, root, kind, dev, ino, size, mtime_ns, offset, head_hash, tail_hash,
+		open_tail, lines, seq, version, last_id, warnings FROM files WHERE root IN (?)`, roots)
+	if err != nil {
+		return nil, fmt.Errorf("load files: %w", err)
+	}
+	var files []schema.File
+	if err := db.SelectContext(ctx, &files, q, args...); err != nil {
+		return nil, fmt.Errorf("load files: %w", err)
+	}
+	m := make(map[string]schema.File, len(files))
+	for _, f := range files {
+		m[f.Path] = f
+	}
+	return m, nil
+}
+
+// run parses jobs in parallel and applies their batches from one goroutine.
+func (ix *Indexer) run(ctx context.Context, jobs []job, removed []string, st *Stats) error {
+	workers := ix.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if p := ix.Progress; p != nil {
+		p.FilesTotal.Add(int64(len(jobs)))
+		for _, j := range jobs {
+			p.BytesTotal.Add(j.cand.Size - j.file.Offset)
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	type req struct {
+		b    *batch
+		from int64
+		res  chan error
+	}
+	reqs := make(chan req, workers)
+	writerDone := make(chan error, 1)
+	go func() { // the single writer
+		var werr error
+		for r := range reqs {
+			if werr != nil {
+				r.res <- werr
+				continue
+			}
+			err := ix.write(gctx, r.b, r.from, st)
+			if err != nil && !errors.Is(err, errConflict) {
+				werr = err
+			}
+			r.res <- err
+		}
+		writerDone <- werr
+	}()
+	for _, p := range removed {
+		res := make(chan error, 1)
+		reqs <- req{b: &batch{remove: true, file: schema.File{Path: p}}, res: res}
+		if err := <-res; err != nil {
+			close(reqs)
+			return err
+		}
+		st.Removed++
+	}
+	g.SetLimit(workers)
+	for _, j := range jobs {
+		g.Go(func() error {
+			from := j.file.Offset
+			res := make(chan error, 1)
+			err := parseFile(gctx, j, func(b *batch) error {
+				select {
+				case reqs <- req{b: b, from: from, res: res}:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+				if err := <-res; err != nil {
+					return err
+				}
+				from = b.file.Offset
+				return nil
+			})
+			switch {
+			case errors.Is(err, errConflict):
+				return nil // the other refresh owns this file now
+			case err != nil && gctx.Err() == nil && !isWriteErr(err):
+				// An unreadable file is reported and skipped, never fatal.
+				st.addError(j.cand.Path, err)
+				return nil
+			}
+			return err
+		})
+	}
+	gerr := g.Wait()
+	close(reqs)
+	werr := <-writerDone
+	if werr != nil {
+		return werr
+	}
+	return gerr
+}
+
+// writeErr marks errors from the catalog (fatal) as opposed to errors
+// reading one session file (reported, not fatal).
+type writeErr struct{ error }
+
+func (e writeErr) Unwrap() error { return e.error }
+
+func isWriteErr(err error) bool {
+	var w writeErr
+	return errors.As(err, &w)
+}
+
+// write applies one batch and accounts for it. It runs on the writer
+// goroutine only, so it may touch st without locks.
+func (ix *Indexer) write(ctx context.Context, b *batch, from int64, st *Stats) error {
+	if !b.reset && !b.remove {
+		var cur int64
+		err := ix.DB.GetContext(ctx, &cur, "SELECT offset FROM files WHERE path = ?", b.file.Path)
+		if err == nil && cur != from {
+			return errConflict
+		}
+	}
+	if err := apply(ctx, ix.DB.DB, b); err != nil {
+		return writeErr{err}
+	}
+	st.Entries += int64(len(b.entries))
+	st.Bytes += b.bytes
+	st.Warnings = append(st.Warnings, b.warns...)
+	if b.last && b.notSession {
+		st.NotSessions = append(st.NotSessions, b.file.Path)
+	}
+	if b.last && b.file.Offset < b.file.Size && b.file.Kind != schema.FileNotSession {
+		st.Pending = append(st.Pending, b.file.Path)
+	}
+	if p := ix.Progress; p != nil {
+		p.BytesDone.Add(b.bytes)
+		if b.last {
+			p.FilesDone.Add(1)
+		}
+	}
+	if ix.afterApply != nil {
+		if err := ix.afterApply(b); err != nil {
+			return writeErr{err}
+		}
+	}
+	return nil
+}
+
+// addError is called from worker goroutines.
+func (st *Stats) addError(path string, err error) {
+	errMu.Lock()
+	defer errMu.Unlock()
+	st.Errors = append(st.Errors, fmt.Sprintf("%s: %v", path, err))
+}

@@ -1,0 +1,329 @@
+package indexer
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/pidex-dev/pidex/jsonl"
+	"github.com/pidex-dev/pidex/schema"
+)
+
+// Batch limits: small enough to bound memory (rows are metadata, not
+// content), large enough that transaction overhead stays negligible.
+const (
+	batchEntries = 4096
+	batchBytes   = 32 << 20
+	hashSpan     = 4096 // bytes fingerprinted at the head and before the offset
+)
+
+// job is one file to read, from file.Offset, on top of the stored state.
+type job struct {
+	cand    candidate
+	file    schema.File // stored state to continue from (zero Offset: from scratch)
+	session *sessionRow // stored listing record to continue from
+	reset   bool
+	skipNL  bool // the byte at Offset is the newline closing an open tail
+}
+
+// parser turns one file's new lines into batches. It carries the state
+// that spans batches: the file's counters and the session's listing record.
+type parser struct {
+	f    *os.File
+	file schema.File
+	sess *sessionRow
+	done bool // stop reading: the file is not a session
+	// notSession is set when this read found the first line not a header.
+	notSession bool
+}
+
+// parseFile reads j's file from its stored offset and emits batches in
+// file order. The last batch carries the final offset (and is emitted even
+// when nothing new was read, so the stored stat is refreshed).
+func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
+	f, err := os.Open(j.cand.Path)
+	if err != nil {
+		return fmt.Errorf("open session file: %w", err)
+	}
+	defer f.Close()
+	p := &parser{f: f, file: j.file, sess: j.session}
+	// A file known not to be a session stays one until it is rewritten.
+	p.done = !j.reset && j.file.Kind == schema.FileNotSession
+	p.file.Path, p.file.Root = j.cand.Path, j.cand.Root
+	p.file.Size, p.file.MtimeNs, p.file.Dev, p.file.Ino = j.cand.Size, j.cand.MtimeNs, j.cand.Dev, j.cand.Ino
+	start := p.file.Offset
+	if j.skipNL {
+		start++
+		p.file.OpenTail = false
+	}
+	if _, err := f.Seek(start, io.SeekStart); err != nil {
+		return fmt.Errorf("seek %s: %w", j.cand.Path, err)
+	}
+	r := jsonl.NewReader(f, start, p.file.Lines)
+	b := &batch{reset: j.reset}
+	for !p.done {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		l, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", j.cand.Path, err)
+		}
+		p.line(l, b)
+		p.file.Offset, p.file.Lines = l.End(), l.Number
+		p.file.OpenTail = l.Unterminated
+		b.bytes = p.file.Offset - start
+		if len(b.entries) >= batchEntries || b.bytes >= batchBytes {
+			if err := p.flush(b, false, emit); err != nil {
+				return err
+			}
+			start = p.file.Offset
+			b = &batch{}
+		}
+	}
+	if !p.done {
+		p.file.Offset, p.file.Lines = r.Offset(), r.Lines()
+		if r.Offset() > start {
+			b.bytes = r.Offset() - start
+		}
+	}
+	return p.flush(b, true, emit)
+}
+
+func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
+	if err := p.fingerprint(); err != nil {
+		return err
+	}
+	if p.file.Kind == "" {
+		p.file.Kind = schema.FileEmpty
+	}
+	b.file, b.last, b.notSession = p.file, last, p.notSession
+	if p.sess != nil {
+		s := *p.sess
+		b.session = &s
+	}
+	return emit(b)
+}
+
+// fingerprint hashes the first bytes of the file and the bytes just before
+// the offset, so a later refresh can tell an append from a rewrite.
+func (p *parser) fingerprint() error {
+	head, err := hashRange(p.f, 0, min(p.file.Offset, hashSpan))
+	if err != nil {
+		return err
+	}
+	tail, err := hashRange(p.f, max(0, p.file.Offset-hashSpan), p.file.Offset)
+	if err != nil {
+		return err
+	}
+	p.file.HeadHash, p.file.TailHash = head, tail
+	return nil
+}
+
+func hashRange(f io.ReaderAt, from, to int64) (string, error) {
+	if to <= from {
+		return "", nil
+	}
+	buf := make([]byte, to-from)
+	if _, err := f.ReadAt(buf, from); err != nil && err != io.EOF {
+		return "", fmt.Errorf("read fingerprint: %w", err)
+	}
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:12]), nil
+}
+
+func (p *parser) warn(b *batch, line int64, format string, args ...any) {
+	b.warns = append(b.warns, schema.Warning{Path: p.file.Path, Line: line, Message: fmt.Sprintf(format, args...)})
+	p.file.Warnings++
+}
+
+// line ingests one non-blank line.
+func (p *parser) line(l jsonl.Line, b *batch) {
+	ln, err := schema.DecodeLine(l.Data)
+	if ln == nil {
+		p.warn(b, l.Number, "skipped malformed line: %v", err)
+		return
+	}
+	if err != nil {
+		p.warn(b, l.Number, "kept line with a field of unexpected type: %v", err)
+	}
+	seq := p.file.Seq
+	p.file.Seq++
+	if p.file.Kind != schema.FileSession {
+		p.header(l, ln, b)
+		return
+	}
+	if ln.Type == schema.TypeSession {
+		return // a repeated header: pi ignores it for the tree
+	}
+	p.entry(l, ln, seq, b)
+}
+
+// header handles the first parsed line: it decides whether this is a session.
+func (p *parser) header(l jsonl.Line, ln *schema.Line, b *batch) {
+	if !ln.IsHeader() {
+		p.file.Kind = schema.FileNotSession
+		p.done, p.notSession = true, true
+		return
+	}
+	h := ln.Header()
+	p.file.Kind, p.file.Version = schema.FileSession, h.Version
+	p.sess = &sessionRow{
+		SessionID: h.ID, Version: h.Version, Cwd: h.Cwd,
+		ParentSession: h.ParentSession, BranchedFrom: h.BranchedFrom, Created: h.Timestamp,
+	}
+	if ms, ok := schema.ParseTime(h.Timestamp); ok {
+		p.sess.CreatedMs = &ms
+	}
+}
+
+// entry ingests one non-header entry.
+func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
+	row := entryRow{Offset: l.Offset, Length: int64(len(l.Data)), Line: l.Number, Seq: seq,
+		Type: ln.Type, TS: ln.Timestamp, FirstKeptSeq: -1}
+	row.ID, row.ParentID = p.identity(l, ln)
+	s := p.sess
+	switch ln.Type {
+	case schema.TypeMessage:
+		p.message(&row, ln, b)
+	case schema.TypeModelChange:
+		row.Provider, row.Model = strp(ln.Provider), strp(ln.ModelID)
+		if ln.ModelID == "" && ln.Model != "" { // fork format: model "provider/id"
+			prov, model, _ := strings.Cut(ln.Model, "/")
+			row.Provider, row.Model = strp(prov), strp(model)
+		}
+	case schema.TypeCompaction:
+		row.FirstKept = strp(ln.FirstKeptEntryID)
+		if p.file.Version < 2 && ln.FirstKeptEntryIndex != nil && int64(*ln.FirstKeptEntryIndex) < seq {
+			row.FirstKeptSeq = int64(*ln.FirstKeptEntryIndex) // resolved by the writer
+		}
+		p.usage(&row, schema.UsageCompaction, ln.Usage, "", "", "", "", b)
+	case schema.TypeBranchSummary:
+		p.usage(&row, schema.UsageBranchSummary, ln.Usage, "", "", "", "", b)
+	case schema.TypeUsage:
+		row.Provider, row.Model = strp(ln.Provider), strp(ln.Model)
+		p.usage(&row, schema.UsageEntry, ln.Usage, ln.Provider, ln.Model, ln.Kind, "", b)
+	case schema.TypeLabel:
+		row.TargetID = strp(ln.TargetID)
+		op := labelOp{Offset: l.Offset, TargetID: ln.TargetID, TS: ln.Timestamp}
+		if ln.Label != nil {
+			op.Label = *ln.Label
+		}
+		b.labels = append(b.labels, op)
+	case schema.TypeContextEdit:
+		row.TargetID = strp(ln.TargetID)
+	case schema.TypeSessionInfo:
+		// pi ≥ 2026-03-17: the latest session_info wins; empty clears; trimmed.
+		s.Name = nil
+		if ln.Name != nil {
+			if n := strings.TrimSpace(*ln.Name); n != "" {
+				s.Name = &n
+			}
+		}
+	}
+	id, off := row.ID, row.Offset
+	s.LeafID, s.LeafOffset = &id, &off
+	s.EntryCount++
+	p.file.LastID = row.ID
+	b.entries = append(b.entries, row)
+}
+
+// identity returns the entry's id and parent id. v1 entries have none:
+// like pi's migration, each gets an id and links to the previous entry,
+// but the id is derived from the byte offset so it is stable across
+// refreshes (pi's are random). An id-less entry in a later version gets an
+// offset-derived id too, keeping it addressable.
+func (p *parser) identity(l jsonl.Line, ln *schema.Line) (string, *string) {
+	if p.file.Version < 2 {
+		var parent *string
+		if p.file.LastID != "" {
+			prev := p.file.LastID
+			parent = &prev
+		}
+		return "v1:" + strconv.FormatInt(l.Offset, 10), parent
+	}
+	id := "@" + strconv.FormatInt(l.Offset, 10)
+	if ln.ID != nil {
+		id = *ln.ID
+	}
+	parent := ln.ParentID
+	if parent != nil && *parent == "" {
+		parent = nil // pi tests parentId for truthiness
+	}
+	return id, parent
+}
+
+// message fills the message-specific columns and the listing counters with
+// pi's buildSessionInfo rules.
+func (p *parser) message(row *entryRow, ln *schema.Line, b *batch) {
+	s := p.sess
+	s.MessageCount++
+	m := ln.Message
+	if m == nil {
+		return
+	}
+	role := m.NormalizedRole()
+	row.Role = &role
+	if m.Timestamp != 0 {
+		t := int64(m.Timestamp)
+		row.MsgTS = &t
+	}
+	switch role {
+	case schema.RoleAssistant:
+		row.Provider, row.Model = strp(m.Provider), strp(m.Model)
+		p.usage(row, schema.UsageAssistant, m.Usage, m.Provider, m.Model, "", m.ResponseID, b)
+	case schema.RoleToolResult:
+		p.usage(row, schema.UsageToolResult, m.Usage, "", "", "", "", b)
+	}
+	hasContent := len(m.Content) > 0 // the key is present, even if null
+	if !hasContent || (role != schema.RoleUser && role != schema.RoleAssistant) {
+		return
+	}
+	if t, ok := activityTime(row, ln); ok && t > 0 && (s.LastActivityMs == nil || t > *s.LastActivityMs) {
+		s.LastActivityMs = &t
+	}
+	if role == schema.RoleUser && s.FirstMessage == nil {
+		if text := m.Content.Text(); text != "" {
+			s.FirstMessage = &text
+		}
+	}
+}
+
+// activityTime is pi's getMessageActivityTime: the message's numeric
+// timestamp, else the entry's ISO timestamp.
+func activityTime(row *entryRow, ln *schema.Line) (int64, bool) {
+	if row.MsgTS != nil {
+		return *row.MsgTS, true
+	}
+	return schema.ParseTime(ln.Timestamp)
+}
+
+func (p *parser) usage(row *entryRow, src schema.UsageSource, u *schema.Usage, provider, model, kind, respID string, b *batch) {
+	if u == nil {
+		return
+	}
+	ur := usageRow{Offset: row.Offset, Source: src, EntryID: row.ID, Provider: provider, Model: model,
+		Kind: kind, ResponseID: respID, U: *u}
+	if row.MsgTS != nil {
+		ur.TSMs = row.MsgTS
+	} else if ms, ok := schema.ParseTime(row.TS); ok {
+		ur.TSMs = &ms
+	}
+	b.usage = append(b.usage, ur)
+	p.sess.addUsage(*u)
+}
+
+func strp(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

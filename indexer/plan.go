@@ -1,0 +1,126 @@
+package indexer
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+
+	"github.com/pidex-dev/pidex/schema"
+)
+
+var errMu sync.Mutex
+
+// plan compares what is on disk with what the catalog holds and decides,
+// per file: unchanged (one stat, nothing read), new, appended (read from
+// the stored offset), or rewritten (read from scratch); and which stored
+// files are gone.
+func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[string]schema.File, st *Stats) ([]job, []string, error) {
+	var jobs []job
+	seen := make(map[string]bool, len(cands))
+	for _, c := range cands {
+		seen[c.Path] = true
+		f, ok := stored[c.Path]
+		if !ok {
+			st.New++
+			jobs = append(jobs, job{cand: c, reset: true})
+			continue
+		}
+		if c.Size == f.Size && c.MtimeNs == f.MtimeNs && c.Ino == f.Ino && c.Dev == f.Dev {
+			st.Unchanged++
+			continue
+		}
+		j, err := ix.planChanged(ctx, c, f)
+		if err != nil {
+			st.addError(c.Path, err)
+			continue
+		}
+		switch {
+		case j.reset:
+			st.Rewritten++
+		case c.Size > f.Offset:
+			st.Appended++
+		default:
+			st.Unchanged++ // touched, or a pending tail still incomplete: refresh the stat only
+		}
+		jobs = append(jobs, j)
+	}
+	var removed []string
+	for p := range stored {
+		if !seen[p] {
+			removed = append(removed, p)
+		}
+	}
+	sort.Strings(removed)
+	// Biggest first: a long file started last would leave one core idle.
+	sort.SliceStable(jobs, func(a, b int) bool {
+		return jobs[a].cand.Size-jobs[a].file.Offset > jobs[b].cand.Size-jobs[b].file.Offset
+	})
+	return jobs, removed, nil
+}
+
+// planChanged decides between append and rewrite for a file whose stat
+// changed. A rewrite is: another inode, a shrink below the ingested
+// offset, changed bytes at the head or just before the offset, or an
+// unterminated last line that got glued to new bytes.
+func (ix *Indexer) planChanged(ctx context.Context, c candidate, f schema.File) (job, error) {
+	fresh := job{cand: c, reset: true}
+	if c.Ino != f.Ino || c.Dev != f.Dev || c.Size < f.Offset {
+		return fresh, nil
+	}
+	fh, err := os.Open(c.Path)
+	if err != nil {
+		return job{}, fmt.Errorf("open session file: %w", err)
+	}
+	defer fh.Close()
+	head, err := hashRange(fh, 0, min(f.Offset, hashSpan))
+	if err != nil {
+		return job{}, err
+	}
+	tail, err := hashRange(fh, max(0, f.Offset-hashSpan), f.Offset)
+	if err != nil {
+		return job{}, err
+	}
+	if head != f.HeadHash || tail != f.TailHash {
+		return fresh, nil
+	}
+	j := job{cand: c, file: f}
+	if f.OpenTail && c.Size > f.Offset {
+		// pi read the last line although it had no newline. Appending a
+		// newline completes it; anything else glues the next entry onto it
+		// and pi then drops the whole physical line.
+		var nl [1]byte
+		if _, err := fh.ReadAt(nl[:], f.Offset); err != nil {
+			return job{}, fmt.Errorf("read %s: %w", c.Path, err)
+		}
+		if nl[0] != '\n' {
+			return fresh, nil
+		}
+		j.skipNL = true
+	}
+	if f.Kind == schema.FileSession {
+		s, err := ix.loadSession(ctx, f.ID)
+		if err != nil {
+			return job{}, err
+		}
+		j.session = s
+	}
+	return j, nil
+}
+
+func (ix *Indexer) loadSession(ctx context.Context, fileID int64) (*sessionRow, error) {
+	var s sessionRow
+	err := ix.DB.GetContext(ctx, &s, `SELECT session_id, version, cwd, parent_session, branched_from, created, created_ms,
+		name, last_activity_ms, message_count, first_message, entry_count, leaf_id, leaf_offset,
+		input, output, cache_read, cache_write, total_tokens, cost FROM sessions WHERE file_id = ?`, fileID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("load session for file %d: catalog row missing", fileID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load session: %w", err)
+	}
+	return &s, nil
+}

@@ -1,0 +1,196 @@
+package indexer
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/pidex-dev/pidex/schema"
+)
+
+// rowTables are the tables holding a file's rows, cleared on rewrite/removal.
+var rowTables = []string{"entries", "edges", "labels", "usage", "warnings", "sessions"}
+
+// apply writes one batch in one IMMEDIATE transaction: the rows and the
+// file's new offset commit together or not at all.
+func apply(ctx context.Context, db *sqlx.DB, b *batch) (err error) {
+	tx, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin write: %w", err)
+	}
+	defer tx.Rollback()
+	if b.remove {
+		if err := deleteFile(ctx, tx, b.file.Path); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}
+	id, err := upsertFile(ctx, tx, &b.file)
+	if err != nil {
+		return err
+	}
+	if b.reset {
+		if err := clearRows(ctx, tx, id); err != nil {
+			return err
+		}
+	}
+	if err := insertEntries(ctx, tx, id, b.entries); err != nil {
+		return err
+	}
+	if err := applyLabels(ctx, tx, id, b.labels); err != nil {
+		return err
+	}
+	if err := insertUsage(ctx, tx, id, b.usage); err != nil {
+		return err
+	}
+	if err := insertWarnings(ctx, tx, id, b.warns); err != nil {
+		return err
+	}
+	if err := putSession(ctx, tx, id, b.session); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func upsertFile(ctx context.Context, tx *sqlx.Tx, f *schema.File) (int64, error) {
+	var id int64
+	err := tx.GetContext(ctx, &id, `INSERT INTO files
+		(path, root, kind, dev, ino, size, mtime_ns, offset, head_hash, tail_hash, open_tail, lines, seq, version, last_id, warnings)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT(path) DO UPDATE SET root=excluded.root, kind=excluded.kind, dev=excluded.dev, ino=excluded.ino,
+		  size=excluded.size, mtime_ns=excluded.mtime_ns, offset=excluded.offset, head_hash=excluded.head_hash,
+		  tail_hash=excluded.tail_hash, open_tail=excluded.open_tail, lines=excluded.lines, seq=excluded.seq,
+		  version=excluded.version, last_id=excluded.last_id, warnings=excluded.warnings
+		RETURNING id`,
+		f.Path, f.Root, f.Kind, f.Dev, f.Ino, f.Size, f.MtimeNs, f.Offset, f.HeadHash, f.TailHash, f.OpenTail,
+		f.Lines, f.Seq, f.Version, f.LastID, f.Warnings)
+	if err != nil {
+		return 0, fmt.Errorf("write file %s: %w", f.Path, err)
+	}
+	f.ID = id
+	return id, nil
+}
+
+func clearRows(ctx context.Context, tx *sqlx.Tx, id int64) error {
+	for _, t := range rowTables {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE file_id = ?", id); err != nil {
+			return fmt.Errorf("clear %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
+func deleteFile(ctx context.Context, tx *sqlx.Tx, path string) error {
+	var id int64
+	if err := tx.GetContext(ctx, &id, "SELECT id FROM files WHERE path = ?", path); err != nil {
+		return fmt.Errorf("find removed file %s: %w", path, err)
+	}
+	if err := clearRows(ctx, tx, id); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM files WHERE id = ?", id); err != nil {
+		return fmt.Errorf("delete file %s: %w", path, err)
+	}
+	return nil
+}
+
+func insertEntries(ctx context.Context, tx *sqlx.Tx, id int64, rows []entryRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	// A v1 compaction's firstKeptEntryIndex is resolved here, against the
+	// rows already written, so it works across batches and refreshes.
+	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO entries
+		(file_id, offset, length, line, seq, id, parent_id, type, role, ts, msg_ts, provider, model, target_id, first_kept)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?, COALESCE(?, (SELECT e.id FROM entries e WHERE e.file_id = ? AND e.seq = ?)))`)
+	if err != nil {
+		return fmt.Errorf("prepare entries: %w", err)
+	}
+	defer ins.Close()
+	edge, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO edges (file_id, child_id, parent_id, offset) VALUES (?,?,?,?)`)
+	if err != nil {
+		return fmt.Errorf("prepare edges: %w", err)
+	}
+	defer edge.Close()
+	for _, r := range rows {
+		if _, err := ins.ExecContext(ctx, id, r.Offset, r.Length, r.Line, r.Seq, r.ID, r.ParentID, r.Type, r.Role,
+			r.TS, r.MsgTS, r.Provider, r.Model, r.TargetID, r.FirstKept, id, r.FirstKeptSeq); err != nil {
+			return fmt.Errorf("insert entry at line %d: %w", r.Line, err)
+		}
+		// Later duplicates of an id replace earlier ones, as in pi's id map.
+		if _, err := edge.ExecContext(ctx, id, r.ID, r.ParentID, r.Offset); err != nil {
+			return fmt.Errorf("insert edge at line %d: %w", r.Line, err)
+		}
+	}
+	return nil
+}
+
+// applyLabels folds label entries in file order: set or clear, last wins.
+func applyLabels(ctx context.Context, tx *sqlx.Tx, id int64, ops []labelOp) error {
+	for _, op := range ops {
+		var err error
+		if op.Label != "" {
+			_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO labels (file_id, target_id, label, ts, offset) VALUES (?,?,?,?,?)`,
+				id, op.TargetID, op.Label, op.TS, op.Offset)
+		} else {
+			_, err = tx.ExecContext(ctx, `DELETE FROM labels WHERE file_id = ? AND target_id = ?`, id, op.TargetID)
+		}
+		if err != nil {
+			return fmt.Errorf("write label: %w", err)
+		}
+	}
+	return nil
+}
+
+func insertUsage(ctx context.Context, tx *sqlx.Tx, id int64, rows []usageRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO usage
+		(file_id, offset, source, entry_id, ts_ms, provider, model, kind, response_id,
+		 input, output, cache_read, cache_write, total_tokens,
+		 cost_input, cost_output, cost_cache_read, cost_cache_write, cost_total)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+	if err != nil {
+		return fmt.Errorf("prepare usage: %w", err)
+	}
+	defer st.Close()
+	for _, r := range rows {
+		u := r.U
+		if _, err := st.ExecContext(ctx, id, r.Offset, r.Source, r.EntryID, r.TSMs, r.Provider, r.Model, r.Kind, r.ResponseID,
+			u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Total(),
+			u.Cost.Input, u.Cost.Output, u.Cost.CacheRead, u.Cost.CacheWrite, u.Cost.Total); err != nil {
+			return fmt.Errorf("insert usage: %w", err)
+		}
+	}
+	return nil
+}
+
+func insertWarnings(ctx context.Context, tx *sqlx.Tx, id int64, ws []schema.Warning) error {
+	for _, w := range ws {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO warnings (file_id, line, message) VALUES (?,?,?)`, id, w.Line, w.Message); err != nil {
+			return fmt.Errorf("insert warning: %w", err)
+		}
+	}
+	return nil
+}
+
+func putSession(ctx context.Context, tx *sqlx.Tx, id int64, s *sessionRow) error {
+	if s == nil {
+		_, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE file_id = ?`, id)
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO sessions
+		(file_id, session_id, version, cwd, parent_session, branched_from, created, created_ms, name, last_activity_ms,
+		 message_count, first_message, entry_count, leaf_id, leaf_offset,
+		 input, output, cache_read, cache_write, total_tokens, cost)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		id, s.SessionID, s.Version, s.Cwd, s.ParentSession, s.BranchedFrom, s.Created, s.CreatedMs, s.Name, s.LastActivityMs,
+		s.MessageCount, s.FirstMessage, s.EntryCount, s.LeafID, s.LeafOffset,
+		s.Input, s.Output, s.CacheRead, s.CacheWrite, s.TotalTokens, s.Cost)
+	if err != nil {
+		return fmt.Errorf("write session: %w", err)
+	}
+	return nil
+}

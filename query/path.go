@@ -1,0 +1,64 @@
+package query
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/pidex-dev/pidex/schema"
+)
+
+// pathSQL walks pi's id map (edges) from the leaf to the root: each step
+// follows parent_id to the entry that owns that id (the latest one, as in
+// pi). A missing parent ends the walk. The depth bound (the number of
+// entries in the file) stops a parent cycle, which would hang pi.
+const pathSQL = `
+WITH RECURSIVE walk(id, depth) AS (
+	SELECT ?, 0
+	UNION ALL
+	SELECT e.parent_id, w.depth + 1
+	FROM walk w JOIN edges e ON e.file_id = ? AND e.child_id = w.id
+	WHERE e.parent_id IS NOT NULL AND w.depth < ?
+)
+SELECT en.id, en.parent_id, en.type, COALESCE(en.role, '') AS role, en.ts, en.offset, en.length, en.line
+FROM walk w
+JOIN edges e ON e.file_id = ? AND e.child_id = w.id
+JOIN entries en ON en.file_id = e.file_id AND en.offset = e.offset
+ORDER BY w.depth`
+
+// Path returns the entries from the root to the leaf of one session. An
+// empty leafID means pi's leaf: the last entry in file order.
+func Path(ctx context.Context, db *sqlx.DB, fileID int64, leafID string) ([]schema.PathEntry, error) {
+	var s struct {
+		Leaf    *string `db:"leaf_id"`
+		Entries int64   `db:"entry_count"`
+	}
+	if err := db.GetContext(ctx, &s, "SELECT leaf_id, entry_count FROM sessions WHERE file_id = ?", fileID); err != nil {
+		return nil, fmt.Errorf("load session: %w", err)
+	}
+	if leafID == "" {
+		if s.Leaf == nil {
+			return []schema.PathEntry{}, nil // a header without entries
+		}
+		leafID = *s.Leaf
+	}
+	var up []schema.PathEntry
+	if err := db.SelectContext(ctx, &up, pathSQL, leafID, fileID, s.Entries, fileID); err != nil {
+		return nil, fmt.Errorf("walk path: %w", err)
+	}
+	if len(up) == 0 {
+		return nil, fmt.Errorf("entry %q: %w", leafID, schema.ErrNotFound)
+	}
+	// Cut at the first repeated entry: the rest would be the cycle again.
+	seen := make(map[int64]bool, len(up))
+	n := 0
+	for ; n < len(up) && !seen[up[n].Offset]; n++ {
+		seen[up[n].Offset] = true
+	}
+	up = up[:n]
+	for i, j := 0, len(up)-1; i < j; i, j = i+1, j-1 {
+		up[i], up[j] = up[j], up[i]
+	}
+	return up, nil
+}

@@ -1,0 +1,88 @@
+package schema
+
+import (
+	"strconv"
+	"time"
+)
+
+// FileKind is what the catalog knows a discovered .jsonl file to be.
+type FileKind string
+
+// File kinds.
+const (
+	FileSession    FileKind = "session"     // first parsed line is a session header
+	FileNotSession FileKind = "not_session" // first parsed line is something else: skipped, reported once
+	FileEmpty      FileKind = "empty"       // nothing parsed yet (0 bytes, blank, or a header still being written)
+)
+
+// File is the catalog's record of one discovered .jsonl file and how far
+// it has been ingested. The stat fields make an unchanged file cost one
+// stat; the fingerprints detect a file rewritten in place.
+type File struct {
+	ID      int64    `db:"id" json:"-"`
+	Path    string   `db:"path" json:"path"`
+	Root    string   `db:"root" json:"root"`
+	Kind    FileKind `db:"kind" json:"kind"`
+	Dev     int64    `db:"dev" json:"-"`
+	Ino     int64    `db:"ino" json:"-"`
+	Size    int64    `db:"size" json:"size"`
+	MtimeNs int64    `db:"mtime_ns" json:"-"`
+	// Offset is the byte offset up to which lines have been ingested
+	// (always the start of a line, or the end of the file).
+	Offset int64 `db:"offset" json:"offset"`
+	// HeadHash and TailHash fingerprint the first bytes of the file and the
+	// bytes just before Offset: if either differs on the next refresh, the
+	// file was rewritten and is re-ingested from scratch.
+	HeadHash string `db:"head_hash" json:"-"`
+	TailHash string `db:"tail_hash" json:"-"`
+	// OpenTail is set when the last ingested line had no final newline (pi
+	// reads such a line). If the next byte appended is not a newline, that
+	// line was not complete after all and the file is re-ingested.
+	OpenTail bool `db:"open_tail" json:"-"`
+	// Lines is the number of physical lines before Offset; Seq the number of
+	// lines that parsed (pi's index, header = 0, used by v1 compactions).
+	Lines int64 `db:"lines" json:"lines"`
+	Seq   int64 `db:"seq" json:"-"`
+	// Version is the header's format version (1 when absent).
+	Version int `db:"version" json:"version"`
+	// LastID is the id of the last entry, which the next v1 entry links to.
+	LastID   string `db:"last_id" json:"-"`
+	Warnings int64  `db:"warnings" json:"warnings"`
+}
+
+// Warning is a problem with one line of one file: the line was skipped,
+// the rest of the file was still read.
+type Warning struct {
+	Path    string `db:"path" json:"path"`
+	Line    int64  `db:"line" json:"line"`
+	Message string `db:"message" json:"message"`
+}
+
+func (w Warning) String() string {
+	return w.Path + ":" + strconv.FormatInt(w.Line, 10) + ": " + w.Message
+}
+
+// PathEntry is one entry on a session's root-to-leaf path.
+type PathEntry struct {
+	ID        string  `db:"id" json:"id"`
+	ParentID  *string `db:"parent_id" json:"parentId"`
+	Type      string  `db:"type" json:"type"`
+	Role      string  `db:"role" json:"role,omitempty"`
+	Timestamp string  `db:"ts" json:"timestamp"`
+	Offset    int64   `db:"offset" json:"offset"`
+	Length    int64   `db:"length" json:"length"`
+	Line      int64   `db:"line" json:"line"`
+}
+
+// SessionRef identifies one session in the catalog.
+type SessionRef struct {
+	FileID    int64  `db:"file_id" json:"-"`
+	Path      string `db:"path" json:"path"`
+	SessionID string `db:"session_id" json:"id"`
+	Name      string `db:"name" json:"name,omitempty"`
+}
+
+// Millisecond helpers shared by the catalog's readers and writers.
+
+// TimeOf converts Unix milliseconds to a time.Time in UTC.
+func TimeOf(ms int64) time.Time { return time.UnixMilli(ms).UTC() }

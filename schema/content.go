@@ -1,0 +1,107 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// Content is a message's content: in pi's format either a JSON string or an
+// array of content blocks. It keeps the raw JSON so that decoding a line does
+// not unescape multi-megabyte tool outputs nobody asked for, and so that
+// re-encoding is byte-faithful; Text and Blocks decode on demand.
+type Content json.RawMessage
+
+// UnmarshalJSON keeps a copy of the raw value.
+func (c *Content) UnmarshalJSON(b []byte) error {
+	*c = append((*c)[:0], b...)
+	return nil
+}
+
+// MarshalJSON writes the raw value back (null when empty).
+func (c Content) MarshalJSON() ([]byte, error) {
+	if len(c) == 0 {
+		return []byte("null"), nil
+	}
+	return c, nil
+}
+
+// IsNull reports whether the content is absent or JSON null.
+func (c Content) IsNull() bool {
+	t := bytes.TrimSpace(c)
+	return len(t) == 0 || string(t) == "null"
+}
+
+// IsString reports whether the content is the plain-string form.
+func (c Content) IsString() bool {
+	t := bytes.TrimSpace(c)
+	return len(t) > 0 && t[0] == '"'
+}
+
+// Blocks decodes the content as blocks; the string form becomes one text block.
+func (c Content) Blocks() ([]Block, error) {
+	if c.IsNull() {
+		return nil, nil
+	}
+	if c.IsString() {
+		var s string
+		if err := json.Unmarshal(c, &s); err != nil {
+			return nil, err
+		}
+		return []Block{{Type: BlockText, Text: s}}, nil
+	}
+	var bs []Block
+	err := json.Unmarshal(c, &bs)
+	return bs, err
+}
+
+// Text returns the content's text the way pi's session listing reads it: the
+// string itself, or the text blocks joined by a single space (thinking, tool
+// calls and images are left out). Undecodable content yields "".
+func (c Content) Text() string {
+	if c.IsString() {
+		var s string
+		_ = json.Unmarshal(c, &s)
+		return s
+	}
+	bs, err := c.Blocks()
+	if err != nil {
+		return ""
+	}
+	parts := make([]string, 0, len(bs))
+	for _, b := range bs {
+		if b.Type == BlockText {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// Block types.
+const (
+	BlockText     = "text"
+	BlockThinking = "thinking"
+	BlockImage    = "image"
+	BlockToolCall = "toolCall"
+)
+
+// Block is one content block. Type selects which fields are meaningful;
+// unknown block types decode with just Type set.
+type Block struct {
+	Type string `json:"type"`
+	// text
+	Text          string `json:"text,omitempty"`
+	TextSignature string `json:"textSignature,omitempty"`
+	// thinking
+	Thinking          string `json:"thinking,omitempty"`
+	ThinkingSignature string `json:"thinkingSignature,omitempty"`
+	Redacted          bool   `json:"redacted,omitempty"`
+	// image
+	Data     string `json:"data,omitempty"`
+	MimeType string `json:"mimeType,omitempty"`
+	// toolCall
+	ID               string          `json:"id,omitempty"`
+	Name             string          `json:"name,omitempty"`
+	Arguments        json.RawMessage `json:"arguments,omitempty"`
+	ThoughtSignature string          `json:"thoughtSignature,omitempty"`
+}

@@ -1,0 +1,152 @@
+package schema
+
+import (
+	"encoding/json"
+	"errors"
+)
+
+// Entry types (the `type` field of a line).
+const (
+	TypeSession             = "session" // the header
+	TypeMessage             = "message"
+	TypeThinkingLevelChange = "thinking_level_change"
+	TypeModelChange         = "model_change"
+	TypeUsage               = "usage"
+	TypeCompaction          = "compaction"
+	TypeBranchSummary       = "branch_summary"
+	TypeCustom              = "custom"
+	TypeCustomMessage       = "custom_message"
+	TypeContextEdit         = "context_edit"
+	TypeLabel               = "label"
+	TypeSessionInfo         = "session_info"
+)
+
+// Line is one decoded line of a session file: the header or any entry. It
+// is deliberately flat — every top-level field of every known kind — so one
+// json.Unmarshal serves all kinds on the indexer's hot path; Header and
+// Entry turn it into the typed vocabulary below.
+type Line struct {
+	Type      string  `json:"type"`
+	ID        *string `json:"id"`       // absent in v1 entries
+	ParentID  *string `json:"parentId"` // nil: null or absent
+	Timestamp string  `json:"timestamp"`
+
+	// header (type "session")
+	Version       *int    `json:"version"`
+	Cwd           *string `json:"cwd"`
+	ParentSession string  `json:"parentSession"`
+	BranchedFrom  string  `json:"branchedFrom"` // v1/v2 name of parentSession
+
+	// message
+	Message *Message `json:"message"`
+
+	// model_change, usage, v1 header
+	Provider      string `json:"provider"`
+	ModelID       string `json:"modelId"`
+	Model         string `json:"model"` // usage entries; forks' model_change "provider/id"
+	ThinkingLevel string `json:"thinkingLevel"`
+
+	// compaction, branch_summary
+	Summary             string          `json:"summary"`
+	FirstKeptEntryID    string          `json:"firstKeptEntryId"`
+	FirstKeptEntryIndex *int            `json:"firstKeptEntryIndex"` // v1
+	TokensBefore        int64           `json:"tokensBefore"`
+	FromID              string          `json:"fromId"`
+	FromHook            bool            `json:"fromHook"`
+	Usage               *Usage          `json:"usage"` // also usage entries
+	Details             json.RawMessage `json:"details"`
+	SystemMessage       *Message        `json:"systemMessage"`
+
+	// custom, custom_message
+	CustomType string          `json:"customType"`
+	Data       json.RawMessage `json:"data"`
+	Content    Content         `json:"content"`
+	Display    bool            `json:"display"`
+
+	// label, context_edit
+	TargetID    string          `json:"targetId"`
+	Label       *string         `json:"label"`
+	Replacement json.RawMessage `json:"replacement"`
+
+	// session_info
+	Name *string `json:"name"`
+
+	// usage
+	Kind string `json:"kind"`
+	Note string `json:"note"`
+}
+
+// ErrNotObject is returned by DecodeLine for valid JSON that is not an
+// object (pi would parse it, but it cannot be an entry).
+var ErrNotObject = errors.New("line is not a JSON object")
+
+// DecodeLine decodes one line. It separates the two failures that matter:
+// syntax errors (the line is malformed and pi drops it) from a field of an
+// unexpected JSON type (pi keeps the line; so does pidex, with the
+// offending field left zero). The second comes back as a *json.UnmarshalTypeError
+// together with a usable Line.
+func DecodeLine(b []byte) (*Line, error) {
+	var l Line
+	err := json.Unmarshal(b, &l)
+	if err == nil {
+		return &l, nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field == "" { // the top level itself is not an object
+			return nil, ErrNotObject
+		}
+		return &l, err
+	}
+	return nil, err
+}
+
+// IsHeader reports whether the line is a session header with a string id,
+// the test pi applies to a file's first parsed line.
+func (l *Line) IsHeader() bool {
+	return l.Type == TypeSession && l.ID != nil
+}
+
+// Header returns the line as a session header.
+func (l *Line) Header() Header {
+	h := Header{
+		Version:       1,
+		Timestamp:     l.Timestamp,
+		ParentSession: l.ParentSession,
+		BranchedFrom:  l.BranchedFrom,
+		Provider:      l.Provider,
+		ModelID:       l.ModelID,
+		ThinkingLevel: l.ThinkingLevel,
+	}
+	if l.Version != nil {
+		h.Version = *l.Version
+	}
+	if l.ID != nil {
+		h.ID = *l.ID
+	}
+	if l.Cwd != nil {
+		h.Cwd = *l.Cwd
+	}
+	return h
+}
+
+// Header is the first line of a session file.
+type Header struct {
+	Version       int    // absent in the file ⇒ 1
+	ID            string // session id, opaque
+	Timestamp     string // creation time, ISO-8601 UTC
+	Cwd           string // "" when absent
+	ParentSession string // absolute path of the session this one was forked from
+	// BranchedFrom is the v1/v2 name of ParentSession; pi never maps it.
+	BranchedFrom string
+	// v1 only: the initial model and thinking level.
+	Provider, ModelID, ThinkingLevel string
+}
+
+// Parent returns the parent session path, accepting the v1/v2 alias.
+func (h Header) Parent() string {
+	if h.ParentSession != "" {
+		return h.ParentSession
+	}
+	return h.BranchedFrom
+}

@@ -1,0 +1,64 @@
+package schema
+
+// Cost is the USD cost object pi writes next to token counts, computed from
+// pi's price table when the entry was written (0 for unknown/free models).
+type Cost struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+	Total      float64 `json:"total"`
+}
+
+// Usage is one LLM call's token counts and cost. It occurs on assistant
+// messages, optionally on tool results, compactions and branch summaries,
+// and on `usage` entries.
+type Usage struct {
+	Input       int64 `json:"input"`
+	Output      int64 `json:"output"`
+	CacheRead   int64 `json:"cacheRead"`
+	CacheWrite  int64 `json:"cacheWrite"`
+	TotalTokens int64 `json:"totalTokens"`
+	// CacheWrite1h is the part of CacheWrite written with a 1h TTL (newer, Anthropic).
+	CacheWrite1h int64 `json:"cacheWrite1h,omitempty"`
+	// Reasoning is the part of Output spent on reasoning (newer).
+	Reasoning int64 `json:"reasoning,omitempty"`
+	Cost      Cost  `json:"cost"`
+}
+
+// Total returns TotalTokens, falling back to the sum of the parts for files
+// written before 2025-12-06, which lack totalTokens (pi does the same).
+func (u Usage) Total() int64 {
+	if u.TotalTokens != 0 {
+		return u.TotalTokens
+	}
+	return u.Input + u.Output + u.CacheRead + u.CacheWrite
+}
+
+// Add accumulates v into u, with TotalTokens normalised by Total.
+func (u *Usage) Add(v Usage) {
+	u.Input += v.Input
+	u.Output += v.Output
+	u.CacheRead += v.CacheRead
+	u.CacheWrite += v.CacheWrite
+	u.TotalTokens += v.Total()
+	u.CacheWrite1h += v.CacheWrite1h
+	u.Reasoning += v.Reasoning
+	u.Cost.Input += v.Cost.Input
+	u.Cost.Output += v.Cost.Output
+	u.Cost.CacheRead += v.Cost.CacheRead
+	u.Cost.CacheWrite += v.Cost.CacheWrite
+	u.Cost.Total += v.Cost.Total
+}
+
+// UsageSource says where a usage record was found.
+type UsageSource string
+
+// Usage sources, one per carrier in pi's format.
+const (
+	UsageAssistant     UsageSource = "assistant"      // message.usage of an assistant message
+	UsageToolResult    UsageSource = "toolResult"     // message.usage of a tool result
+	UsageCompaction    UsageSource = "compaction"     // compaction.usage
+	UsageBranchSummary UsageSource = "branch_summary" // branch_summary.usage
+	UsageEntry         UsageSource = "usage"          // a `usage` entry (calls outside the conversation)
+)
