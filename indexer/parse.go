@@ -106,6 +106,11 @@ func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
 		p.file.Kind = schema.FileEmpty
 	}
 	b.file, b.last, b.notSession = p.file, last, p.notSession
+	if !last {
+		// Until the last batch commits, the stored stat must not look
+		// current, or a crash in between would make the rest look read.
+		b.file.MtimeNs = 0
+	}
 	if p.sess != nil {
 		s := *p.sess
 		b.session = &s

@@ -99,11 +99,9 @@ func insertEntries(ctx context.Context, tx *sqlx.Tx, id int64, rows []entryRow) 
 	if len(rows) == 0 {
 		return nil
 	}
-	// A v1 compaction's firstKeptEntryIndex is resolved here, against the
-	// rows already written, so it works across batches and refreshes.
 	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO entries
 		(file_id, offset, length, line, seq, id, parent_id, type, role, ts, msg_ts, provider, model, target_id, first_kept)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?, COALESCE(?, (SELECT e.id FROM entries e WHERE e.file_id = ? AND e.seq = ?)))`)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
 	if err != nil {
 		return fmt.Errorf("prepare entries: %w", err)
 	}
@@ -115,8 +113,17 @@ func insertEntries(ctx context.Context, tx *sqlx.Tx, id int64, rows []entryRow) 
 	defer edge.Close()
 	for _, r := range rows {
 		if _, err := ins.ExecContext(ctx, id, r.Offset, r.Length, r.Line, r.Seq, r.ID, r.ParentID, r.Type, r.Role,
-			r.TS, r.MsgTS, r.Provider, r.Model, r.TargetID, r.FirstKept, id, r.FirstKeptSeq); err != nil {
+			r.TS, r.MsgTS, r.Provider, r.Model, r.TargetID, r.FirstKept); err != nil {
 			return fmt.Errorf("insert entry at line %d: %w", r.Line, err)
+		}
+		if r.FirstKeptSeq >= 0 && r.FirstKept == nil {
+			// A v1 compaction's firstKeptEntryIndex, resolved against the
+			// rows already written, so it works across batches and refreshes.
+			if _, err := tx.ExecContext(ctx, `UPDATE entries SET first_kept =
+				(SELECT e.id FROM entries e WHERE e.file_id = ? AND e.seq = ?) WHERE file_id = ? AND offset = ?`,
+				id, r.FirstKeptSeq, id, r.Offset); err != nil {
+				return fmt.Errorf("resolve compaction at line %d: %w", r.Line, err)
+			}
 		}
 		// Later duplicates of an id replace earlier ones, as in pi's id map.
 		if _, err := edge.ExecContext(ctx, id, r.ID, r.ParentID, r.Offset); err != nil {

@@ -1,0 +1,349 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pidex-dev/pidex/catalog"
+)
+
+// fixture helpers ----------------------------------------------------------
+
+const header = `{"type":"session","version":3,"id":"s-1","timestamp":"2026-05-01T10:00:00.000Z","cwd":"/w/app"}` + "\n"
+
+func msg(id, parent, role, text string, ts int64) string {
+	p := "null"
+	if parent != "" {
+		p = `"` + parent + `"`
+	}
+	usage := ""
+	if role == "assistant" {
+		usage = `,"provider":"anthropic","model":"claude-x","usage":{"input":10,"output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":18,"cost":{"input":0.1,"output":0.2,"cacheRead":0,"cacheWrite":0,"total":0.3}}`
+	}
+	return fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-05-01T10:00:%02d.000Z","message":{"role":%q,"content":[{"type":"text","text":%q}],"timestamp":%d%s}}`+"\n",
+		id, p, ts%60, role, text, 1777629600000+ts*1000, usage)
+}
+
+func newIndexer(t *testing.T, root string) *Indexer {
+	t.Helper()
+	db, err := catalog.Open(context.Background(), filepath.Join(t.TempDir(), "c.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return &Indexer{DB: db, Roots: []string{root}}
+}
+
+func refresh(t *testing.T, ix *Indexer) *Stats {
+	t.Helper()
+	st, err := ix.Refresh(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func appendTo(t *testing.T, path, content string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(content); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// dump renders every catalog row that derives from file contents (not
+// stat fields or row ids), so that an incrementally built catalog can be
+// compared with one built from scratch.
+func dump(t *testing.T, ix *Indexer) string {
+	t.Helper()
+	queries := []string{
+		`SELECT f.path, f.kind, f.offset, f.lines, f.seq, f.version, f.last_id, f.warnings, f.open_tail FROM files f ORDER BY f.path`,
+		`SELECT f.path, s.session_id, s.version, s.cwd, s.parent_session, s.branched_from, s.created, s.created_ms, s.name, s.last_activity_ms,
+		   s.message_count, s.first_message, s.entry_count, s.leaf_id, s.leaf_offset, s.input, s.output, s.cache_read, s.cache_write,
+		   s.total_tokens, printf('%.6f', s.cost) FROM sessions s JOIN files f ON f.id = s.file_id ORDER BY f.path`,
+		`SELECT f.path, e.offset, e.length, e.line, e.seq, e.id, e.parent_id, e.type, e.role, e.ts, e.msg_ts, e.provider, e.model,
+		   e.target_id, e.first_kept FROM entries e JOIN files f ON f.id = e.file_id ORDER BY f.path, e.offset`,
+		`SELECT f.path, e.child_id, e.parent_id, e.offset FROM edges e JOIN files f ON f.id = e.file_id ORDER BY f.path, e.child_id`,
+		`SELECT f.path, l.target_id, l.label, l.ts, l.offset FROM labels l JOIN files f ON f.id = l.file_id ORDER BY f.path, l.target_id`,
+		`SELECT f.path, u.offset, u.source, u.entry_id, u.ts_ms, u.provider, u.model, u.total_tokens, u.cost_total FROM usage u JOIN files f ON f.id = u.file_id ORDER BY f.path, u.offset`,
+		`SELECT f.path, w.line, w.message FROM warnings w JOIN files f ON f.id = w.file_id ORDER BY f.path, w.line`,
+	}
+	var b strings.Builder
+	for _, q := range queries {
+		rows, err := ix.DB.Queryx(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			vals, err := rows.SliceScan()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range vals {
+				if bs, ok := v.([]byte); ok {
+					vals[i] = string(bs)
+				}
+			}
+			fmt.Fprintln(&b, vals...)
+		}
+		rows.Close()
+		b.WriteString("--\n")
+	}
+	return b.String()
+}
+
+// assertSameAsFresh checks that the catalog equals one built from scratch
+// over the same files: the heart of "incremental is correct".
+func assertSameAsFresh(t *testing.T, ix *Indexer) {
+	t.Helper()
+	fresh := newIndexer(t, ix.Roots[0])
+	refresh(t, fresh)
+	if got, want := dump(t, ix), dump(t, fresh); got != want {
+		t.Fatalf("incremental catalog differs from a fresh one:\n--- incremental\n%s\n--- fresh\n%s", got, want)
+	}
+}
+
+// tests --------------------------------------------------------------------
+
+func TestAppendReadsOnlyTheNewLines(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "--w-app--", "a.jsonl")
+	write(t, p, header+msg("a1", "", "user", "hello", 1)+msg("a2", "a1", "assistant", "hi", 2))
+	ix := newIndexer(t, root)
+	if st := refresh(t, ix); st.New != 1 || st.Entries != 2 {
+		t.Fatalf("first refresh: %+v", st)
+	}
+	line := msg("a3", "a2", "user", "more", 3)
+	appendTo(t, p, line)
+	st := refresh(t, ix)
+	if st.Appended != 1 || st.Entries != 1 || st.Bytes != int64(len(line)) {
+		t.Fatalf("append: got appended=%d entries=%d bytes=%d, want 1, 1, %d", st.Appended, st.Entries, st.Bytes, len(line))
+	}
+	if st := refresh(t, ix); st.Unchanged != 1 || st.Bytes != 0 || st.Entries != 0 {
+		t.Fatalf("unchanged refresh read something: %+v", st)
+	}
+	assertSameAsFresh(t, ix)
+}
+
+func TestTornLastLineWaitsUntilComplete(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "p", "a.jsonl")
+	full := msg("a2", "a1", "assistant", "hi", 2)
+	write(t, p, header+msg("a1", "", "user", "hello", 1)+full[:20])
+	ix := newIndexer(t, root)
+	st := refresh(t, ix)
+	if st.Entries != 1 || len(st.Pending) != 1 || len(st.Warnings) != 0 {
+		t.Fatalf("torn tail: %+v", st)
+	}
+	appendTo(t, p, full[20:])
+	st = refresh(t, ix)
+	if st.Appended != 1 || st.Entries != 1 || len(st.Pending) != 0 {
+		t.Fatalf("completed tail: %+v", st)
+	}
+	assertSameAsFresh(t, ix)
+}
+
+func TestUnterminatedLastLine(t *testing.T) {
+	body := header + msg("a1", "", "user", "hello", 1)
+	last := strings.TrimSuffix(msg("a2", "a1", "assistant", "hi", 2), "\n")
+	tests := []struct {
+		name          string
+		then          string
+		wantRewritten int
+		wantEntries   int64 // added by the second refresh
+	}{
+		// pi itself repairs the file by appending the missing newline.
+		{"newline appended", "\n" + msg("a3", "a2", "user", "x", 3), 0, 1},
+		// An old pi glued the next entry onto the line: pi drops the
+		// whole physical line, so pidex must forget a2 as well.
+		{"entry glued on", msg("a3", "a2", "user", "x", 3), 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			p := filepath.Join(root, "p", "a.jsonl")
+			write(t, p, body+last)
+			ix := newIndexer(t, root)
+			if st := refresh(t, ix); st.Entries != 2 || len(st.Pending) != 0 {
+				t.Fatalf("complete unterminated line should be read: %+v", st)
+			}
+			appendTo(t, p, tt.then)
+			st := refresh(t, ix)
+			if st.Rewritten != tt.wantRewritten || st.Entries != tt.wantEntries {
+				t.Fatalf("got rewritten=%d entries=%d, want %d, %d (%+v)", st.Rewritten, st.Entries, tt.wantRewritten, tt.wantEntries, st)
+			}
+			assertSameAsFresh(t, ix)
+		})
+	}
+}
+
+func TestRewriteIsReingested(t *testing.T) {
+	base := header + msg("a1", "", "user", "hello", 1) + msg("a2", "a1", "assistant", "hi", 2)
+	tests := []struct {
+		name    string
+		rewrite func(t *testing.T, p string)
+	}{
+		{"shrunk", func(t *testing.T, p string) { write(t, p, header+msg("a1", "", "user", "hello", 1)) }},
+		{"same size, header changed", func(t *testing.T, p string) { write(t, p, strings.Replace(base, `"s-1"`, `"s-2"`, 1)) }},
+		{"rewritten longer (migration)", func(t *testing.T, p string) {
+			write(t, p, strings.Replace(base, `"a1"`, `"b1"`, 2)+msg("a3", "a2", "user", "x", 3))
+		}},
+		{"replaced by rename", func(t *testing.T, p string) {
+			tmp := p + ".tmp"
+			write(t, tmp, base+msg("a3", "a2", "user", "x", 3))
+			if err := os.Rename(tmp, p); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			p := filepath.Join(root, "p", "a.jsonl")
+			write(t, p, base)
+			ix := newIndexer(t, root)
+			refresh(t, ix)
+			tt.rewrite(t, p)
+			if st := refresh(t, ix); st.Rewritten != 1 {
+				t.Fatalf("not detected as a rewrite: %+v", st)
+			}
+			assertSameAsFresh(t, ix)
+		})
+	}
+}
+
+func TestDeletedFileIsRemoved(t *testing.T) {
+	root := t.TempDir()
+	a, b := filepath.Join(root, "p", "a.jsonl"), filepath.Join(root, "p", "b.jsonl")
+	write(t, a, header+msg("a1", "", "user", "hello", 1))
+	write(t, b, header+msg("b1", "", "user", "bye", 1))
+	ix := newIndexer(t, root)
+	refresh(t, ix)
+	if err := os.Remove(a); err != nil {
+		t.Fatal(err)
+	}
+	if st := refresh(t, ix); st.Removed != 1 {
+		t.Fatalf("removal not seen: %+v", st)
+	}
+	for _, table := range rowTables {
+		var n int
+		if err := ix.DB.Get(&n, "SELECT count(*) FROM "+table+" WHERE file_id NOT IN (SELECT id FROM files)"); err != nil || n != 0 {
+			t.Fatalf("%s keeps %d rows of the removed file (%v)", table, n, err)
+		}
+	}
+	assertSameAsFresh(t, ix)
+}
+
+// A crash (here: an error after the first committed batch) leaves the
+// catalog consistent; the next refresh continues from the stored offset
+// without duplicating or skipping anything.
+func TestCrashBetweenBatchesNoDupNoGap(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "p", "big.jsonl")
+	var b strings.Builder
+	b.WriteString(header)
+	n := batchEntries*2 + 100
+	parent := ""
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("e%05d", i)
+		b.WriteString(msg(id, parent, []string{"user", "assistant"}[i%2], "t", int64(i)))
+		parent = id
+	}
+	write(t, p, b.String())
+	ix := newIndexer(t, root)
+	crash := errors.New("simulated crash")
+	batches := 0
+	ix.afterApply = func(*batch) error {
+		batches++
+		if batches == 1 {
+			return crash
+		}
+		return nil
+	}
+	if _, err := ix.Refresh(context.Background()); !errors.Is(err, crash) {
+		t.Fatalf("want the simulated crash, got %v", err)
+	}
+	var got int
+	if err := ix.DB.Get(&got, "SELECT count(*) FROM entries"); err != nil || got != batchEntries {
+		t.Fatalf("after crash: %d entries stored (%v), want the first batch of %d", got, err, batchEntries)
+	}
+	ix.afterApply = nil
+	st := refresh(t, ix)
+	if st.Appended != 1 || st.Entries != int64(n-batchEntries) {
+		t.Fatalf("resume: %+v", st)
+	}
+	var lines struct{ N, Min, Max int64 }
+	if err := ix.DB.Get(&lines, "SELECT count(*) AS n, min(line) AS min, max(line) AS max FROM entries"); err != nil {
+		t.Fatal(err)
+	}
+	if lines.N != int64(n) || lines.Min != 2 || lines.Max != int64(n+1) {
+		t.Fatalf("entries: %+v, want %d contiguous lines 2..%d", lines, n, n+1)
+	}
+	assertSameAsFresh(t, ix)
+}
+
+func TestNotSessionReportedOnce(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "p", "transcript.jsonl")
+	write(t, p, msg("a1", "", "user", "no header here", 1))
+	ix := newIndexer(t, root)
+	if st := refresh(t, ix); len(st.NotSessions) != 1 || st.Entries != 0 {
+		t.Fatalf("first refresh: %+v", st)
+	}
+	appendTo(t, p, header)
+	if st := refresh(t, ix); len(st.NotSessions) != 0 || st.Entries != 0 {
+		t.Fatalf("second refresh reported it again or read it: %+v", st)
+	}
+	var n int
+	if err := ix.DB.Get(&n, "SELECT count(*) FROM sessions"); err != nil || n != 0 {
+		t.Fatalf("a non-session became a session: %d (%v)", n, err)
+	}
+}
+
+func TestMalformedLineIsAWarningWithFileAndLine(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "p", "a.jsonl")
+	write(t, p, header+msg("a1", "", "user", "hello", 1)+"{\"type\":\"message\",\"id\":\"bad\\*\"}\n"+msg("a3", "bad", "user", "orphan", 3))
+	ix := newIndexer(t, root)
+	st := refresh(t, ix)
+	if len(st.Warnings) != 1 || st.Warnings[0].Line != 3 || st.Warnings[0].Path != p {
+		t.Fatalf("warnings: %+v", st.Warnings)
+	}
+	if st.Entries != 2 {
+		t.Fatalf("entries: %d, want the 2 good lines", st.Entries)
+	}
+}
+
+func TestEmptyFileThenWritten(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "p", "a.jsonl")
+	write(t, p, "")
+	ix := newIndexer(t, root)
+	if st := refresh(t, ix); st.New != 1 || st.Entries != 0 {
+		t.Fatalf("empty: %+v", st)
+	}
+	appendTo(t, p, header+msg("a1", "", "user", "hello", 1))
+	if st := refresh(t, ix); st.Entries != 1 {
+		t.Fatalf("after write: %+v", st)
+	}
+	assertSameAsFresh(t, ix)
+}
