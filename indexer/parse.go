@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -153,6 +154,15 @@ func (p *parser) warn(b *batch, line int64, format string, args ...any) {
 // line ingests one non-blank line.
 func (p *parser) line(l jsonl.Line, b *batch) {
 	ln, err := schema.DecodeLine(l.Data)
+	if errors.Is(err, schema.ErrNotObject) {
+		// pi keeps any truthy JSON value as an entry, which shifts the
+		// indexes v1 compactions count in; pidex skips it but counts it.
+		if truthy(l.Data) {
+			p.file.Seq++
+		}
+		p.warn(b, l.Number, "skipped line: not a JSON object")
+		return
+	}
 	if ln == nil {
 		p.warn(b, l.Number, "skipped malformed line: %v", err)
 		return
@@ -324,6 +334,19 @@ func (p *parser) usage(row *entryRow, src schema.UsageSource, u *schema.Usage, p
 	}
 	b.usage = append(b.usage, ur)
 	p.sess.addUsage(*u)
+}
+
+// truthy reports whether a JSON value is truthy in JavaScript.
+func truthy(b []byte) bool {
+	t := strings.TrimSpace(string(b))
+	switch t {
+	case "null", "false", `""`:
+		return false
+	}
+	if f, err := strconv.ParseFloat(t, 64); err == nil {
+		return f != 0
+	}
+	return true
 }
 
 func strp(s string) *string {

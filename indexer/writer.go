@@ -50,6 +50,11 @@ func apply(ctx context.Context, db *sqlx.DB, b *batch) (err error) {
 	if err := putSession(ctx, tx, id, b.session); err != nil {
 		return err
 	}
+	if b.session != nil {
+		if err := rollup(ctx, tx, id); err != nil {
+			return err
+		}
+	}
 	return tx.Commit()
 }
 
@@ -198,6 +203,25 @@ func putSession(ctx context.Context, tx *sqlx.Tx, id int64, s *sessionRow) error
 		s.Input, s.Output, s.CacheRead, s.CacheWrite, s.TotalTokens, s.Cost)
 	if err != nil {
 		return fmt.Errorf("write session: %w", err)
+	}
+	return nil
+}
+
+// rollup recomputes the per-session figures that depend on the whole file
+// rather than on the lines just read: branch points (entries with more than
+// one child, by pi's id map) and the models used. Both are index scans of
+// this file's rows only.
+func rollup(ctx context.Context, tx *sqlx.Tx, id int64) error {
+	_, err := tx.ExecContext(ctx, `UPDATE sessions SET
+		branch_points = (SELECT count(*) FROM (
+			SELECT 1 FROM edges c JOIN edges p ON p.file_id = c.file_id AND p.child_id = c.parent_id
+			WHERE c.file_id = ?1 GROUP BY c.parent_id HAVING count(*) > 1)),
+		models = (SELECT COALESCE(json_group_array(m), '[]') FROM (
+			SELECT DISTINCT provider || '/' || model AS m FROM usage
+			WHERE file_id = ?1 AND model != '' ORDER BY m))
+		WHERE file_id = ?1`, id)
+	if err != nil {
+		return fmt.Errorf("roll up session: %w", err)
 	}
 	return nil
 }

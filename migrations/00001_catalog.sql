@@ -43,6 +43,8 @@ CREATE TABLE sessions (
     entry_count      INTEGER NOT NULL DEFAULT 0,
     leaf_id          TEXT,
     leaf_offset      INTEGER,
+    branch_points    INTEGER NOT NULL DEFAULT 0,  -- entries with more than one child
+    models           TEXT    NOT NULL DEFAULT '[]', -- JSON array of "provider/model" used
     input            INTEGER NOT NULL DEFAULT 0,
     output           INTEGER NOT NULL DEFAULT 0,
     cache_read       INTEGER NOT NULL DEFAULT 0,

@@ -93,8 +93,13 @@ func DecodeLine(b []byte) (*Line, error) {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		if te.Field == "" { // the top level itself is not an object
+		switch te.Field {
+		case "": // the top level itself is not an object
 			return nil, ErrNotObject
+		case "id": // the decoder allocated the pointer before failing
+			l.ID = nil
+		case "parentId":
+			l.ParentID = nil
 		}
 		return &l, err
 	}

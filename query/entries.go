@@ -1,0 +1,58 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/pidex-dev/pidex/schema"
+)
+
+// Entry is one entry of a session with its line read back from the file.
+type Entry struct {
+	schema.PathEntry
+	// Raw is the entry's JSON line as it is in the file.
+	Raw []byte `json:"-"`
+	// Line is Raw decoded (nil when the file changed under the catalog and
+	// the bytes no longer parse).
+	Line *schema.Line `json:"-"`
+}
+
+// Entries returns every entry of a session in file order (the catalog's
+// rows, without the file's bytes).
+func Entries(ctx context.Context, db *sqlx.DB, fileID int64) ([]schema.PathEntry, error) {
+	var es []schema.PathEntry
+	err := db.SelectContext(ctx, &es, `SELECT id, parent_id, type, COALESCE(role, '') AS role, ts, offset, length, line
+		FROM entries WHERE file_id = ? ORDER BY offset`, fileID)
+	if err != nil {
+		return nil, fmt.Errorf("list entries: %w", err)
+	}
+	return es, nil
+}
+
+// Read reads the given entries' lines from the session file at path, by
+// their stored offsets, and decodes them. The catalog holds no content:
+// the file stays the source of truth.
+func Read(path string, rows []schema.PathEntry) ([]Entry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open session file: %w", err)
+	}
+	defer f.Close()
+	out := make([]Entry, len(rows))
+	for i, r := range rows {
+		buf := make([]byte, r.Length)
+		if _, err := f.ReadAt(buf, r.Offset); err != nil {
+			return nil, fmt.Errorf("read %s line %d: %w (the file changed; refresh the catalog)", path, r.Line, err)
+		}
+		out[i] = Entry{PathEntry: r, Raw: buf}
+		if l, err := schema.DecodeLine(buf); l != nil {
+			out[i].Line = l
+		} else {
+			return nil, fmt.Errorf("read %s line %d: %v (the file changed; refresh the catalog)", path, r.Line, err)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,222 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/pidex-dev/pidex/schema"
+)
+
+// SessionInfo is one row of the session listing. Its first fields are
+// exactly pi's SessionInfo (SessionManager.listAll), with the same values;
+// pidex's own fields follow. Times are JS-style ISO 8601 UTC with ms.
+type SessionInfo struct {
+	Path              string   `json:"path"`
+	ID                string   `json:"id"`
+	Cwd               string   `json:"cwd"`
+	Name              *string  `json:"name"`
+	ParentSessionPath *string  `json:"parentSessionPath"`
+	Created           *JSTime  `json:"created"` // null when the header time does not parse (pi: Invalid Date)
+	Modified          JSTime   `json:"modified"`
+	MessageCount      int64    `json:"messageCount"`
+	FirstMessage      string   `json:"firstMessage"`
+	EntryCount        int64    `json:"entryCount"`
+	LeafID            *string  `json:"leafId"`
+	BranchPoints      int64    `json:"branchPoints"`
+	Models            []string `json:"models"`
+	Tokens            Tokens   `json:"tokens"`
+	Cost              float64  `json:"cost"`
+	SizeBytes         int64    `json:"sizeBytes"`
+
+	FileID int64 `json:"-"`
+}
+
+// Tokens is a token total split by kind.
+type Tokens struct {
+	Input      int64 `json:"input"`
+	Output     int64 `json:"output"`
+	CacheRead  int64 `json:"cacheRead"`
+	CacheWrite int64 `json:"cacheWrite"`
+	Total      int64 `json:"total"`
+}
+
+// JSTime is a time that marshals like JavaScript's Date.toISOString.
+type JSTime int64
+
+// Time returns the time in UTC.
+func (t JSTime) Time() time.Time { return time.UnixMilli(int64(t)).UTC() }
+
+// MarshalJSON writes "2026-11-27T10:13:30.272Z".
+func (t JSTime) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + schema.FormatTime(int64(t)) + `"`), nil
+}
+
+// Sort orders for List.
+const (
+	SortModified = "modified"
+	SortCreated  = "created"
+	SortCost     = "cost"
+	SortSize     = "size"
+)
+
+// ListFilter selects and orders sessions. Zero values select everything.
+type ListFilter struct {
+	Roots   []string  // only files under these session roots (absolute)
+	Cwd     string    // header cwd equals this (pi's list(cwd))
+	Project string    // cwd contains this, case-insensitive
+	Name    string    // name contains this, case-insensitive
+	Since   time.Time // modified at or after
+	Until   time.Time // modified before
+	Sort    string    // modified (default, pi's order), created, cost, size
+	Limit   int
+}
+
+// modifiedSQL is pi's `modified`: the latest user/assistant message time,
+// else the header time, else the file's mtime.
+const modifiedSQL = `CASE WHEN s.last_activity_ms > 0 THEN s.last_activity_ms
+	WHEN s.created_ms IS NOT NULL THEN s.created_ms ELSE f.mtime_ns / 1000000 END`
+
+const infoSQL = `SELECT s.file_id, f.path, s.session_id, s.cwd, s.name, s.parent_session, s.created_ms,
+	` + modifiedSQL + ` AS modified, s.message_count, COALESCE(s.first_message, '') AS first_message,
+	s.entry_count, s.leaf_id, s.branch_points, s.models, s.input, s.output, s.cache_read, s.cache_write,
+	s.total_tokens, s.cost, f.size
+	FROM sessions s JOIN files f ON f.id = s.file_id`
+
+type infoRow struct {
+	FileID        int64   `db:"file_id"`
+	Path          string  `db:"path"`
+	SessionID     string  `db:"session_id"`
+	Cwd           string  `db:"cwd"`
+	Name          *string `db:"name"`
+	ParentSession string  `db:"parent_session"`
+	CreatedMs     *int64  `db:"created_ms"`
+	Modified      int64   `db:"modified"`
+	MessageCount  int64   `db:"message_count"`
+	FirstMessage  string  `db:"first_message"`
+	EntryCount    int64   `db:"entry_count"`
+	LeafID        *string `db:"leaf_id"`
+	BranchPoints  int64   `db:"branch_points"`
+	Models        string  `db:"models"`
+	Input         int64   `db:"input"`
+	Output        int64   `db:"output"`
+	CacheRead     int64   `db:"cache_read"`
+	CacheWrite    int64   `db:"cache_write"`
+	TotalTokens   int64   `db:"total_tokens"`
+	Cost          float64 `db:"cost"`
+	Size          int64   `db:"size"`
+}
+
+func (r *infoRow) info() SessionInfo {
+	si := SessionInfo{
+		FileID: r.FileID, Path: r.Path, ID: r.SessionID, Cwd: r.Cwd, Name: r.Name,
+		Modified: JSTime(r.Modified), MessageCount: r.MessageCount, FirstMessage: r.FirstMessage,
+		EntryCount: r.EntryCount, LeafID: r.LeafID, BranchPoints: r.BranchPoints,
+		Tokens: Tokens{r.Input, r.Output, r.CacheRead, r.CacheWrite, r.TotalTokens},
+		Cost:   r.Cost, SizeBytes: r.Size, Models: []string{},
+	}
+	if r.ParentSession != "" {
+		p := r.ParentSession
+		si.ParentSessionPath = &p
+	}
+	if r.CreatedMs != nil {
+		c := JSTime(*r.CreatedMs)
+		si.Created = &c
+	}
+	if si.FirstMessage == "" {
+		si.FirstMessage = "(no messages)"
+	}
+	_ = json.Unmarshal([]byte(r.Models), &si.Models)
+	return si
+}
+
+// List returns the sessions matching f, newest first by default.
+func List(ctx context.Context, db *sqlx.DB, f ListFilter) ([]SessionInfo, error) {
+	var where []string
+	var args []any
+	if len(f.Roots) > 0 {
+		where = append(where, "f.root IN (?"+strings.Repeat(",?", len(f.Roots)-1)+")")
+		for _, r := range f.Roots {
+			args = append(args, r)
+		}
+	}
+	if f.Cwd != "" {
+		where, args = append(where, "s.cwd = ?"), append(args, f.Cwd)
+	}
+	if f.Project != "" {
+		where, args = append(where, "instr(lower(s.cwd), lower(?)) > 0"), append(args, f.Project)
+	}
+	if f.Name != "" {
+		where, args = append(where, "instr(lower(s.name), lower(?)) > 0"), append(args, f.Name)
+	}
+	if !f.Since.IsZero() {
+		where, args = append(where, modifiedSQL+" >= ?"), append(args, f.Since.UnixMilli())
+	}
+	if !f.Until.IsZero() {
+		where, args = append(where, modifiedSQL+" < ?"), append(args, f.Until.UnixMilli())
+	}
+	q := infoSQL
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	order, err := orderBy(f.Sort)
+	if err != nil {
+		return nil, err
+	}
+	q += " ORDER BY " + order
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", f.Limit)
+	}
+	var rows []infoRow
+	if err := db.SelectContext(ctx, &rows, q, args...); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	out := make([]SessionInfo, len(rows))
+	for i := range rows {
+		out[i] = rows[i].info()
+	}
+	return out, nil
+}
+
+func orderBy(sort string) (string, error) {
+	switch sort {
+	case "", SortModified:
+		return "modified DESC, f.path", nil
+	case SortCreated:
+		return "s.created_ms DESC, f.path", nil
+	case SortCost:
+		return "s.cost DESC, modified DESC", nil
+	case SortSize:
+		return "f.size DESC, modified DESC", nil
+	}
+	return "", fmt.Errorf("sort by %q (want modified, created, cost or size): %w", sort, schema.ErrUsage)
+}
+
+// Session returns the listing record of one session.
+func Session(ctx context.Context, db *sqlx.DB, fileID int64) (SessionInfo, error) {
+	var r infoRow
+	if err := db.GetContext(ctx, &r, infoSQL+" WHERE s.file_id = ?", fileID); err != nil {
+		return SessionInfo{}, fmt.Errorf("load session: %w", err)
+	}
+	return r.info(), nil
+}
+
+// Label is an entry's current label.
+type Label struct {
+	TargetID  string `db:"target_id" json:"targetId"`
+	Label     string `db:"label" json:"label"`
+	Timestamp string `db:"ts" json:"timestamp"`
+}
+
+// Labels returns a session's current labels (pi's set/clear semantics).
+func Labels(ctx context.Context, db *sqlx.DB, fileID int64) ([]Label, error) {
+	ls := []Label{}
+	if err := db.SelectContext(ctx, &ls, `SELECT target_id, label, ts FROM labels WHERE file_id = ? ORDER BY offset`, fileID); err != nil {
+		return nil, fmt.Errorf("list labels: %w", err)
+	}
+	return ls, nil
+}
