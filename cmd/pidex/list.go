@@ -1,0 +1,178 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/schema"
+)
+
+func (a *app) listCmd() *cobra.Command {
+	var f query.ListFilter
+	var since, until string
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List sessions, newest first (pi's listAll, from the catalog)",
+		Long: `List every session in the session roots, newest first, with the fields of
+pi's SessionInfo plus pidex's own (entries, branch points, models, tokens,
+cost, size). On a terminal: aligned columns, relative times, the first
+message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
+--json: an array of objects (see README).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			var err error
+			if f.Since, err = parseDate(since, false); err != nil {
+				return err
+			}
+			if f.Until, err = parseDate(until, true); err != nil {
+				return err
+			}
+			if f.Limit < 0 {
+				return fmt.Errorf("--limit %d: %w", f.Limit, errUsage)
+			}
+			db, err := a.refresh(ctx)
+			if err != nil {
+				return err
+			}
+			if f.Roots, err = absAll(a.roots()); err != nil {
+				return err
+			}
+			sessions, err := query.List(ctx, db.DB, f)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return writeJSON(a.stdout, sessions)
+			}
+			return a.printSessions(sessions)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.Cwd, "cwd", "", "only sessions whose working directory is exactly DIR (pi's list(cwd))")
+	fl.StringVar(&f.Project, "project", "", "only sessions whose working directory contains SUBSTRING")
+	fl.StringVar(&f.Name, "name", "", "only sessions whose name contains SUBSTRING")
+	fl.StringVar(&since, "since", "", "only sessions modified at or after DATE (2026-11-01, RFC 3339, or a duration like 7d, 12h)")
+	fl.StringVar(&until, "until", "", "only sessions modified before DATE (a bare date includes that day)")
+	fl.IntVar(&f.Limit, "limit", 0, "at most N sessions")
+	fl.StringVar(&f.Sort, "sort", "modified", "order: modified, created, cost or size (all descending)")
+	return cmd
+}
+
+func absAll(paths []string) ([]string, error) {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("resolve %s: %w", p, err)
+		}
+		out[i] = filepath.Clean(a)
+	}
+	return out, nil
+}
+
+// parseDate accepts a date, an RFC 3339 time, or a duration back from now
+// (30m, 12h, 7d, 2w). For --until a bare date means the end of that day.
+func parseDate(s string, endOfDay bool) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.ParseInLocation("2006-01-02", s, time.Local); err == nil {
+		if endOfDay {
+			t = t.AddDate(0, 0, 1)
+		}
+		return t, nil
+	}
+	if n := len(s); n > 1 {
+		unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[s[n-1]]
+		if unit != 0 {
+			var k int
+			if _, err := fmt.Sscanf(s[:n-1], "%d", &k); err == nil && k >= 0 {
+				return time.Now().Add(-time.Duration(k) * unit), nil
+			}
+		}
+		if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+			return time.Now().Add(-d), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("date %q (want 2026-11-01, an RFC 3339 time, or a duration like 7d): %w", s, schema.ErrUsage)
+}
+
+func (a *app) printSessions(ss []query.SessionInfo) error {
+	tty := isTerminal(a.stdout)
+	var t *table
+	if tty {
+		t = newTable(a.stdout, true, "MODIFIED", "ID", "MSGS", "COST", "PROJECT", "NAME / FIRST MESSAGE")
+	} else {
+		t = newTable(a.stdout, false, "modified", "created", "id", "messages", "entries", "tokens", "cost", "size", "cwd", "name", "first_message", "path")
+	}
+	width := terminalWidth(a.stdout)
+	now := time.Now()
+	for _, s := range ss {
+		name := ""
+		if s.Name != nil {
+			name = *s.Name
+		}
+		if !tty {
+			created := ""
+			if s.Created != nil {
+				created = s.Created.Time().Format(time.RFC3339)
+			}
+			t.row(s.Modified.Time().Format(time.RFC3339), created, s.ID, itoa(s.MessageCount), itoa(s.EntryCount),
+				itoa(s.Tokens.Total), fmt.Sprintf("%.4f", s.Cost), itoa(s.SizeBytes), s.Cwd, name, s.FirstMessage, s.Path)
+			continue
+		}
+		title := oneLine(s.FirstMessage)
+		if name != "" {
+			title = name + " — " + title
+		}
+		// The fixed columns take about 60 cells; the title gets the rest.
+		t.row(relTime(now, s.Modified.Time()), shortID(s.ID), itoa(s.MessageCount), fmt.Sprintf("$%.2f", s.Cost),
+			shorten(filepath.Base(s.Cwd), 20), cut(title, max(20, width-62)))
+	}
+	return t.flush()
+}
+
+func shortID(id string) string { return cut(id, 13) }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// cut shortens s to n display cells (runes), marking the cut with an ellipsis.
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n < 2 {
+		return string(r[:n])
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func shorten(s string, n int) string { return cut(s, n) }
+
+// relTime renders t relative to now: "5m ago", "3h ago", "2d ago", else a date.
+func relTime(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return t.Local().Format("2006-01-02 15:04")
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	case d < 30*24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	}
+	return t.Local().Format("2006-01-02")
+}
