@@ -1,0 +1,69 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"pidex": func() { os.Exit(run(os.Args[1:])) },
+	})
+}
+
+// TestScripts runs the CLI scripts in testdata/script: txtar archives with
+// session files, commands and their expected stdout/stderr.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("PIDEX_DB", filepath.Join(env.WorkDir, "catalog.sqlite"))
+			env.Setenv("HOME", env.WorkDir)
+			env.Setenv("COLUMNS", "100")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// exitcode N cmd args...: run a command, expect exit status N.
+			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) < 2 {
+					ts.Fatalf("usage: exitcode N command [args...]")
+				}
+				err := ts.Exec(args[1], args[2:]...)
+				got := 0
+				if err != nil {
+					got = -1
+					var ee interface{ ExitCode() int }
+					if errors.As(err, &ee) {
+						got = ee.ExitCode()
+					}
+				}
+				if fmt.Sprint(got) != args[0] {
+					ts.Fatalf("exit code %d, want %s (%v)", got, args[0], err)
+				}
+			},
+		},
+	})
+}
+
+func TestExitCode(t *testing.T) {
+	tests := []struct {
+		err    error
+		warned bool
+		want   int
+	}{
+		{nil, false, exitOK},
+		{nil, true, exitWarnings},
+		{errors.New("boom"), false, exitError},
+		{fmt.Errorf("bad flag: %w", errUsage), true, exitUsage},
+	}
+	for _, tt := range tests {
+		if got := exitCode(tt.err, tt.warned); got != tt.want {
+			t.Errorf("exitCode(%v, %v) = %d, want %d", tt.err, tt.warned, got, tt.want)
+		}
+	}
+}
