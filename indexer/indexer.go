@@ -67,19 +67,29 @@ func (ix *Indexer) Refresh(ctx context.Context) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Listing the folders and loading the stored stats are independent:
+	// do them at once (both are most of a no-change refresh).
 	var cands []candidate
-	for _, r := range roots {
-		c, errs := discover(r)
-		cands = append(cands, c...)
-		for _, e := range errs {
-			st.Errors = append(st.Errors, e.Error())
+	var stored map[string]fileStamp
+	var g errgroup.Group
+	g.Go(func() error {
+		for _, r := range roots {
+			c, errs := discover(r)
+			cands = append(cands, c...)
+			for _, e := range errs {
+				st.Errors = append(st.Errors, e.Error())
+			}
 		}
-	}
-	st.Files = len(cands)
-	stored, err := loadFiles(ctx, ix.DB.DB, roots)
-	if err != nil {
+		return nil
+	})
+	g.Go(func() (err error) {
+		stored, err = loadStamps(ctx, ix.DB.DB, roots)
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	st.Files = len(cands)
 	jobs, removed, err := ix.plan(ctx, cands, stored, st)
 	if err != nil {
 		return nil, err
@@ -102,21 +112,42 @@ func absRoots(roots []string) ([]string, error) {
 	return out, nil
 }
 
-func loadFiles(ctx context.Context, db *sqlx.DB, roots []string) (map[string]schema.File, error) {
-	q, args, err := sqlx.In(`SELECT id, path, root, kind, dev, ino, size, mtime_ns, offset, head_hash, tail_hash,
-		open_tail, lines, seq, version, last_id, warnings FROM files WHERE root IN (?)`, roots)
+// fileStamp is what a no-change refresh compares: path and stat.
+type fileStamp struct {
+	Path string `db:"path"`
+	fileStat
+}
+
+func loadStamps(ctx context.Context, db *sqlx.DB, roots []string) (map[string]fileStamp, error) {
+	q, args, err := sqlx.In(`SELECT path, size, mtime_ns, dev, ino FROM files WHERE root IN (?)`, roots)
 	if err != nil {
 		return nil, fmt.Errorf("load files: %w", err)
 	}
-	var files []schema.File
-	if err := db.SelectContext(ctx, &files, q, args...); err != nil {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
 		return nil, fmt.Errorf("load files: %w", err)
 	}
-	m := make(map[string]schema.File, len(files))
-	for _, f := range files {
+	defer rows.Close()
+	m := make(map[string]fileStamp)
+	for rows.Next() {
+		var f fileStamp
+		if err := rows.Scan(&f.Path, &f.Size, &f.MtimeNs, &f.Dev, &f.Ino); err != nil {
+			return nil, fmt.Errorf("load files: %w", err)
+		}
 		m[f.Path] = f
 	}
-	return m, nil
+	return m, rows.Err()
+}
+
+// loadFile loads the full stored state of one changed file.
+func loadFile(ctx context.Context, db *sqlx.DB, path string) (schema.File, error) {
+	var f schema.File
+	err := db.GetContext(ctx, &f, `SELECT id, path, root, kind, dev, ino, size, mtime_ns, offset, head_hash, tail_hash,
+		open_tail, lines, seq, version, last_id, warnings FROM files WHERE path = ?`, path)
+	if err != nil {
+		return f, fmt.Errorf("load file %s: %w", path, err)
+	}
+	return f, nil
 }
 
 // run parses jobs in parallel and applies their batches from one goroutine.

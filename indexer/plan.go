@@ -18,20 +18,24 @@ var errMu sync.Mutex
 // per file: unchanged (one stat, nothing read), new, appended (read from
 // the stored offset), or rewritten (read from scratch); and which stored
 // files are gone.
-func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[string]schema.File, st *Stats) ([]job, []string, error) {
+func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[string]fileStamp, st *Stats) ([]job, []string, error) {
 	var jobs []job
 	seen := make(map[string]bool, len(cands))
 	for _, c := range cands {
 		seen[c.Path] = true
-		f, ok := stored[c.Path]
+		stamp, ok := stored[c.Path]
 		if !ok {
 			st.New++
 			jobs = append(jobs, job{cand: c, reset: true})
 			continue
 		}
-		if c.Size == f.Size && c.MtimeNs == f.MtimeNs && c.Ino == f.Ino && c.Dev == f.Dev {
+		if c.fileStat == stamp.fileStat {
 			st.Unchanged++
 			continue
+		}
+		f, err := loadFile(ctx, ix.DB.DB, c.Path)
+		if err != nil {
+			return nil, nil, err
 		}
 		j, err := ix.planChanged(ctx, c, f)
 		if err != nil {

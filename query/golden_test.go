@@ -109,7 +109,7 @@ var (
 )
 
 // corpus indexes testdata/sessions once into a temporary catalog.
-func corpus(t *testing.T) *catalog.DB {
+func corpus(t testing.TB) *catalog.DB {
 	t.Helper()
 	corpusOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "pidex-golden")
@@ -129,7 +129,7 @@ func corpus(t *testing.T) *catalog.DB {
 	return corpusDB
 }
 
-func absPath(t *testing.T, rel string) string {
+func absPath(t testing.TB, rel string) string {
 	t.Helper()
 	p, err := filepath.Abs(filepath.Join(sessionsRoot, rel))
 	if err != nil {

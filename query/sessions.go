@@ -171,13 +171,25 @@ func List(ctx context.Context, db *sqlx.DB, f ListFilter) ([]SessionInfo, error)
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", f.Limit)
 	}
-	var rows []infoRow
-	if err := db.SelectContext(ctx, &rows, q, args...); err != nil {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
-	out := make([]SessionInfo, len(rows))
-	for i := range rows {
-		out[i] = rows[i].info()
+	defer rows.Close()
+	out := []SessionInfo{}
+	for rows.Next() {
+		var r infoRow
+		// Scanned by hand: reflection-based scanning was a fifth of the
+		// time of listing 3,000 sessions.
+		if err := rows.Scan(&r.FileID, &r.Path, &r.SessionID, &r.Cwd, &r.Name, &r.ParentSession, &r.CreatedMs,
+			&r.Modified, &r.MessageCount, &r.FirstMessage, &r.EntryCount, &r.LeafID, &r.BranchPoints, &r.Models,
+			&r.Input, &r.Output, &r.CacheRead, &r.CacheWrite, &r.TotalTokens, &r.Cost, &r.Size); err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		out = append(out, r.info())
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	return out, nil
 }

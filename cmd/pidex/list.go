@@ -130,7 +130,7 @@ func (a *app) printSessions(ss []query.SessionInfo) error {
 				itoa(s.Tokens.Total), fmt.Sprintf("%.4f", s.Cost), itoa(s.SizeBytes), s.Cwd, name, s.FirstMessage, s.Path)
 			continue
 		}
-		title := oneLine(s.FirstMessage)
+		title := oneLine(cut(s.FirstMessage, 4*width)) // cut first: messages can be megabytes
 		if name != "" {
 			title = name + " — " + title
 		}

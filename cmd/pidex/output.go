@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -45,10 +46,12 @@ func (t *table) row(cells ...string) {
 		return
 	}
 	for i, c := range cells { // a tab or newline inside a value would break the columns
-		cells[i] = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(c)
+		cells[i] = flatten.Replace(c)
 	}
 	fmt.Fprintln(t.w, strings.Join(cells, "\t"))
 }
+
+var flatten = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
 
 func (t *table) flush() error {
 	if t.tw != nil {
@@ -75,10 +78,24 @@ func terminalWidth(w io.Writer) int {
 	if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
 		return c
 	}
+	if b, ok := w.(*bufWriter); ok {
+		w = b.file
+	}
 	if f, ok := w.(*os.File); ok {
 		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
 			return cols
 		}
 	}
 	return 120
+}
+
+// bufWriter buffers stdout (thousands of rows are thousands of writes
+// otherwise) and remembers the file, for terminal checks.
+type bufWriter struct {
+	*bufio.Writer
+	file *os.File
+}
+
+func newBufWriter(f *os.File) *bufWriter {
+	return &bufWriter{Writer: bufio.NewWriterSize(f, 64<<10), file: f}
 }

@@ -1,0 +1,37 @@
+package query_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/query"
+)
+
+// BenchmarkList lists every session of a current catalog: the library
+// side of `pidex list`. It uses the catalog at $PIDEX_BENCH_DB when set
+// (for example one built over bench/gencorpus's 3,000 sessions), else the
+// testdata corpus.
+func BenchmarkList(b *testing.B) {
+	ctx := context.Background()
+	var db *catalog.DB
+	if p := os.Getenv("PIDEX_BENCH_DB"); p != "" {
+		var err error
+		if db, err = catalog.Open(ctx, p); err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+	} else {
+		db = corpus(b)
+	}
+	n := 0
+	for b.Loop() {
+		ss, err := query.List(ctx, db.DB, query.ListFilter{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(ss)
+	}
+	b.ReportMetric(float64(n), "sessions")
+}
