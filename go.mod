@@ -3,6 +3,7 @@ module github.com/pidex-dev/pidex
 go 1.26.8
 
 require (
+	github.com/goccy/go-json v0.12.0
 	github.com/jmoiron/sqlx v1.4.0
 	github.com/pressly/goose/v3 v3.30.0
 	github.com/rogpeppe/go-internal v1.16.0

@@ -153,7 +153,7 @@ func (p *parser) warn(b *batch, line int64, format string, args ...any) {
 
 // line ingests one non-blank line.
 func (p *parser) line(l jsonl.Line, b *batch) {
-	ln, err := schema.DecodeLine(l.Data)
+	ln, err := decodeLine(l.Data)
 	if errors.Is(err, schema.ErrNotObject) {
 		// pi keeps any truthy JSON value as an entry, which shifts the
 		// indexes v1 compactions count in; pidex skips it but counts it.

@@ -3,6 +3,8 @@ package indexer
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/jmoiron/sqlx"
 
@@ -16,6 +18,11 @@ var rowTables = []string{"entries", "edges", "labels", "usage", "warnings", "ses
 // file's new offset commit together or not at all.
 func apply(ctx context.Context, db *sqlx.DB, b *batch) (err error) {
 	tx, err := db.BeginTxx(ctx, nil)
+	// The statements run without cancellation: the driver otherwise starts
+	// a goroutine per statement to watch the context (measurable at
+	// hundreds of thousands of rows), and the transaction already aborts on
+	// cancellation at commit.
+	ctx = context.WithoutCancel(ctx)
 	if err != nil {
 		return fmt.Errorf("begin write: %w", err)
 	}
@@ -101,41 +108,72 @@ func deleteFile(ctx context.Context, tx *sqlx.Tx, path string) error {
 }
 
 func insertEntries(ctx context.Context, tx *sqlx.Tx, id int64, rows []entryRow) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO entries
-		(file_id, offset, length, line, seq, id, parent_id, type, role, ts, msg_ts, provider, model, target_id, first_kept)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+	err := bulkInsert(ctx, tx, `INSERT OR REPLACE INTO entries
+		(file_id, offset, length, line, seq, id, parent_id, type, role, ts, msg_ts, provider, model, target_id, first_kept)`,
+		15, len(rows), func(i int, args []any) []any {
+			r := &rows[i]
+			return append(args, id, r.Offset, r.Length, r.Line, r.Seq, r.ID, r.ParentID, r.Type, r.Role,
+				r.TS, r.MsgTS, r.Provider, r.Model, r.TargetID, r.FirstKept)
+		})
 	if err != nil {
-		return fmt.Errorf("prepare entries: %w", err)
+		return fmt.Errorf("insert entries: %w", err)
 	}
-	defer ins.Close()
-	edge, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO edges (file_id, child_id, parent_id, offset) VALUES (?,?,?,?)`)
+	// Later duplicates of an id replace earlier ones, as in pi's id map
+	// (rows are in file order, and so are the statements' rows).
+	err = bulkInsert(ctx, tx, `INSERT OR REPLACE INTO edges (file_id, child_id, parent_id, offset)`,
+		4, len(rows), func(i int, args []any) []any {
+			r := &rows[i]
+			return append(args, id, r.ID, r.ParentID, r.Offset)
+		})
 	if err != nil {
-		return fmt.Errorf("prepare edges: %w", err)
+		return fmt.Errorf("insert edges: %w", err)
 	}
-	defer edge.Close()
 	for _, r := range rows {
-		if _, err := ins.ExecContext(ctx, id, r.Offset, r.Length, r.Line, r.Seq, r.ID, r.ParentID, r.Type, r.Role,
-			r.TS, r.MsgTS, r.Provider, r.Model, r.TargetID, r.FirstKept); err != nil {
-			return fmt.Errorf("insert entry at line %d: %w", r.Line, err)
+		if r.FirstKeptSeq < 0 || r.FirstKept != nil {
+			continue
 		}
-		if r.FirstKeptSeq >= 0 && r.FirstKept == nil {
-			// A v1 compaction's firstKeptEntryIndex, resolved against the
-			// rows already written, so it works across batches and refreshes.
-			if _, err := tx.ExecContext(ctx, `UPDATE entries SET first_kept =
-				(SELECT e.id FROM entries e WHERE e.file_id = ? AND e.seq = ?) WHERE file_id = ? AND offset = ?`,
-				id, r.FirstKeptSeq, id, r.Offset); err != nil {
-				return fmt.Errorf("resolve compaction at line %d: %w", r.Line, err)
-			}
-		}
-		// Later duplicates of an id replace earlier ones, as in pi's id map.
-		if _, err := edge.ExecContext(ctx, id, r.ID, r.ParentID, r.Offset); err != nil {
-			return fmt.Errorf("insert edge at line %d: %w", r.Line, err)
+		// A v1 compaction's firstKeptEntryIndex, resolved against the rows
+		// already written, so it works across batches and refreshes.
+		if _, err := tx.ExecContext(ctx, `UPDATE entries SET first_kept =
+			(SELECT e.id FROM entries e WHERE e.file_id = ? AND e.seq = ?) WHERE file_id = ? AND offset = ?`,
+			id, r.FirstKeptSeq, id, r.Offset); err != nil {
+			return fmt.Errorf("resolve compaction at line %d: %w", r.Line, err)
 		}
 	}
 	return nil
+}
+
+// bulkInsert runs head VALUES (…),(…),… with up to bulkRows rows per
+// statement. One statement per row cost more in the driver and database/sql
+// than in SQLite itself; the single writer is the cold index's bottleneck.
+func bulkInsert(ctx context.Context, tx *sqlx.Tx, head string, cols, n int, row func(i int, args []any) []any) error {
+	args := make([]any, 0, min(n, bulkRows)*cols)
+	for start := 0; start < n; start += bulkRows {
+		end := min(n, start+bulkRows)
+		args = args[:0]
+		for i := start; i < end; i++ {
+			args = row(i, args)
+		}
+		if _, err := tx.ExecContext(ctx, head+" VALUES "+placeholders(cols, end-start), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const bulkRows = 256 // × at most 19 columns, well under SQLite's 32766 variables
+
+var placeholderCache sync.Map // [2]int{cols, rows} → string
+
+func placeholders(cols, rows int) string {
+	key := [2]int{cols, rows}
+	if s, ok := placeholderCache.Load(key); ok {
+		return s.(string)
+	}
+	one := "(?" + strings.Repeat(",?", cols-1) + ")"
+	s := one + strings.Repeat(","+one, rows-1)
+	placeholderCache.Store(key, s)
+	return s
 }
 
 // applyLabels folds label entries in file order: set or clear, last wins.
@@ -156,25 +194,19 @@ func applyLabels(ctx context.Context, tx *sqlx.Tx, id int64, ops []labelOp) erro
 }
 
 func insertUsage(ctx context.Context, tx *sqlx.Tx, id int64, rows []usageRow) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO usage
+	err := bulkInsert(ctx, tx, `INSERT OR REPLACE INTO usage
 		(file_id, offset, source, entry_id, ts_ms, provider, model, kind, response_id,
 		 input, output, cache_read, cache_write, total_tokens,
-		 cost_input, cost_output, cost_cache_read, cost_cache_write, cost_total)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+		 cost_input, cost_output, cost_cache_read, cost_cache_write, cost_total)`,
+		19, len(rows), func(i int, args []any) []any {
+			r := &rows[i]
+			u := r.U
+			return append(args, id, r.Offset, r.Source, r.EntryID, r.TSMs, r.Provider, r.Model, r.Kind, r.ResponseID,
+				u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Total(),
+				u.Cost.Input, u.Cost.Output, u.Cost.CacheRead, u.Cost.CacheWrite, u.Cost.Total)
+		})
 	if err != nil {
-		return fmt.Errorf("prepare usage: %w", err)
-	}
-	defer st.Close()
-	for _, r := range rows {
-		u := r.U
-		if _, err := st.ExecContext(ctx, id, r.Offset, r.Source, r.EntryID, r.TSMs, r.Provider, r.Model, r.Kind, r.ResponseID,
-			u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Total(),
-			u.Cost.Input, u.Cost.Output, u.Cost.CacheRead, u.Cost.CacheWrite, u.Cost.Total); err != nil {
-			return fmt.Errorf("insert usage: %w", err)
-		}
+		return fmt.Errorf("insert usage: %w", err)
 	}
 	return nil
 }

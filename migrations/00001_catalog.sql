@@ -77,7 +77,6 @@ CREATE TABLE entries (
     PRIMARY KEY (file_id, offset)
 ) WITHOUT ROWID;
 CREATE INDEX entries_id ON entries(file_id, id);
-CREATE INDEX entries_type ON entries(type, role);
 
 -- pi's id map: child id -> parent id, per file, later duplicates win.
 -- The root-to-leaf path is a recursive CTE over this table.

@@ -1,0 +1,29 @@
+package indexer
+
+import (
+	"errors"
+
+	gojson "github.com/goccy/go-json"
+
+	"github.com/pidex-dev/pidex/schema"
+)
+
+// decodeLine is schema.DecodeLine, faster. Decoding JSON was two thirds of
+// a cold index with encoding/json; goccy/go-json decodes the same struct
+// about five times faster and rejects the same malformed input (checked by
+// TestDecodeLineMatchesStdlib and FuzzDecodeLine). Anything but a clean
+// decode or a syntax error — a field of an unexpected type, a non-object
+// line — goes to schema.DecodeLine, so those rare lines get exactly the
+// standard library's semantics (which keeps the other fields).
+func decodeLine(b []byte) (*schema.Line, error) {
+	var l schema.Line
+	err := gojson.Unmarshal(b, &l)
+	if err == nil {
+		return &l, nil
+	}
+	var syn *gojson.SyntaxError
+	if errors.As(err, &syn) {
+		return nil, err
+	}
+	return schema.DecodeLine(b)
+}
