@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 	"time"
 
@@ -163,13 +165,9 @@ func List(ctx context.Context, db *sqlx.DB, f ListFilter) ([]SessionInfo, error)
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	order, err := orderBy(f.Sort)
+	less, err := orderBy(f.Sort)
 	if err != nil {
 		return nil, err
-	}
-	q += " ORDER BY " + order
-	if f.Limit > 0 {
-		q += fmt.Sprintf(" LIMIT %d", f.Limit)
 	}
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -191,21 +189,58 @@ func List(ctx context.Context, db *sqlx.DB, f ListFilter) ([]SessionInfo, error)
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
+	// Sorted here rather than by SQLite, whose sorter copies every row,
+	// first messages and all (half the time of listing 3,000 sessions).
+	sort.SliceStable(out, func(i, j int) bool { return less(&out[i], &out[j]) })
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[:f.Limit]
+	}
 	return out, nil
 }
 
-func orderBy(sort string) (string, error) {
-	switch sort {
+// orderBy returns the comparison for a sort order: descending, ties by
+// path so the order is stable across runs.
+func orderBy(order string) (func(a, b *SessionInfo) bool, error) {
+	byPath := func(a, b *SessionInfo) bool { return a.Path < b.Path }
+	switch order {
 	case "", SortModified:
-		return "modified DESC, f.path", nil
+		return func(a, b *SessionInfo) bool {
+			if a.Modified != b.Modified {
+				return a.Modified > b.Modified
+			}
+			return byPath(a, b)
+		}, nil
 	case SortCreated:
-		return "s.created_ms DESC, f.path", nil
+		return func(a, b *SessionInfo) bool {
+			ac, bc := createdOf(a), createdOf(b)
+			if ac != bc {
+				return ac > bc
+			}
+			return byPath(a, b)
+		}, nil
 	case SortCost:
-		return "s.cost DESC, modified DESC", nil
+		return func(a, b *SessionInfo) bool {
+			if a.Cost != b.Cost {
+				return a.Cost > b.Cost
+			}
+			return a.Modified > b.Modified
+		}, nil
 	case SortSize:
-		return "f.size DESC, modified DESC", nil
+		return func(a, b *SessionInfo) bool {
+			if a.SizeBytes != b.SizeBytes {
+				return a.SizeBytes > b.SizeBytes
+			}
+			return a.Modified > b.Modified
+		}, nil
 	}
-	return "", fmt.Errorf("sort by %q (want modified, created, cost or size): %w", sort, schema.ErrUsage)
+	return nil, fmt.Errorf("sort by %q (want modified, created, cost or size): %w", order, schema.ErrUsage)
+}
+
+func createdOf(s *SessionInfo) int64 {
+	if s.Created == nil {
+		return math.MinInt64
+	}
+	return int64(*s.Created)
 }
 
 // Session returns the listing record of one session.
