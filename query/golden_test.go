@@ -48,8 +48,9 @@ type golden struct {
 		Input, Output, CacheRead, CacheWrite, TotalTokens int64
 		Cost                                              struct{ Total float64 }
 	} `json:"usage"`
-	Info *goldenInfo     `json:"info"`
-	Tree json.RawMessage `json:"tree"`
+	Info    *goldenInfo     `json:"info"`
+	Tree    json.RawMessage `json:"tree"`
+	Context json.RawMessage `json:"context"`
 }
 
 type goldenEntry struct {
@@ -148,6 +149,19 @@ func sessionRef(t *testing.T, db *catalog.DB, g golden) (schema.SessionRef, bool
 	return ref, true
 }
 
+// eachSession runs fn as a subtest for every golden whose file pidex
+// catalogued as a session.
+func eachSession(t *testing.T, fn func(t *testing.T, db *catalog.DB, g golden, ref schema.SessionRef)) {
+	db := corpus(t)
+	for _, g := range loadGoldens(t) {
+		ref, ok := sessionRef(t, db, g)
+		if !ok || !g.LoaderAccepts {
+			continue
+		}
+		t.Run(filepath.Base(g.File), func(t *testing.T) { fn(t, db, g, ref) })
+	}
+}
+
 // A file is a session for pidex exactly when pi's loader accepts it (pi can
 // open it). pi's listing deviates from its own loader in three fixtures;
 // README.md explains why pidex follows the loader there.
@@ -162,93 +176,78 @@ func TestGoldenWhichFilesAreSessions(t *testing.T) {
 }
 
 func TestGoldenPath(t *testing.T) {
-	db := corpus(t)
-	ctx := context.Background()
-	for _, g := range loadGoldens(t) {
-		ref, ok := sessionRef(t, db, g)
-		if !ok || !g.LoaderAccepts {
-			continue
+	eachSession(t, func(t *testing.T, db *catalog.DB, g golden, ref schema.SessionRef) {
+		path, err := query.Path(context.Background(), db.DB, ref.FileID, "")
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Run(filepath.Base(g.File), func(t *testing.T) {
-			path, err := query.Path(ctx, db.DB, ref.FileID, "")
-			if err != nil {
-				t.Fatal(err)
+		if g.Hangs { // pi loops forever; pidex must stop, with each entry at most once
+			if len(path) == 0 || len(path) > g.EntryCount {
+				t.Fatalf("cycle: path of %d entries", len(path))
 			}
-			if g.Hangs { // pi loops forever; pidex must stop, with each entry at most once
-				if len(path) == 0 || len(path) > g.EntryCount {
-					t.Fatalf("cycle: path of %d entries", len(path))
-				}
-				return
+			return
+		}
+		if g.Leaf == nil {
+			if len(path) != 0 {
+				t.Fatalf("pi has no leaf, pidex has a path of %d", len(path))
 			}
-			if g.Leaf == nil {
-				if len(path) != 0 {
-					t.Fatalf("pi has no leaf, pidex has a path of %d", len(path))
-				}
-				return
+			return
+		}
+		if len(path) != len(g.Path) {
+			t.Fatalf("path length %d, pi %d", len(path), len(g.Path))
+		}
+		if last := path[len(path)-1]; last.Line != g.Leaf.Line {
+			t.Errorf("leaf at line %d, pi line %d", last.Line, g.Leaf.Line)
+		}
+		for i, want := range g.Path {
+			got := path[i]
+			if got.Line != want.Line || got.Offset != want.Offset || got.Type != want.Type ||
+				got.Role != want.Role || got.Timestamp != want.Timestamp {
+				t.Errorf("path[%d] = %+v, pi %+v", i, got, want)
 			}
-			if len(path) != len(g.Path) {
-				t.Fatalf("path length %d, pi %d", len(path), len(g.Path))
+			if g.IDsAreSynthetic {
+				continue // pi's v1 ids are random; lines are compared instead
 			}
-			if last := path[len(path)-1]; last.Line != g.Leaf.Line {
-				t.Errorf("leaf at line %d, pi line %d", last.Line, g.Leaf.Line)
+			if got.ID != want.ID || !sameStr(got.ParentID, want.ParentID) {
+				t.Errorf("path[%d] id %s parent %v, pi %s parent %v", i, got.ID, str(got.ParentID), want.ID, str(want.ParentID))
 			}
-			for i, want := range g.Path {
-				got := path[i]
-				if got.Line != want.Line || got.Offset != want.Offset || got.Type != want.Type ||
-					got.Role != want.Role || got.Timestamp != want.Timestamp {
-					t.Errorf("path[%d] = %+v, pi %+v", i, got, want)
-				}
-				if g.IDsAreSynthetic {
-					continue // pi's v1 ids are random; lines are compared instead
-				}
-				if got.ID != want.ID || !sameStr(got.ParentID, want.ParentID) {
-					t.Errorf("path[%d] id %s parent %v, pi %s parent %v", i, got.ID, str(got.ParentID), want.ID, str(want.ParentID))
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 func TestGoldenLabelsNameUsage(t *testing.T) {
-	db := corpus(t)
 	ctx := context.Background()
-	for _, g := range loadGoldens(t) {
-		ref, ok := sessionRef(t, db, g)
-		if !ok || !g.LoaderAccepts {
-			continue
+	eachSession(t, func(t *testing.T, db *catalog.DB, g golden, ref schema.SessionRef) {
+		labels, err := query.Labels(ctx, db.DB, ref.FileID)
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Run(filepath.Base(g.File), func(t *testing.T) {
-			labels, err := query.Labels(ctx, db.DB, ref.FileID)
-			if err != nil {
-				t.Fatal(err)
+		got := map[string]string{}
+		for _, l := range labels {
+			got[l.TargetID] = l.Label + " @" + l.Timestamp
+		}
+		want := map[string]string{}
+		for _, l := range g.Labels {
+			want[l.TargetID] = l.Label + " @" + l.Timestamp
+		}
+		if !sameMap(got, want) {
+			t.Errorf("labels %v, pi %v", got, want)
+		}
+		info, err := query.Session(ctx, db.DB, ref.FileID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameStr(info.Name, g.Name) {
+			t.Errorf("name %v, pi %v", str(info.Name), str(g.Name))
+		}
+		if u := g.Usage; u != nil {
+			tk := info.Tokens
+			if tk.Input != u.Input || tk.Output != u.Output || tk.CacheRead != u.CacheRead ||
+				tk.CacheWrite != u.CacheWrite || tk.Total != u.TotalTokens || math.Abs(info.Cost-u.Cost.Total) > 1e-9 {
+				t.Errorf("usage %+v cost %v, pi %+v", tk, info.Cost, *u)
 			}
-			got := map[string]string{}
-			for _, l := range labels {
-				got[l.TargetID] = l.Label + " @" + l.Timestamp
-			}
-			want := map[string]string{}
-			for _, l := range g.Labels {
-				want[l.TargetID] = l.Label + " @" + l.Timestamp
-			}
-			if !sameMap(got, want) {
-				t.Errorf("labels %v, pi %v", got, want)
-			}
-			info, err := query.Session(ctx, db.DB, ref.FileID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !sameStr(info.Name, g.Name) {
-				t.Errorf("name %v, pi %v", str(info.Name), str(g.Name))
-			}
-			if u := g.Usage; u != nil {
-				tk := info.Tokens
-				if tk.Input != u.Input || tk.Output != u.Output || tk.CacheRead != u.CacheRead ||
-					tk.CacheWrite != u.CacheWrite || tk.Total != u.TotalTokens || math.Abs(info.Cost-u.Cost.Total) > 1e-9 {
-					t.Errorf("usage %+v cost %v, pi %+v", tk, info.Cost, *u)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 func sameStr(a, b *string) bool {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/schema"
 )
 
 // app holds the global flags and what every command shares.
@@ -114,6 +116,16 @@ func (a *app) refresh(ctx context.Context) (*catalog.DB, error) {
 	}
 	a.report(st, false)
 	return db, nil
+}
+
+// session refreshes the catalog and resolves a SESSION argument.
+func (a *app) session(ctx context.Context, arg string) (*catalog.DB, schema.SessionRef, error) {
+	db, err := a.refresh(ctx)
+	if err != nil {
+		return nil, schema.SessionRef{}, err
+	}
+	ref, err := query.Resolve(ctx, db.DB, arg)
+	return db, ref, err
 }
 
 // runIndexer runs one refresh with a progress bar when appropriate.

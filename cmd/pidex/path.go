@@ -17,11 +17,7 @@ id, a unique id prefix or a unique session name.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			db, err := a.refresh(ctx)
-			if err != nil {
-				return err
-			}
-			ref, err := query.Resolve(ctx, db.DB, args[0])
+			db, ref, err := a.session(ctx, args[0])
 			if err != nil {
 				return err
 			}

@@ -36,11 +36,7 @@ loads it preceded by "line" and followed by pidex's annotations "currentLabel",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			db, err := a.refresh(ctx)
-			if err != nil {
-				return err
-			}
-			ref, err := query.Resolve(ctx, db.DB, args[0])
+			db, ref, err := a.session(ctx, args[0])
 			if err != nil {
 				return err
 			}

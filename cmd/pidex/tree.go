@@ -27,11 +27,7 @@ labelTimestamp, leaf, children: [...]} like pi's getTree().`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			db, err := a.refresh(ctx)
-			if err != nil {
-				return err
-			}
-			ref, err := query.Resolve(ctx, db.DB, args[0])
+			db, ref, err := a.session(ctx, args[0])
 			if err != nil {
 				return err
 			}
