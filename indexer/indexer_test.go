@@ -347,3 +347,53 @@ func TestEmptyFileThenWritten(t *testing.T) {
 	}
 	assertSameAsFresh(t, ix)
 }
+
+// Two refreshes of one catalog at once (two pidex processes) and a reader
+// during both: WAL lets the reader through, IMMEDIATE transactions and the
+// offset check keep the writers from duplicating or losing rows.
+func TestConcurrentRefreshesAndReader(t *testing.T) {
+	root := t.TempDir()
+	for f := 0; f < 20; f++ {
+		var b strings.Builder
+		b.WriteString(header)
+		parent := ""
+		for i := 0; i < 300; i++ {
+			id := fmt.Sprintf("f%02de%04d", f, i)
+			b.WriteString(msg(id, parent, []string{"user", "assistant"}[i%2], "text", int64(i)))
+			parent = id
+		}
+		write(t, filepath.Join(root, "p", fmt.Sprintf("s%02d.jsonl", f)), b.String())
+	}
+	dbPath := filepath.Join(t.TempDir(), "c.sqlite")
+	open := func() *Indexer {
+		db, err := catalog.Open(context.Background(), dbPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return &Indexer{DB: db, Roots: []string{root}}
+	}
+	a, b, reader := open(), open(), open()
+	errs := make(chan error, 3)
+	for _, ix := range []*Indexer{a, b} {
+		go func() { _, err := ix.Refresh(context.Background()); errs <- err }()
+	}
+	go func() {
+		var err error
+		for i := 0; i < 50 && err == nil; i++ {
+			var n int
+			err = reader.DB.Get(&n, "SELECT count(*) FROM entries")
+		}
+		errs <- err
+	}()
+	for i := 0; i < 3; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := a.DB.Get(&n, "SELECT count(*) FROM entries"); err != nil || n != 20*300 {
+		t.Fatalf("%d entries (%v), want %d", n, err, 20*300)
+	}
+	assertSameAsFresh(t, a)
+}
