@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // DefaultRoots returns the session roots pi itself would use, in pi's
@@ -66,10 +68,25 @@ func statOf(fi fs.FileInfo) fileStat {
 // not exist yields nothing; unreadable folders are reported, not fatal.
 func discover(root string) ([]candidate, []error) {
 	out, subdirs, errs := listDir(root, root)
-	for _, d := range subdirs {
-		files, _, e := listDir(d, root)
-		out = append(out, files...)
-		errs = append(errs, e...)
+	// The folders are listed in parallel: a no-change refresh is mostly
+	// these stat calls, and the kernel serves them on every core.
+	type listing struct {
+		files []candidate
+		errs  []error
+	}
+	res := make([]listing, len(subdirs))
+	var g errgroup.Group
+	g.SetLimit(4)
+	for i, d := range subdirs {
+		g.Go(func() error {
+			res[i].files, _, res[i].errs = listDir(d, root)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	for _, r := range res {
+		out = append(out, r.files...)
+		errs = append(errs, r.errs...)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, errs

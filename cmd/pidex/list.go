@@ -48,7 +48,7 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 				return err
 			}
 			if a.json {
-				return writeJSON(a.stdout, sessions)
+				return writeJSONLines(a.stdout, sessions)
 			}
 			return a.printSessions(sessions)
 		},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,6 +22,41 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// writeJSONLines prints a JSON array with one compact element per line:
+// still one JSON document, but also greppable line by line, and it skips
+// re-indenting megabytes of first messages (a third of `list --json`).
+func writeJSONLines[T any](w io.Writer, items []T) error {
+	if _, err := io.WriteString(w, "["); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for i := range items {
+		buf.Reset()
+		if err := enc.Encode(items[i]); err != nil {
+			return err
+		}
+		b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		sep := ",\n"
+		if i == 0 {
+			sep = "\n"
+		}
+		if _, err := io.WriteString(w, sep); err != nil {
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	end := "\n]\n"
+	if len(items) == 0 {
+		end = "]\n"
+	}
+	_, err := io.WriteString(w, end)
+	return err
 }
 
 // table writes rows aligned for a terminal, or tab-separated with full
@@ -46,7 +82,9 @@ func (t *table) row(cells ...string) {
 		return
 	}
 	for i, c := range cells { // a tab or newline inside a value would break the columns
-		cells[i] = flatten.Replace(c)
+		if strings.ContainsAny(c, "\t\n\r") {
+			cells[i] = flatten.Replace(c)
+		}
 	}
 	fmt.Fprintln(t.w, strings.Join(cells, "\t"))
 }
