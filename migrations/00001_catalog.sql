@@ -122,8 +122,8 @@ CREATE TABLE usage (
     cost_total       REAL    NOT NULL DEFAULT 0,
     PRIMARY KEY (file_id, offset)
 ) WITHOUT ROWID;
-CREATE INDEX usage_ts ON usage(ts_ms);
-CREATE INDEX usage_model ON usage(provider, model);
+-- Indexes for cost reports (by day, by model) come with those reports,
+-- measured against their queries: each index slows the single writer.
 
 -- Lines that could not be read, so that nothing is silently lost.
 CREATE TABLE warnings (
