@@ -134,9 +134,13 @@ func (a *app) printSessions(ss []query.SessionInfo) error {
 		if name != "" {
 			title = name + " — " + title
 		}
+		project := "-"
+		if s.Cwd != "" {
+			project = filepath.Base(s.Cwd)
+		}
 		// The fixed columns take about 60 cells; the title gets the rest.
 		t.row(relTime(now, s.Modified.Time()), shortID(s.ID), itoa(s.MessageCount), fmt.Sprintf("$%.2f", s.Cost),
-			shorten(filepath.Base(s.Cwd), 20), cut(title, max(20, width-62)))
+			cut(project, 20), cut(title, max(20, width-62)))
 	}
 	return t.flush()
 }
@@ -156,8 +160,6 @@ func cut(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
-
-func shorten(s string, n int) string { return cut(s, n) }
 
 // relTime renders t relative to now: "5m ago", "3h ago", "2d ago", else a date.
 func relTime(now, t time.Time) string {
