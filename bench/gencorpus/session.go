@@ -237,7 +237,14 @@ func (g *gen) beginWithParent(typ string, parent uint32, hasParent bool) uint32 
 	id := g.newID()
 	b := append(g.line[:0], `{"type":"`...)
 	b = append(b, typ...)
-	b = append(b, `","id":"`...)
+	b = append(b, '"')
+	g.line = g.appendLinks(b, id, parent, hasParent)
+	return id
+}
+
+// appendLinks appends ,"id":..,"parentId":..,"timestamp":.. to b.
+func (g *gen) appendLinks(b []byte, id, parent uint32, hasParent bool) []byte {
+	b = append(b, `,"id":"`...)
 	b = appendHexID(b, id)
 	b = append(b, `","parentId":`...)
 	if hasParent {
@@ -249,9 +256,7 @@ func (g *gen) beginWithParent(typ string, parent uint32, hasParent bool) uint32 
 	}
 	b = append(b, `,"timestamp":"`...)
 	b = appendISO(b, g.now)
-	b = append(b, '"')
-	g.line = b
-	return id
+	return append(b, '"')
 }
 
 // beginCustom: custom and custom_message entries put payload before id.
@@ -265,20 +270,7 @@ func (g *gen) beginCustom(typ string) {
 func (g *gen) finishCustom(kind byte) {
 	id := g.newID()
 	p, ok := g.leaf()
-	b := append(g.line, `,"id":"`...)
-	b = appendHexID(b, id)
-	b = append(b, `","parentId":`...)
-	if ok {
-		b = append(b, '"')
-		b = appendHexID(b, p)
-		b = append(b, '"')
-	} else {
-		b = append(b, "null"...)
-	}
-	b = append(b, `,"timestamp":"`...)
-	b = appendISO(b, g.now)
-	b = append(b, '"')
-	g.line = b
+	g.line = g.appendLinks(g.line, id, p, ok)
 	g.end(id, kind)
 }
 
