@@ -131,6 +131,12 @@ func (a *app) session(ctx context.Context, arg string) (*catalog.DB, schema.Sess
 // runIndexer runs one refresh with a progress bar when appropriate.
 func (a *app) runIndexer(ctx context.Context, db *catalog.DB) (*indexer.Stats, error) {
 	ix := &indexer.Indexer{DB: db, Roots: a.roots(), Progress: &indexer.Progress{}}
+	for _, r := range ix.Roots {
+		if _, err := os.Stat(r); err != nil && !a.quiet {
+			// Not an error (pi may simply not have run yet), but worth a word.
+			fmt.Fprintf(a.stderr, "pidex: no session folder at %s\n", r)
+		}
+	}
 	stop := a.drawProgress(ix.Progress)
 	st, err := ix.Refresh(ctx)
 	stop()

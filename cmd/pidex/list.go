@@ -33,6 +33,12 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 			if f.Until, err = parseDate(until, true); err != nil {
 				return err
 			}
+			if f.Cwd != "" && !filepath.IsAbs(f.Cwd) && !isWindowsAbs(f.Cwd) {
+				// pi compares resolved paths: `--cwd .` means here.
+				if f.Cwd, err = filepath.Abs(f.Cwd); err != nil {
+					return fmt.Errorf("resolve --cwd: %w", err)
+				}
+			}
 			if f.Limit < 0 {
 				return fmt.Errorf("--limit %d: %w", f.Limit, errUsage)
 			}
@@ -62,6 +68,12 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 	fl.IntVar(&f.Limit, "limit", 0, "at most N sessions")
 	fl.StringVar(&f.Sort, "sort", "modified", "order: modified, created, cost or size (all descending)")
 	return cmd
+}
+
+// isWindowsAbs recognises C:\ paths, which sessions written on Windows
+// carry in their header, so they are matched as given.
+func isWindowsAbs(p string) bool {
+	return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
 }
 
 func absAll(paths []string) ([]string, error) {
