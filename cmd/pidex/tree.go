@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,10 +21,12 @@ func (a *app) treeCmd() *cobra.Command {
 		Short: "Print a session's entry tree (like pi's /tree)",
 		Long: `Print the whole entry tree of a session: one line per entry with its type or
 role, a short preview, its label, and * on the current leaf. Children are in
-timestamp order; a linear run stays at one indentation, branches indent.
+file order (the order they were written); a linear run stays at one
+indentation, branches indent.
 --path-only prints just the root-to-leaf path. --json prints nested nodes
 {id, parentId, type, role, timestamp, offset, length, line, label,
-labelTimestamp, leaf, children: [...]} like pi's getTree().`,
+labelTimestamp, leaf, children: [...]} like pi's getTree(), children in pi's
+order (by timestamp).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -41,6 +44,7 @@ labelTimestamp, leaf, children: [...]} like pi's getTree().`,
 			if a.json {
 				return writeJSON(a.stdout, roots)
 			}
+			sortByFileOrder(roots)
 			previews, err := a.previews(ctx, db, ref)
 			if err != nil {
 				return err
@@ -54,6 +58,17 @@ labelTimestamp, leaf, children: [...]} like pi's getTree().`,
 	}
 	cmd.Flags().BoolVar(&pathOnly, "path-only", false, "show only the path from the root to the current leaf")
 	return cmd
+}
+
+// sortByFileOrder orders children as they were written. pi's getTree (and
+// --json) orders them by timestamp; the two differ only where timestamps run
+// backwards (a fork re-appends labels with their original times), and for
+// reading, the order of writing is the one that makes sense.
+func sortByFileOrder(ns []*query.TreeNode) {
+	sort.SliceStable(ns, func(i, j int) bool { return ns[i].Offset < ns[j].Offset })
+	for _, n := range ns {
+		sortByFileOrder(n.Children)
+	}
 }
 
 // pathOnlyTree keeps only the nodes on the way to the leaf.
