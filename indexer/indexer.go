@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/jmoiron/sqlx"
@@ -54,6 +55,8 @@ type Stats struct {
 	Pending     []string         `json:"pending"`     // files ending in an incomplete line (a write in progress)
 	Warnings    []schema.Warning `json:"warnings"`    // lines skipped, with file and line
 	Errors      []string         `json:"errors"`      // files or folders that could not be read
+
+	mu sync.Mutex // guards Errors, which parser goroutines append to
 }
 
 // errConflict: another process advanced the file since it was planned.
@@ -280,7 +283,7 @@ func (ix *Indexer) write(ctx context.Context, b *batch, from int64, st *Stats) e
 
 // addError is called from worker goroutines.
 func (st *Stats) addError(path string, err error) {
-	errMu.Lock()
-	defer errMu.Unlock()
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	st.Errors = append(st.Errors, fmt.Sprintf("%s: %v", path, err))
 }

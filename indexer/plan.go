@@ -7,12 +7,9 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"sync"
 
 	"github.com/pidex-dev/pidex/schema"
 )
-
-var errMu sync.Mutex
 
 // plan compares what is on disk with what the catalog holds and decides,
 // per file: unchanged (one stat, nothing read), new, appended (read from
