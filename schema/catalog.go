@@ -1,9 +1,6 @@
 package schema
 
-import (
-	"strconv"
-	"time"
-)
+import "strconv"
 
 // FileKind is what the catalog knows a discovered .jsonl file to be.
 type FileKind string
@@ -81,8 +78,3 @@ type SessionRef struct {
 	SessionID string `db:"session_id" json:"id"`
 	Name      string `db:"name" json:"name,omitempty"`
 }
-
-// Millisecond helpers shared by the catalog's readers and writers.
-
-// TimeOf converts Unix milliseconds to a time.Time in UTC.
-func TimeOf(ms int64) time.Time { return time.UnixMilli(ms).UTC() }

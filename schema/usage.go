@@ -35,22 +35,6 @@ func (u Usage) Total() int64 {
 	return u.Input + u.Output + u.CacheRead + u.CacheWrite
 }
 
-// Add accumulates v into u, with TotalTokens normalised by Total.
-func (u *Usage) Add(v Usage) {
-	u.Input += v.Input
-	u.Output += v.Output
-	u.CacheRead += v.CacheRead
-	u.CacheWrite += v.CacheWrite
-	u.TotalTokens += v.Total()
-	u.CacheWrite1h += v.CacheWrite1h
-	u.Reasoning += v.Reasoning
-	u.Cost.Input += v.Cost.Input
-	u.Cost.Output += v.Cost.Output
-	u.Cost.CacheRead += v.Cost.CacheRead
-	u.Cost.CacheWrite += v.Cost.CacheWrite
-	u.Cost.Total += v.Cost.Total
-}
-
 // UsageSource says where a usage record was found.
 type UsageSource string
 
