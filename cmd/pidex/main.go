@@ -39,14 +39,14 @@ func main() {
 // tuneGC trades memory for speed in a short-lived process: collect less
 // often (the default collects every time the heap doubles, which cost a
 // third of `pidex list` on 3,000 sessions), but never let the heap pass
-// 192 MiB, so a cold index of gigabytes stays small. GOGC and GOMEMLIMIT
+// 128 MiB, so a cold index of gigabytes stays small. GOGC and GOMEMLIMIT
 // in the environment still win.
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(192 << 20)
+		debug.SetMemoryLimit(128 << 20)
 	}
 }
 
