@@ -165,6 +165,8 @@ func (ix *Indexer) run(ctx context.Context, jobs []job, removed []string, st *St
 			p.BytesTotal.Add(j.cand.Size - j.file.Offset)
 		}
 	}
+	stmts := newStmtCache(ix.DB.DB) // the writer's prepared statements
+	defer stmts.close()
 	g, gctx := errgroup.WithContext(ctx)
 	type req struct {
 		b    *batch
@@ -180,7 +182,7 @@ func (ix *Indexer) run(ctx context.Context, jobs []job, removed []string, st *St
 				r.res <- werr
 				continue
 			}
-			err := ix.write(gctx, r.b, r.from, st)
+			err := ix.write(gctx, stmts, r.b, r.from, st)
 			if err != nil && !errors.Is(err, errConflict) {
 				werr = err
 			}
@@ -247,7 +249,7 @@ func isWriteErr(err error) bool {
 
 // write applies one batch and accounts for it. It runs on the writer
 // goroutine only, so it may touch st without locks.
-func (ix *Indexer) write(ctx context.Context, b *batch, from int64, st *Stats) error {
+func (ix *Indexer) write(ctx context.Context, stmts *stmtCache, b *batch, from int64, st *Stats) error {
 	if !b.reset && !b.remove {
 		var cur int64
 		err := ix.DB.GetContext(ctx, &cur, "SELECT offset FROM files WHERE path = ?", b.file.Path)
@@ -255,7 +257,7 @@ func (ix *Indexer) write(ctx context.Context, b *batch, from int64, st *Stats) e
 			return errConflict
 		}
 	}
-	if err := apply(ctx, ix.DB.DB, b); err != nil {
+	if err := apply(ctx, stmts, b); err != nil {
 		return writeErr{err}
 	}
 	st.Entries += int64(len(b.entries))

@@ -16,8 +16,8 @@ var rowTables = []string{"entries", "edges", "labels", "usage", "warnings", "ses
 
 // apply writes one batch in one IMMEDIATE transaction: the rows and the
 // file's new offset commit together or not at all.
-func apply(ctx context.Context, db *sqlx.DB, b *batch) (err error) {
-	tx, err := db.BeginTxx(ctx, nil)
+func apply(ctx context.Context, stmts *stmtCache, b *batch) (err error) {
+	sqltx, err := stmts.db.BeginTxx(ctx, nil)
 	// The statements run without cancellation: the driver otherwise starts
 	// a goroutine per statement to watch the context (measurable at
 	// hundreds of thousands of rows), and the transaction already aborts on
@@ -26,7 +26,8 @@ func apply(ctx context.Context, db *sqlx.DB, b *batch) (err error) {
 	if err != nil {
 		return fmt.Errorf("begin write: %w", err)
 	}
-	defer tx.Rollback()
+	defer sqltx.Rollback()
+	tx := &wtx{Tx: sqltx, stmts: stmts}
 	if b.remove {
 		if err := deleteFile(ctx, tx, b.file.Path); err != nil {
 			return err
@@ -65,9 +66,9 @@ func apply(ctx context.Context, db *sqlx.DB, b *batch) (err error) {
 	return tx.Commit()
 }
 
-func upsertFile(ctx context.Context, tx *sqlx.Tx, f *schema.File) (int64, error) {
+func upsertFile(ctx context.Context, tx *wtx, f *schema.File) (int64, error) {
 	var id int64
-	err := tx.GetContext(ctx, &id, `INSERT INTO files
+	err := tx.get(ctx, &id, `INSERT INTO files
 		(path, root, kind, dev, ino, size, mtime_ns, offset, head_hash, tail_hash, open_tail, lines, seq, version, last_id, warnings)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT(path) DO UPDATE SET root=excluded.root, kind=excluded.kind, dev=excluded.dev, ino=excluded.ino,
@@ -84,16 +85,16 @@ func upsertFile(ctx context.Context, tx *sqlx.Tx, f *schema.File) (int64, error)
 	return id, nil
 }
 
-func clearRows(ctx context.Context, tx *sqlx.Tx, id int64) error {
+func clearRows(ctx context.Context, tx *wtx, id int64) error {
 	for _, t := range rowTables {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE file_id = ?", id); err != nil {
+		if err := tx.exec(ctx, "DELETE FROM "+t+" WHERE file_id = ?", id); err != nil {
 			return fmt.Errorf("clear %s: %w", t, err)
 		}
 	}
 	return nil
 }
 
-func deleteFile(ctx context.Context, tx *sqlx.Tx, path string) error {
+func deleteFile(ctx context.Context, tx *wtx, path string) error {
 	var id int64
 	if err := tx.GetContext(ctx, &id, "SELECT id FROM files WHERE path = ?", path); err != nil {
 		return fmt.Errorf("find removed file %s: %w", path, err)
@@ -107,7 +108,7 @@ func deleteFile(ctx context.Context, tx *sqlx.Tx, path string) error {
 	return nil
 }
 
-func insertEntries(ctx context.Context, tx *sqlx.Tx, id int64, rows []entryRow) error {
+func insertEntries(ctx context.Context, tx *wtx, id int64, rows []entryRow) error {
 	err := bulkInsert(ctx, tx, `INSERT OR REPLACE INTO entries
 		(file_id, offset, length, line, seq, id, parent_id, type, role, ts, msg_ts, provider, model, target_id, first_kept)`,
 		15, len(rows), func(i int, args []any) []any {
@@ -146,7 +147,7 @@ func insertEntries(ctx context.Context, tx *sqlx.Tx, id int64, rows []entryRow) 
 // bulkInsert runs head VALUES (…),(…),… with up to bulkRows rows per
 // statement. One statement per row cost more in the driver and database/sql
 // than in SQLite itself; the single writer is the cold index's bottleneck.
-func bulkInsert(ctx context.Context, tx *sqlx.Tx, head string, cols, n int, row func(i int, args []any) []any) error {
+func bulkInsert(ctx context.Context, tx *wtx, head string, cols, n int, row func(i int, args []any) []any) error {
 	args := make([]any, 0, min(n, bulkRows)*cols)
 	for start := 0; start < n; start += bulkRows {
 		end := min(n, start+bulkRows)
@@ -154,7 +155,17 @@ func bulkInsert(ctx context.Context, tx *sqlx.Tx, head string, cols, n int, row 
 		for i := start; i < end; i++ {
 			args = row(i, args)
 		}
-		if _, err := tx.ExecContext(ctx, head+" VALUES "+placeholders(cols, end-start), args...); err != nil {
+		q := head + " VALUES " + placeholders(cols, end-start)
+		if end-start < bulkRows {
+			// A partial chunk's shape is rare: not worth a cached statement.
+			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+				return err
+			}
+			continue
+		}
+		// Full chunks share one prepared statement; compiling a 256-row
+		// INSERT for every chunk was a fifth of a cold index.
+		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
 		}
 	}
@@ -177,14 +188,14 @@ func placeholders(cols, rows int) string {
 }
 
 // applyLabels folds label entries in file order: set or clear, last wins.
-func applyLabels(ctx context.Context, tx *sqlx.Tx, id int64, ops []labelOp) error {
+func applyLabels(ctx context.Context, tx *wtx, id int64, ops []labelOp) error {
 	for _, op := range ops {
 		var err error
 		if op.Label != "" {
-			_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO labels (file_id, target_id, label, ts, offset) VALUES (?,?,?,?,?)`,
+			err = tx.exec(ctx, `INSERT OR REPLACE INTO labels (file_id, target_id, label, ts, offset) VALUES (?,?,?,?,?)`,
 				id, op.TargetID, op.Label, op.TS, op.Offset)
 		} else {
-			_, err = tx.ExecContext(ctx, `DELETE FROM labels WHERE file_id = ? AND target_id = ?`, id, op.TargetID)
+			err = tx.exec(ctx, `DELETE FROM labels WHERE file_id = ? AND target_id = ?`, id, op.TargetID)
 		}
 		if err != nil {
 			return fmt.Errorf("write label: %w", err)
@@ -193,7 +204,7 @@ func applyLabels(ctx context.Context, tx *sqlx.Tx, id int64, ops []labelOp) erro
 	return nil
 }
 
-func insertUsage(ctx context.Context, tx *sqlx.Tx, id int64, rows []usageRow) error {
+func insertUsage(ctx context.Context, tx *wtx, id int64, rows []usageRow) error {
 	err := bulkInsert(ctx, tx, `INSERT OR REPLACE INTO usage
 		(file_id, offset, source, entry_id, ts_ms, provider, model, kind, response_id,
 		 input, output, cache_read, cache_write, total_tokens,
@@ -211,21 +222,20 @@ func insertUsage(ctx context.Context, tx *sqlx.Tx, id int64, rows []usageRow) er
 	return nil
 }
 
-func insertWarnings(ctx context.Context, tx *sqlx.Tx, id int64, ws []schema.Warning) error {
+func insertWarnings(ctx context.Context, tx *wtx, id int64, ws []schema.Warning) error {
 	for _, w := range ws {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO warnings (file_id, line, message) VALUES (?,?,?)`, id, w.Line, w.Message); err != nil {
+		if err := tx.exec(ctx, `INSERT INTO warnings (file_id, line, message) VALUES (?,?,?)`, id, w.Line, w.Message); err != nil {
 			return fmt.Errorf("insert warning: %w", err)
 		}
 	}
 	return nil
 }
 
-func putSession(ctx context.Context, tx *sqlx.Tx, id int64, s *sessionRow) error {
+func putSession(ctx context.Context, tx *wtx, id int64, s *sessionRow) error {
 	if s == nil {
-		_, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE file_id = ?`, id)
-		return err
+		return tx.exec(ctx, `DELETE FROM sessions WHERE file_id = ?`, id)
 	}
-	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO sessions
+	err := tx.exec(ctx, `INSERT OR REPLACE INTO sessions
 		(file_id, session_id, version, cwd, parent_session, branched_from, created, created_ms, name, last_activity_ms,
 		 message_count, first_message, entry_count, leaf_id, leaf_offset,
 		 input, output, cache_read, cache_write, total_tokens, cost)
@@ -243,8 +253,8 @@ func putSession(ctx context.Context, tx *sqlx.Tx, id int64, s *sessionRow) error
 // rather than on the lines just read: branch points (entries with more than
 // one child, by pi's id map) and the models used. Both are index scans of
 // this file's rows only.
-func rollup(ctx context.Context, tx *sqlx.Tx, id int64) error {
-	_, err := tx.ExecContext(ctx, `UPDATE sessions SET
+func rollup(ctx context.Context, tx *wtx, id int64) error {
+	err := tx.exec(ctx, `UPDATE sessions SET
 		branch_points = (SELECT count(*) FROM (
 			SELECT 1 FROM edges c JOIN edges p ON p.file_id = c.file_id AND p.child_id = c.parent_id
 			WHERE c.file_id = ?1 GROUP BY c.parent_id HAVING count(*) > 1)),
@@ -256,4 +266,68 @@ func rollup(ctx context.Context, tx *sqlx.Tx, id int64) error {
 		return fmt.Errorf("roll up session: %w", err)
 	}
 	return nil
+}
+
+// wtx is a write transaction that runs its statements through the
+// writer's statement cache.
+type wtx struct {
+	*sqlx.Tx
+	stmts *stmtCache
+}
+
+func (t *wtx) exec(ctx context.Context, q string, args ...any) error {
+	st, err := t.stmts.get(ctx, q)
+	if err != nil {
+		return err
+	}
+	_, err = t.StmtxContext(ctx, st).ExecContext(ctx, args...)
+	return err
+}
+
+func (t *wtx) get(ctx context.Context, dest any, q string, args ...any) error {
+	st, err := t.stmts.get(ctx, q)
+	if err != nil {
+		return err
+	}
+	return t.StmtxContext(ctx, st).GetContext(ctx, dest, args...)
+}
+
+// stmtCache holds the writer's prepared statements for one refresh.
+// database/sql keeps each one prepared per connection, so a transaction on
+// a connection that has seen the statement reuses it.
+type stmtCache struct {
+	db *sqlx.DB
+	m  map[string]*sqlx.Stmt
+}
+
+func newStmtCache(db *sqlx.DB) *stmtCache {
+	return &stmtCache{db: db, m: map[string]*sqlx.Stmt{}}
+}
+
+// maxCached bounds the cache (the writer uses about a dozen statements).
+const maxCached = 32
+
+func (c *stmtCache) get(ctx context.Context, q string) (*sqlx.Stmt, error) {
+	if st, ok := c.m[q]; ok {
+		return st, nil
+	}
+	st, err := c.db.PreparexContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("prepare statement: %w", err)
+	}
+	if len(c.m) >= maxCached {
+		for k, old := range c.m { // evict one; any will do
+			old.Close()
+			delete(c.m, k)
+			break
+		}
+	}
+	c.m[q] = st
+	return st, nil
+}
+
+func (c *stmtCache) close() {
+	for _, st := range c.m {
+		st.Close()
+	}
 }
