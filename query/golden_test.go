@@ -468,3 +468,26 @@ func goldenTreeString(ns []*goldenNode, synthetic bool) string {
 	walk(ns, 0)
 	return b.String()
 }
+
+// A limit is served by SQLite's ordering, no limit by Go's: both must
+// agree for every sort order.
+func TestListLimitKeepsTheOrder(t *testing.T) {
+	db := corpus(t)
+	for _, order := range []string{"", query.SortModified, query.SortCreated, query.SortCost, query.SortSize} {
+		all, err := query.List(context.Background(), db.DB, query.ListFilter{Sort: order})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{1, 5, len(all)} {
+			top, err := query.List(context.Background(), db.DB, query.ListFilter{Sort: order, Limit: n})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range top {
+				if top[i].Path != all[i].Path {
+					t.Errorf("sort %q limit %d: #%d is %s, unlimited has %s", order, n, i, top[i].Path, all[i].Path)
+				}
+			}
+		}
+	}
+}
