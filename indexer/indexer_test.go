@@ -397,3 +397,56 @@ func TestConcurrentRefreshesAndReader(t *testing.T) {
 	}
 	assertSameAsFresh(t, a)
 }
+
+// pidex only ever reads session files: after indexing the whole testdata
+// corpus (torn tails, missing final newlines, empty files — all things pi
+// itself would "repair" on open), every file has its bytes and mtime.
+func TestIndexingNeverWritesSessionFiles(t *testing.T) {
+	src := "../testdata/sessions"
+	root := t.TempDir()
+	type snap struct {
+		data  string
+		mtime int64
+	}
+	before := map[string]snap{}
+	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(root, rel)
+		write(t, dst, string(b))
+		if err := os.Chmod(dst, 0o444); err != nil { // as users' files may be: reading must suffice
+			return err
+		}
+		st, _ := os.Stat(dst)
+		before[rel] = snap{string(b), st.ModTime().UnixNano()}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := newIndexer(t, root)
+	refresh(t, ix)
+	refresh(t, ix)
+	after := 0
+	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		after++
+		rel, _ := filepath.Rel(root, p)
+		b, _ := os.ReadFile(p)
+		if s, ok := before[rel]; !ok || s.data != string(b) || s.mtime != fi.ModTime().UnixNano() {
+			t.Errorf("%s changed (or appeared) while indexing", rel)
+		}
+		return nil
+	})
+	if after != len(before) {
+		t.Errorf("%d files after indexing, %d before", after, len(before))
+	}
+}
