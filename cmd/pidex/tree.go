@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -15,7 +16,7 @@ import (
 )
 
 func (a *app) treeCmd() *cobra.Command {
-	var pathOnly bool
+	var pathOnly, flat bool
 	cmd := &cobra.Command{
 		Use:   "tree SESSION",
 		Short: "Print a session's entry tree (like pi's /tree)",
@@ -26,7 +27,10 @@ indentation, branches indent.
 --path-only prints just the root-to-leaf path. --json prints nested nodes
 {id, parentId, type, role, timestamp, offset, length, line, label,
 labelTimestamp, leaf, children: [...]} like pi's getTree(), children in pi's
-order (by timestamp).`,
+order (by timestamp). A long conversation nests as deep as it is long, which
+some JSON tools refuse (Python's json past ~1,000 levels, jq past 10,000):
+--json --flat prints the same nodes as an array in depth-first order, each
+with "depth" and without "children".`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -41,8 +45,11 @@ order (by timestamp).`,
 			if pathOnly {
 				roots = pathOnlyTree(roots)
 			}
+			if a.json && flat {
+				return writeJSONLines(a.stdout, flatTree(roots))
+			}
 			if a.json {
-				return writeJSON(a.stdout, roots)
+				return writeTreeJSON(a.stdout, roots)
 			}
 			sortByFileOrder(roots)
 			previews, err := a.previews(ctx, db, ref)
@@ -57,6 +64,7 @@ order (by timestamp).`,
 		},
 	}
 	cmd.Flags().BoolVar(&pathOnly, "path-only", false, "show only the path from the root to the current leaf")
+	cmd.Flags().BoolVar(&flat, "flat", false, "with --json: one node per line in tree order, with depth instead of nesting")
 	return cmd
 }
 
@@ -251,4 +259,94 @@ func (a *app) previews(ctx context.Context, db *catalog.DB, ref schema.SessionRe
 		out[e.Offset] = preview(e)
 	}
 	return out, nil
+}
+
+// nodeFields is a tree node without its children, for JSON.
+type nodeFields struct {
+	schema.PathEntry
+	Label          *string `json:"label,omitempty"`
+	LabelTimestamp *string `json:"labelTimestamp,omitempty"`
+	Leaf           bool    `json:"leaf,omitempty"`
+}
+
+func fieldsOf(n *query.TreeNode) nodeFields {
+	return nodeFields{n.PathEntry, n.Label, n.LabelTimestamp, n.Leaf}
+}
+
+// writeTreeJSON writes the nested tree compactly, without recursion or
+// re-indentation: encoding/json's indenter stops at 10,000 levels and an
+// indented 5,000-entry chain would be mostly spaces.
+func writeTreeJSON(w io.Writer, roots []*query.TreeNode) error {
+	type frame struct {
+		nodes []*query.TreeNode
+		i     int
+	}
+	bw := &errWriter{w: w}
+	bw.str("[")
+	stack := []frame{{nodes: roots}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.i == len(top.nodes) {
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 {
+				bw.str("]}") // close the children array and the node
+			}
+			continue
+		}
+		n := top.nodes[top.i]
+		if top.i > 0 {
+			bw.str(",")
+		}
+		top.i++
+		b, err := json.Marshal(fieldsOf(n))
+		if err != nil {
+			return err
+		}
+		bw.bytes(b[:len(b)-1]) // the object, still open
+		bw.str(`,"children":[`)
+		stack = append(stack, frame{nodes: n.Children})
+	}
+	bw.str("]\n")
+	return bw.err
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) bytes(b []byte) {
+	if e.err == nil {
+		_, e.err = e.w.Write(b)
+	}
+}
+
+func (e *errWriter) str(s string) { e.bytes([]byte(s)) }
+
+// flatNode is one line of --json --flat.
+type flatNode struct {
+	nodeFields
+	Depth int `json:"depth"`
+}
+
+// flatTree lists the nodes depth-first, children in order.
+func flatTree(roots []*query.TreeNode) []flatNode {
+	var out []flatNode
+	type item struct {
+		n     *query.TreeNode
+		depth int
+	}
+	stack := make([]item, 0, len(roots))
+	for i := len(roots) - 1; i >= 0; i-- {
+		stack = append(stack, item{roots[i], 0})
+	}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		out = append(out, flatNode{fieldsOf(it.n), it.depth})
+		for i := len(it.n.Children) - 1; i >= 0; i-- {
+			stack = append(stack, item{it.n.Children[i], it.depth + 1})
+		}
+	}
+	return out
 }
