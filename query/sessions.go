@@ -224,60 +224,45 @@ func List(ctx context.Context, db *sqlx.DB, f ListFilter) ([]SessionInfo, error)
 var orderSQL = map[string]string{
 	"":           "modified DESC, f.path",
 	SortModified: "modified DESC, f.path",
-	SortCreated:  "COALESCE(s.created_ms, -9223372036854775808) DESC, f.path",
+	SortCreated:  "s.created_ms IS NULL, s.created_ms DESC, f.path",
 	SortCost:     "s.cost DESC, modified DESC, f.path",
 	SortSize:     "f.size DESC, modified DESC, f.path",
 }
 
-// orderBy returns the comparison for a sort order: descending, ties by
-// path so the order is stable across runs.
-func orderBy(order string) (func(a, b *SessionInfo) bool, error) {
-	byPath := func(a, b *SessionInfo) bool { return a.Path < b.Path }
-	switch order {
-	case "", SortModified:
-		return func(a, b *SessionInfo) bool {
-			if a.Modified != b.Modified {
-				return a.Modified > b.Modified
-			}
-			return byPath(a, b)
-		}, nil
-	case SortCreated:
-		return func(a, b *SessionInfo) bool {
-			ac, bc := createdOf(a), createdOf(b)
-			if ac != bc {
-				return ac > bc
-			}
-			return byPath(a, b)
-		}, nil
-	case SortCost:
-		return func(a, b *SessionInfo) bool {
-			if a.Cost != b.Cost {
-				return a.Cost > b.Cost
-			}
-			if a.Modified != b.Modified {
-				return a.Modified > b.Modified
-			}
-			return byPath(a, b)
-		}, nil
-	case SortSize:
-		return func(a, b *SessionInfo) bool {
-			if a.SizeBytes != b.SizeBytes {
-				return a.SizeBytes > b.SizeBytes
-			}
-			if a.Modified != b.Modified {
-				return a.Modified > b.Modified
-			}
-			return byPath(a, b)
-		}, nil
-	}
-	return nil, fmt.Errorf("sort by %q (want modified, created, cost or size): %w", order, schema.ErrUsage)
+// sortKeys are the keys of each sort order, all descending; the path
+// breaks remaining ties so the order is the same on every run.
+var sortKeys = map[string][]func(*SessionInfo) float64{
+	"":           {modifiedKey},
+	SortModified: {modifiedKey},
+	SortCreated:  {createdKey},
+	SortCost:     {func(s *SessionInfo) float64 { return s.Cost }, modifiedKey},
+	SortSize:     {func(s *SessionInfo) float64 { return float64(s.SizeBytes) }, modifiedKey},
 }
 
-func createdOf(s *SessionInfo) int64 {
+// Times in ms and sizes are far below 2^53: exact as float64.
+func modifiedKey(s *SessionInfo) float64 { return float64(s.Modified) }
+
+func createdKey(s *SessionInfo) float64 {
 	if s.Created == nil {
-		return math.MinInt64
+		return math.Inf(-1) // an unparsable header time sorts last, as NULL does in SQL
 	}
-	return int64(*s.Created)
+	return float64(*s.Created)
+}
+
+// orderBy returns the comparison for a sort order.
+func orderBy(order string) (func(a, b *SessionInfo) bool, error) {
+	keys, ok := sortKeys[order]
+	if !ok {
+		return nil, fmt.Errorf("sort by %q (want modified, created, cost or size): %w", order, schema.ErrUsage)
+	}
+	return func(a, b *SessionInfo) bool {
+		for _, k := range keys {
+			if ka, kb := k(a), k(b); ka != kb {
+				return ka > kb
+			}
+		}
+		return a.Path < b.Path
+	}, nil
 }
 
 // Session returns the listing record of one session.
