@@ -7,38 +7,22 @@
 //   node bench/pi/compare-context.mjs CORPUS DB [N] [PIDEX_BINARY]
 //
 // Exit status 0 when every context agrees, 1 otherwise.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const [corpus, db, limit = "1000000", pidex = "pidex"] = process.argv.slice(2);
-if (!corpus || !db) {
-	console.error("usage: node compare-context.mjs <sessions-root> <catalog> [N] [pidex binary]");
-	process.exit(2);
-}
-const pkgDir = process.env.PI_PKG_DIR || path.join(here, "node_modules", "@earendil-works", "pi-coding-agent");
-const sm = await import(pathToFileURL(path.join(pkgDir, "dist", "core", "session-manager.js")).href);
+import { args, pidexJSON, sessionFiles, sessionManager } from "./lib.mjs";
 
-const files = [];
-for (const d of fs.readdirSync(corpus, { withFileTypes: true })) {
-	if (!d.isDirectory()) continue;
-	for (const f of fs.readdirSync(path.join(corpus, d.name)).sort()) {
-		if (f.endsWith(".jsonl")) files.push(path.resolve(corpus, d.name, f));
-	}
-}
+const opt = args("compare-context.mjs");
+const sm = await sessionManager();
+const files = sessionFiles(opt.corpus);
 let checked = 0;
 const diffs = [];
-for (const file of files.slice(0, Number(limit))) {
+for (const file of files.slice(0, opt.limit)) {
 	const entries = sm.parseSessionEntries(fs.readFileSync(file, "utf8"));
 	if (entries.length === 0 || entries[0].type !== "session" || typeof entries[0].id !== "string") continue;
 	sm.migrateSessionEntries(entries);
 	const want = JSON.parse(JSON.stringify(sm.buildSessionContext(entries.filter((e) => e.type !== "session"))));
-	const got = JSON.parse(
-		execFileSync(pidex, ["--db", db, "--no-refresh", "show", file, "--context", "--json"], { maxBuffer: 1 << 30 }),
-	);
+	const got = pidexJSON(opt, "show", file, "--context");
 	checked++;
 	if (!isDeepStrictEqual(got, want)) {
 		const i = want.messages.findIndex((m, k) => !isDeepStrictEqual(m, got.messages[k]));

@@ -6,27 +6,13 @@
 //
 //   pidex --db DB --sessions CORPUS index
 //   node bench/pi/compare-tree.mjs CORPUS DB [N] [PIDEX_BINARY]
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const [corpus, db, limit = "1000000", pidex = "pidex"] = process.argv.slice(2);
-if (!corpus || !db) {
-	console.error("usage: node compare-tree.mjs <sessions-root> <catalog> [N] [pidex binary]");
-	process.exit(2);
-}
-const pkgDir = process.env.PI_PKG_DIR || path.join(here, "node_modules", "@earendil-works", "pi-coding-agent");
-const sm = await import(pathToFileURL(path.join(pkgDir, "dist", "core", "session-manager.js")).href);
+import { args, pidexJSON, sessionFiles, sessionManager } from "./lib.mjs";
 
-const files = [];
-for (const d of fs.readdirSync(corpus, { withFileTypes: true })) {
-	if (!d.isDirectory()) continue;
-	for (const f of fs.readdirSync(path.join(corpus, d.name)).sort()) {
-		if (f.endsWith(".jsonl")) files.push(path.resolve(corpus, d.name, f));
-	}
-}
+const opt = args("compare-tree.mjs");
+const sm = await sessionManager();
+const files = sessionFiles(opt.corpus);
 // Trees are flattened depth-first into lines (children in order), without
 // recursion: a long conversation is a chain thousands of nodes deep.
 function flatten(roots, get) {
@@ -42,19 +28,18 @@ function flatten(roots, get) {
 }
 const piNode = (n) => ({ ...n.entry, label: n.label, children: n.children });
 const pidexNode = (n) => n;
-const run = (...args) => JSON.parse(execFileSync(pidex, ["--db", db, "--no-refresh", ...args, "--json"], { maxBuffer: 1 << 30 }));
 
 let checked = 0;
 const diffs = [];
-for (const file of files.slice(0, Number(limit))) {
+for (const file of files.slice(0, opt.limit)) {
 	const entries = sm.parseSessionEntries(fs.readFileSync(file, "utf8"));
 	if (entries.length === 0 || entries[0].type !== "session" || typeof entries[0].id !== "string") continue;
 	if ((entries[0].version ?? 1) < 2) continue; // v1 ids are random in pi: compared by the Go goldens instead
 	const mgr = sm.SessionManager.inMemory(entries[0].cwd, undefined, entries);
 	const wantTree = flatten(mgr.getTree(), piNode);
 	const wantPath = JSON.stringify(mgr.getBranch().map((e) => e.id));
-	const gotTree = flatten(run("tree", file), pidexNode);
-	const gotPath = JSON.stringify(run("path", file).map((e) => e.id));
+	const gotTree = flatten(pidexJSON(opt, "tree", file), pidexNode);
+	const gotPath = JSON.stringify(pidexJSON(opt, "path", file).map((e) => e.id));
 	checked++;
 	if (gotTree !== wantTree) diffs.push(`${file}: tree differs`);
 	if (gotPath !== wantPath) diffs.push(`${file}: path differs`);
