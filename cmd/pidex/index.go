@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -12,14 +13,18 @@ import (
 )
 
 func (a *app) indexCmd() *cobra.Command {
-	var full bool
+	var full, watch bool
 	cmd := &cobra.Command{
 		Use:   "index",
 		Short: "Refresh the catalog incrementally and print what changed",
 		Long: `Refresh the catalog: new files are read, appended files are read from where
 the last refresh stopped, rewritten files are read again, removed files are
 dropped; an unchanged file costs one stat. --full rebuilds the catalog into a
-new file and swaps it in atomically.`,
+new file and swaps it in atomically.
+
+--watch keeps refreshing until interrupted: after any change under the session
+roots (debounced), and once a minute as a safety net. It prints a line per
+refresh that changed something (with --json, one object per line).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -37,12 +42,24 @@ new file and swaps it in atomically.`,
 				return err
 			}
 			a.report(st, true)
-			if a.json {
-				return writeJSON(a.stdout, st)
+			switch {
+			case watch && a.json:
+				err = writeJSONLine(a.stdout, st)
+			case a.json:
+				err = writeJSON(a.stdout, st)
+			default:
+				err = a.printStats(st)
 			}
-			return a.printStats(st)
+			if err != nil || !watch {
+				return err
+			}
+			if err := a.flush(); err != nil {
+				return err
+			}
+			return a.watch(ctx)
 		},
 	}
+	cmd.Flags().BoolVar(&watch, "watch", false, "keep the catalog current until interrupted, printing what each refresh changed")
 	cmd.Flags().BoolVar(&full, "full", false, "rebuild the catalog from scratch into a new file, then swap it in")
 	return cmd
 }
@@ -101,4 +118,38 @@ func removeDB(p string) {
 	for _, s := range []string{"", "-wal", "-shm"} {
 		os.Remove(p + s)
 	}
+}
+
+// watch refreshes on every change until ctx ends (Ctrl-C), reporting each
+// refresh that changed something. The refresh before it already ran.
+func (a *app) watch(ctx context.Context) error {
+	db, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	ix := &indexer.Indexer{DB: db, Roots: a.roots()}
+	var werr error
+	err = ix.Watch(ctx, indexer.WatchOptions{OnRefresh: func(st *indexer.Stats, err error) {
+		if err != nil {
+			fmt.Fprintln(a.stderr, "pidex: refresh:", err)
+			return
+		}
+		if st.New+st.Appended+st.Rewritten+st.Removed == 0 && len(st.Warnings)+len(st.Errors) == 0 {
+			return
+		}
+		a.report(st, true)
+		if a.json {
+			werr = writeJSONLine(a.stdout, st)
+		} else {
+			_, werr = fmt.Fprintf(a.stdout, "%s new %d, appended %d, rewritten %d, removed %d; %d entries, %s\n",
+				time.Now().Format(time.TimeOnly), st.New, st.Appended, st.Rewritten, st.Removed, st.Entries, humanBytes(st.Bytes))
+		}
+		if werr == nil {
+			werr = a.flush()
+		}
+	}})
+	if err != nil {
+		return err
+	}
+	return werr
 }

@@ -24,6 +24,21 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// writeJSONLine prints v compactly on one line (streams of objects).
+func writeJSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// flush pushes buffered stdout out now (a watch prints as it goes).
+func (a *app) flush() error {
+	if b, ok := a.stdout.(*bufWriter); ok {
+		return b.Flush()
+	}
+	return nil
+}
+
 // writeJSONLines prints a JSON array with one compact element per line:
 // still one JSON document, but also greppable line by line, and it skips
 // re-indenting megabytes of first messages (a third of `list --json`).

@@ -1,0 +1,112 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// WatchOptions tune Watch. Zero values pick the defaults.
+type WatchOptions struct {
+	// Debounce is how long the folders must stay quiet before a refresh:
+	// pi appends a line per entry, often several in a burst.
+	Debounce time.Duration // default 250ms
+	// Every is a safety-net refresh interval: events can be lost (queue
+	// overflow, network file systems), a periodic refresh costs one stat
+	// per file.
+	Every time.Duration // default 1 minute
+	// OnRefresh is called after every refresh, from Watch's goroutine.
+	OnRefresh func(*Stats, error)
+}
+
+// Watch keeps the catalog current until ctx ends: it refreshes once, then
+// again whenever something changes under the roots. File events are only
+// hints (as in zoekt's and litestream's watchers): they are debounced, and
+// the refresh itself rescans by stored offsets, so a coalesced or missed
+// event costs latency, never correctness. Refresh errors go to OnRefresh
+// and do not stop the watch; only a failure to watch at all is returned.
+func (ix *Indexer) Watch(ctx context.Context, opt WatchOptions) error {
+	if opt.Debounce <= 0 {
+		opt.Debounce = 250 * time.Millisecond
+	}
+	if opt.Every <= 0 {
+		opt.Every = time.Minute
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("start watcher: %w", err)
+	}
+	defer w.Close()
+	roots, err := absRoots(ix.Roots)
+	if err != nil {
+		return err
+	}
+	watchRoots(w, roots)
+
+	refresh := func() {
+		watchRoots(w, roots) // a root or project folder may have appeared
+		st, err := ix.Refresh(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if opt.OnRefresh != nil {
+			opt.OnRefresh(st, err)
+		}
+	}
+	refresh()
+
+	debounce := time.NewTimer(time.Hour)
+	debounce.Stop()
+	safety := time.NewTicker(opt.Every)
+	defer safety.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.Events:
+			if !ok {
+				return errors.New("watcher closed")
+			}
+			if ev.Op == fsnotify.Chmod {
+				continue // metadata only
+			}
+			debounce.Reset(opt.Debounce)
+		case _, ok := <-w.Errors:
+			if !ok {
+				return errors.New("watcher closed")
+			}
+			// An overflow means events were dropped: refresh soon, as for any event.
+			debounce.Reset(opt.Debounce)
+		case <-debounce.C:
+			refresh()
+		case <-safety.C:
+			refresh()
+		}
+	}
+}
+
+// watchRoots adds a watch on every root and on each of its immediate
+// folders (pi's project folders), where session files live. Adding an
+// existing watch is a no-op; a root that does not exist yet is picked up
+// by a later call.
+func watchRoots(w *fsnotify.Watcher, roots []string) {
+	for _, r := range roots {
+		if err := w.Add(r); err != nil {
+			continue
+		}
+		ents, err := os.ReadDir(r)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			p := r + string(os.PathSeparator) + e.Name()
+			if isDir(e, p) {
+				_ = w.Add(p)
+			}
+		}
+	}
+}
