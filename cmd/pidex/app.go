@@ -94,7 +94,7 @@ func (a *app) open(ctx context.Context) (*catalog.DB, error) {
 	}
 	db, err := catalog.Open(ctx, a.dbPath)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w\n(the catalog is only a cache: 'pidex index --full' rebuilds it, or delete %s)", err, a.dbPath)
 	}
 	a.db = db
 	return db, nil
