@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -26,7 +27,8 @@ type app struct {
 	noRefresh      bool
 
 	db     *catalog.DB
-	warned bool // some input could not be read: exit code 3
+	extra  string // a folder outside the roots holding a session named on the command line
+	warned bool   // some input could not be read: exit code 3
 }
 
 func newApp(stdout, stderr io.Writer) *app {
@@ -87,6 +89,30 @@ func (a *app) roots() []string {
 	return indexer.DefaultRoots()
 }
 
+// outsideRoot returns the folder of a session file named on the command
+// line when it lies outside every root (a session copied elsewhere, or
+// handed over by someone), so that this run indexes it too; else "".
+func outsideRoot(arg string, roots []string) string {
+	if !strings.HasSuffix(arg, ".jsonl") {
+		return ""
+	}
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return ""
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	dir := filepath.Dir(abs)
+	for _, r := range roots {
+		r, err := filepath.Abs(r)
+		if err == nil && (dir == r || filepath.Dir(dir) == r) {
+			return ""
+		}
+	}
+	return dir
+}
+
 // open opens the catalog once per invocation.
 func (a *app) open(ctx context.Context) (*catalog.DB, error) {
 	if a.db != nil {
@@ -120,6 +146,7 @@ func (a *app) refresh(ctx context.Context) (*catalog.DB, error) {
 
 // session refreshes the catalog and resolves a SESSION argument.
 func (a *app) session(ctx context.Context, arg string) (*catalog.DB, schema.SessionRef, error) {
+	a.extra = outsideRoot(arg, a.roots())
 	db, err := a.refresh(ctx)
 	if err != nil {
 		return nil, schema.SessionRef{}, err
@@ -130,7 +157,11 @@ func (a *app) session(ctx context.Context, arg string) (*catalog.DB, schema.Sess
 
 // runIndexer runs one refresh with a progress bar when appropriate.
 func (a *app) runIndexer(ctx context.Context, db *catalog.DB) (*indexer.Stats, error) {
-	ix := &indexer.Indexer{DB: db, Roots: a.roots(), Progress: &indexer.Progress{}}
+	roots := a.roots()
+	if a.extra != "" {
+		roots = append(roots[:len(roots):len(roots)], a.extra)
+	}
+	ix := &indexer.Indexer{DB: db, Roots: roots, Progress: &indexer.Progress{}}
 	for _, r := range ix.Roots {
 		if _, err := os.Stat(r); err != nil && !a.quiet {
 			// Not an error (pi may simply not have run yet), but worth a word.
