@@ -450,3 +450,36 @@ func TestIndexingNeverWritesSessionFiles(t *testing.T) {
 		t.Errorf("%d files after indexing, %d before", after, len(before))
 	}
 }
+
+// A real session captured twice (testdata/sessions/--real--: the earlier
+// snapshot is a byte prefix of the later file, malformed line and orphan
+// included): growing the one into the other is read as an append of
+// exactly the new bytes, and ends where indexing the later file from
+// scratch ends.
+func TestRealSnapshotGrowsByAppend(t *testing.T) {
+	early, err := os.ReadFile("../testdata/sessions/--real--/gjcfork-inline-agent-design.earlier-snapshot.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	late, err := os.ReadFile("../testdata/sessions/--real--/gjcfork-inline-agent-design.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(late), string(early)) {
+		t.Fatal("fixture changed: the snapshot is no longer a prefix")
+	}
+	root := t.TempDir()
+	p := filepath.Join(root, "--real--", "s.jsonl")
+	write(t, p, string(early))
+	ix := newIndexer(t, root)
+	first := refresh(t, ix)
+	appendTo(t, p, string(late[len(early):]))
+	st := refresh(t, ix)
+	if st.Appended != 1 || st.Rewritten != 0 || st.Bytes != int64(len(late)-len(early)) {
+		t.Fatalf("growth: appended=%d rewritten=%d bytes=%d, want 1, 0, %d", st.Appended, st.Rewritten, st.Bytes, len(late)-len(early))
+	}
+	if len(first.Warnings) != 1 || first.Warnings[0].Line != 118 {
+		t.Fatalf("the snapshot's malformed line 118 should be reported once: %+v", first.Warnings)
+	}
+	assertSameAsFresh(t, ix)
+}
