@@ -157,7 +157,7 @@ func (p *parser) line(l jsonl.Line, b *batch) {
 	if errors.Is(err, schema.ErrNotObject) {
 		// pi keeps any truthy JSON value as an entry, which shifts the
 		// indexes v1 compactions count in; pidex skips it but counts it.
-		if truthy(l.Data) {
+		if schema.Truthy(l.Data) {
 			p.file.Seq++
 		}
 		p.warn(b, l.Number, "skipped line: not a JSON object")
@@ -334,19 +334,6 @@ func (p *parser) usage(row *entryRow, src schema.UsageSource, u *schema.Usage, p
 	}
 	b.usage = append(b.usage, ur)
 	p.sess.addUsage(*u)
-}
-
-// truthy reports whether a JSON value is truthy in JavaScript.
-func truthy(b []byte) bool {
-	t := strings.TrimSpace(string(b))
-	switch t {
-	case "null", "false", `""`:
-		return false
-	}
-	if f, err := strconv.ParseFloat(t, 64); err == nil {
-		return f != 0
-	}
-	return true
 }
 
 func strp(s string) *string {

@@ -439,22 +439,7 @@ func applyEdit(msgs []json.RawMessage, edit object) []json.RawMessage {
 // ---- JavaScript semantics on raw JSON values ----
 
 // truthy is JavaScript's truthiness of a JSON value (nil = undefined).
-func truthy(v json.RawMessage) bool {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return false
-	}
-	switch v[0] {
-	case 'n', 'f':
-		return false
-	case 't', '{', '[':
-		return true
-	case '"':
-		return len(v) > 2
-	}
-	f, err := strconv.ParseFloat(string(v), 64)
-	return err != nil || f != 0
-}
+func truthy(v json.RawMessage) bool { return schema.Truthy(v) }
 
 func isNull(v json.RawMessage) bool {
 	v = bytes.TrimSpace(v)
