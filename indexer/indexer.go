@@ -66,7 +66,7 @@ var errConflict = errors.New("file changed by a concurrent refresh")
 // never stops the others: its error lands in Stats.Errors.
 func (ix *Indexer) Refresh(ctx context.Context) (*Stats, error) {
 	st := &Stats{NotSessions: []string{}, Pending: []string{}, Warnings: []schema.Warning{}, Errors: []string{}}
-	roots, err := absRoots(ix.Roots)
+	roots, err := AbsRoots(ix.Roots)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,9 @@ func (ix *Indexer) Refresh(ctx context.Context) (*Stats, error) {
 	return st, nil
 }
 
-func absRoots(roots []string) ([]string, error) {
+// AbsRoots normalises session roots the way the catalog stores them in
+// files.root (absolute, cleaned); filters by root must use the same form.
+func AbsRoots(roots []string) ([]string, error) {
 	out := make([]string, 0, len(roots))
 	for _, r := range roots {
 		a, err := filepath.Abs(r)

@@ -41,7 +41,7 @@ func (ix *Indexer) Watch(ctx context.Context, opt WatchOptions) error {
 		return fmt.Errorf("start watcher: %w", err)
 	}
 	defer w.Close()
-	roots, err := absRoots(ix.Roots)
+	roots, err := AbsRoots(ix.Roots)
 	if err != nil {
 		return err
 	}

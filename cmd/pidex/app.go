@@ -104,9 +104,9 @@ func outsideRoot(arg string, roots []string) string {
 		return ""
 	}
 	dir := filepath.Dir(abs)
+	roots, _ = indexer.AbsRoots(roots)
 	for _, r := range roots {
-		r, err := filepath.Abs(r)
-		if err == nil && (dir == r || filepath.Dir(dir) == r) {
+		if dir == r || filepath.Dir(dir) == r {
 			return ""
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/query"
 	"github.com/pidex-dev/pidex/schema"
 )
@@ -46,7 +47,7 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 			if err != nil {
 				return err
 			}
-			if f.Roots, err = absAll(a.roots()); err != nil {
+			if f.Roots, err = indexer.AbsRoots(a.roots()); err != nil {
 				return err
 			}
 			sessions, err := query.List(ctx, db.DB, f)
@@ -74,18 +75,6 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 // carry in their header, so they are matched as given.
 func isWindowsAbs(p string) bool {
 	return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
-}
-
-func absAll(paths []string) ([]string, error) {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		a, err := filepath.Abs(p)
-		if err != nil {
-			return nil, fmt.Errorf("resolve %s: %w", p, err)
-		}
-		out[i] = filepath.Clean(a)
-	}
-	return out, nil
 }
 
 // parseDate accepts a date, an RFC 3339 time, or a duration back from now
