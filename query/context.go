@@ -441,10 +441,7 @@ func applyEdit(msgs []json.RawMessage, edit object) []json.RawMessage {
 // truthy is JavaScript's truthiness of a JSON value (nil = undefined).
 func truthy(v json.RawMessage) bool { return schema.Truthy(v) }
 
-func isNull(v json.RawMessage) bool {
-	v = bytes.TrimSpace(v)
-	return len(v) == 0 || string(v) == "null"
-}
+func isNull(v json.RawMessage) bool { return schema.Content(v).IsNull() }
 
 func isString(v json.RawMessage) bool {
 	v = bytes.TrimSpace(v)

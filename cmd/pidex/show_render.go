@@ -106,7 +106,7 @@ func (r *showRenderer) path(sc *query.SessionContext) {
 	byID := map[string]string{} // context_edit id -> "edited" / "omitted"
 	for _, p := range sc.Path {
 		if p.Type == schema.TypeContextEdit && p.Line != nil {
-			if showIsNull(p.Line.Replacement) {
+			if schema.Content(p.Line.Replacement).IsNull() {
 				byID[p.ID] = "omitted"
 			} else {
 				byID[p.ID] = "edited"
@@ -211,7 +211,7 @@ func (r *showRenderer) entry(p query.PathItem, before map[string]bool) (kind, de
 		}
 		return "session name", "cleared", nil
 	case schema.TypeContextEdit:
-		if showIsNull(l.Replacement) {
+		if schema.Content(l.Replacement).IsNull() {
 			return "context edit", "omits " + l.TargetID, nil
 		}
 		var repl struct {
@@ -233,7 +233,7 @@ func (r *showRenderer) entry(p query.PathItem, before map[string]bool) (kind, de
 func (r *showRenderer) message(raw json.RawMessage) (kind, detail string, body []string) {
 	var m schema.Message
 	if err := json.Unmarshal(raw, &m); err != nil && m.Role == "" {
-		return "message", "", []string{showCut(string(raw), showLineRunes)}
+		return "message", "", []string{cut(string(raw), showLineRunes)}
 	}
 	return r.decoded(&m, func() json.RawMessage { return raw })
 }
@@ -324,7 +324,7 @@ func (r *showRenderer) content(c schema.Content, tool bool) []string {
 	} else {
 		var blocks []json.RawMessage
 		if err := json.Unmarshal(c, &blocks); err != nil {
-			return []string{showCut(string(c), showLineRunes)}
+			return []string{cut(string(c), showLineRunes)}
 		}
 		for _, raw := range blocks {
 			lines = append(lines, r.contentBlock(raw)...)
@@ -360,7 +360,7 @@ func (r *showRenderer) contentBlock(raw json.RawMessage) []string {
 		return r.toolCall(b.Name, b.Arguments)
 	}
 	if b.Type == "" {
-		return []string{showCut(string(raw), showLineRunes)}
+		return []string{cut(string(raw), showLineRunes)}
 	}
 	return []string{"[" + b.Type + " block]"}
 }
@@ -373,12 +373,12 @@ func (r *showRenderer) toolCall(name string, args json.RawMessage) []string {
 	if !r.opts.full {
 		var parts []string
 		for _, m := range members {
-			parts = append(parts, m.key+": "+showCut(showCompact(m.val), showArgRunes))
+			parts = append(parts, m.key+": "+cut(showCompact(m.val), showArgRunes))
 		}
 		if !ok && len(bytes.TrimSpace(args)) > 0 {
-			parts = append(parts, showCut(showCompact(args), showArgRunes))
+			parts = append(parts, cut(showCompact(args), showArgRunes))
 		}
-		return []string{showCut("→ "+name+"("+strings.Join(parts, ", ")+")", showCallRunes)}
+		return []string{cut("→ "+name+"("+strings.Join(parts, ", ")+")", showCallRunes)}
 	}
 	out := []string{"→ " + name}
 	if !ok && len(bytes.TrimSpace(args)) > 0 {
@@ -455,7 +455,7 @@ func (r *showRenderer) abbreviate(lines []string) []string {
 			out = append(out, fmt.Sprintf("… %d more %s", len(lines)-i, showPlural(len(lines)-i, "line", "lines")))
 			break
 		}
-		out = append(out, showCut(l, showLineRunes))
+		out = append(out, cut(l, showLineRunes))
 	}
 	return out
 }
@@ -504,15 +504,6 @@ func showLines(s string) []string {
 		lines[i] = strings.TrimRight(l, " \t\r")
 	}
 	return lines
-}
-
-// showCut shortens s to n runes, ending it with "…" when cut.
-func showCut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }
 
 // ---- small JSON helpers ----
@@ -571,11 +562,6 @@ func showStringOf(raw json.RawMessage) (string, bool) {
 func showString(raw json.RawMessage) string {
 	s, _ := showStringOf(raw)
 	return s
-}
-
-func showIsNull(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || string(t) == "null"
 }
 
 // showCompact is raw on one line, without HTML escaping.
