@@ -19,6 +19,7 @@ func decodeLine(b []byte) (*schema.Line, error) {
 	var l schema.Line
 	err := gojson.Unmarshal(b, &l)
 	if err == nil {
+		l.Raw = b
 		return &l, nil
 	}
 	var syn *gojson.SyntaxError

@@ -291,3 +291,13 @@ func (st *Stats) addError(path string, err error) {
 	defer st.mu.Unlock()
 	st.Errors = append(st.Errors, fmt.Sprintf("%s: %v", path, err))
 }
+
+// Derivation is the version of the ingest logic: what the indexer derives
+// from the files into the catalog's rows. Bump it whenever a release
+// derives anything differently (a new column or table, a changed rule);
+// a catalog stamped with another derivation is rebuilt from the files
+// (engine.Open), since it is only a cache.
+//
+//	1: the first catalog (not stamped)
+//	2: usage keeps cacheWrite1h and reasoning; entry meaning from package pi
+const Derivation = 2

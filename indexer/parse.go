@@ -9,9 +9,9 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/pidex-dev/pidex/jsonl"
+	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
 )
 
@@ -157,7 +157,7 @@ func (p *parser) line(l jsonl.Line, b *batch) {
 	if errors.Is(err, schema.ErrNotObject) {
 		// pi keeps any truthy JSON value as an entry, which shifts the
 		// indexes v1 compactions count in; pidex skips it but counts it.
-		if schema.Truthy(l.Data) {
+		if pi.Truthy(l.Data) {
 			p.file.Seq++
 		}
 		p.warn(b, l.Number, "skipped line: not a JSON object")
@@ -195,54 +195,35 @@ func (p *parser) header(l jsonl.Line, ln *schema.Line, b *batch) {
 		SessionID: h.ID, Version: h.Version, Cwd: h.Cwd,
 		ParentSession: h.ParentSession, BranchedFrom: h.BranchedFrom, Created: h.Timestamp,
 	}
-	if ms, ok := schema.ParseTime(h.Timestamp); ok {
+	if ms, ok := pi.ParseDate(h.Timestamp); ok {
 		p.sess.CreatedMs = &ms
 	}
 }
 
-// entry ingests one non-header entry.
+// entry ingests one non-header entry. What the entry means (its model,
+// usage, label, name, target) comes from package pi.
 func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
 	row := entryRow{Offset: l.Offset, Length: int64(len(l.Data)), Line: l.Number, Seq: seq,
 		Type: ln.Type, TS: ln.Timestamp, FirstKeptSeq: -1}
 	row.ID, row.ParentID = p.identity(l, ln)
 	s := p.sess
-	switch ln.Type {
-	case schema.TypeMessage:
-		p.message(&row, ln, b)
-	case schema.TypeModelChange:
-		row.Provider, row.Model = strp(ln.Provider), strp(ln.ModelID)
-		if ln.ModelID == "" && ln.Model != "" { // fork format: model "provider/id"
-			prov, model, _ := strings.Cut(ln.Model, "/")
-			row.Provider, row.Model = strp(prov), strp(model)
-		}
-	case schema.TypeCompaction:
-		row.FirstKept = strp(ln.FirstKeptEntryID)
-		if p.file.Version < 2 && ln.FirstKeptEntryIndex != nil && int64(*ln.FirstKeptEntryIndex) < seq {
-			row.FirstKeptSeq = int64(*ln.FirstKeptEntryIndex) // resolved by the writer
-		}
-		p.usage(&row, schema.UsageCompaction, ln.Usage, "", "", "", "", b)
-	case schema.TypeBranchSummary:
-		p.usage(&row, schema.UsageBranchSummary, ln.Usage, "", "", "", "", b)
-	case schema.TypeUsage:
-		row.Provider, row.Model = strp(ln.Provider), strp(ln.Model)
-		p.usage(&row, schema.UsageEntry, ln.Usage, ln.Provider, ln.Model, ln.Kind, "", b)
-	case schema.TypeLabel:
-		row.TargetID = strp(ln.TargetID)
-		op := labelOp{Offset: l.Offset, TargetID: ln.TargetID, TS: ln.Timestamp}
-		if ln.Label != nil {
-			op.Label = *ln.Label
-		}
-		b.labels = append(b.labels, op)
-	case schema.TypeContextEdit:
-		row.TargetID = strp(ln.TargetID)
-	case schema.TypeSessionInfo:
-		// pi ≥ 2026-03-17: the latest session_info wins; empty clears; trimmed.
-		s.Name = nil
-		if ln.Name != nil {
-			if n := strings.TrimSpace(*ln.Name); n != "" {
-				s.Name = &n
-			}
-		}
+	if ln.Type == schema.TypeMessage {
+		p.message(&row, ln)
+	}
+	f := pi.FactsOf(ln)
+	row.Provider, row.Model, row.TargetID = strp(f.Provider), strp(f.Model), strp(f.Target)
+	row.FirstKept = strp(f.FirstKept)
+	if p.file.Version < 2 && f.FirstKeptIndex != nil && int64(*f.FirstKeptIndex) < seq {
+		row.FirstKeptSeq = int64(*f.FirstKeptIndex) // resolved by the writer
+	}
+	for _, u := range f.Usage {
+		p.usage(&row, u, b)
+	}
+	if f.Label != nil {
+		b.labels = append(b.labels, labelOp{Offset: l.Offset, TargetID: f.Label.Target, Label: f.Label.Text, TS: ln.Timestamp})
+	}
+	if f.Name != nil {
+		s.Name = f.Name.Name // the latest session_info wins; empty clears
 	}
 	id, off := row.ID, row.Offset
 	s.LeafID, s.LeafOffset = &id, &off
@@ -278,7 +259,7 @@ func (p *parser) identity(l jsonl.Line, ln *schema.Line) (string, *string) {
 
 // message fills the message-specific columns and the listing counters with
 // pi's buildSessionInfo rules.
-func (p *parser) message(row *entryRow, ln *schema.Line, b *batch) {
+func (p *parser) message(row *entryRow, ln *schema.Line) {
 	s := p.sess
 	s.MessageCount++
 	m := ln.Message
@@ -290,13 +271,6 @@ func (p *parser) message(row *entryRow, ln *schema.Line, b *batch) {
 	if m.Timestamp != 0 {
 		t := int64(m.Timestamp)
 		row.MsgTS = &t
-	}
-	switch role {
-	case schema.RoleAssistant:
-		row.Provider, row.Model = strp(m.Provider), strp(m.Model)
-		p.usage(row, schema.UsageAssistant, m.Usage, m.Provider, m.Model, "", m.ResponseID, b)
-	case schema.RoleToolResult:
-		p.usage(row, schema.UsageToolResult, m.Usage, "", "", "", "", b)
 	}
 	hasContent := len(m.Content) > 0 // the key is present, even if null
 	if !hasContent || (role != schema.RoleUser && role != schema.RoleAssistant) {
@@ -318,22 +292,19 @@ func activityTime(row *entryRow, ln *schema.Line) (int64, bool) {
 	if row.MsgTS != nil {
 		return *row.MsgTS, true
 	}
-	return schema.ParseTime(ln.Timestamp)
+	return pi.ParseDate(ln.Timestamp)
 }
 
-func (p *parser) usage(row *entryRow, src schema.UsageSource, u *schema.Usage, provider, model, kind, respID string, b *batch) {
-	if u == nil {
-		return
-	}
-	ur := usageRow{Offset: row.Offset, Source: src, EntryID: row.ID, Provider: provider, Model: model,
-		Kind: kind, ResponseID: respID, U: *u}
+func (p *parser) usage(row *entryRow, u pi.UsageRecord, b *batch) {
+	ur := usageRow{Offset: row.Offset, Source: u.Source, EntryID: row.ID, Provider: u.Provider, Model: u.Model,
+		Kind: u.Kind, ResponseID: u.ResponseID, U: u.Usage}
 	if row.MsgTS != nil {
 		ur.TSMs = row.MsgTS
-	} else if ms, ok := schema.ParseTime(row.TS); ok {
+	} else if ms, ok := pi.ParseDate(row.TS); ok {
 		ur.TSMs = &ms
 	}
 	b.usage = append(b.usage, ur)
-	p.sess.addUsage(*u)
+	p.sess.addUsage(u.Usage)
 }
 
 func strp(s string) *string {

@@ -172,7 +172,7 @@ func bulkInsert(ctx context.Context, tx *wtx, head string, cols, n int, row func
 	return nil
 }
 
-const bulkRows = 256 // × at most 19 columns, well under SQLite's 32766 variables
+const bulkRows = 256 // × at most 21 columns, well under SQLite's 32766 variables
 
 var placeholderCache sync.Map // [2]int{cols, rows} → string
 
@@ -207,13 +207,13 @@ func applyLabels(ctx context.Context, tx *wtx, id int64, ops []labelOp) error {
 func insertUsage(ctx context.Context, tx *wtx, id int64, rows []usageRow) error {
 	err := bulkInsert(ctx, tx, `INSERT OR REPLACE INTO usage
 		(file_id, offset, source, entry_id, ts_ms, provider, model, kind, response_id,
-		 input, output, cache_read, cache_write, total_tokens,
+		 input, output, cache_read, cache_write, total_tokens, cache_write_1h, reasoning,
 		 cost_input, cost_output, cost_cache_read, cost_cache_write, cost_total)`,
-		19, len(rows), func(i int, args []any) []any {
+		21, len(rows), func(i int, args []any) []any {
 			r := &rows[i]
 			u := r.U
 			return append(args, id, r.Offset, r.Source, r.EntryID, r.TSMs, r.Provider, r.Model, r.Kind, r.ResponseID,
-				u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Total(),
+				u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Total(), u.CacheWrite1h, u.Reasoning,
 				u.Cost.Input, u.Cost.Output, u.Cost.CacheRead, u.Cost.CacheWrite, u.Cost.Total)
 		})
 	if err != nil {

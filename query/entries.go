@@ -7,18 +7,12 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
 )
 
 // Entry is one entry of a session with its line read back from the file.
-type Entry struct {
-	schema.PathEntry
-	// Raw is the entry's JSON line as it is in the file.
-	Raw []byte `json:"-"`
-	// Line is Raw decoded (nil when the file changed under the catalog and
-	// the bytes no longer parse).
-	Line *schema.Line `json:"-"`
-}
+type Entry = pi.Entry
 
 // Entries returns every entry of a session in file order (the catalog's
 // rows, without the file's bytes).
@@ -53,6 +47,24 @@ func Read(path string, rows []schema.PathEntry) ([]Entry, error) {
 		} else {
 			return nil, fmt.Errorf("read %s line %d: %v (the file changed; refresh the catalog)", path, r.Line, err)
 		}
+	}
+	return out, nil
+}
+
+// Previews reads a session's lines back from its file and summarises each
+// one (pi.Preview), by entry offset: the text of tree views.
+func Previews(ctx context.Context, db *sqlx.DB, ref schema.SessionRef) (map[int64]string, error) {
+	rows, err := Entries(ctx, db, ref.FileID)
+	if err != nil {
+		return nil, err
+	}
+	es, err := Read(ref.Path, rows)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]string, len(es))
+	for _, e := range es {
+		out[e.Offset] = pi.Preview(e.Line)
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
 )
 
@@ -88,7 +89,7 @@ func sortByTime(ns []*TreeNode) {
 	}
 	t := make(map[*TreeNode]float64, len(ns))
 	for _, n := range ns {
-		if ms, ok := schema.ParseTime(n.Timestamp); ok {
+		if ms, ok := pi.ParseDate(n.Timestamp); ok {
 			t[n] = float64(ms)
 		} else {
 			t[n] = math.NaN()

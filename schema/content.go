@@ -3,7 +3,6 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 	"strings"
 )
 
@@ -105,24 +104,4 @@ type Block struct {
 	Name             string          `json:"name,omitempty"`
 	Arguments        json.RawMessage `json:"arguments,omitempty"`
 	ThoughtSignature string          `json:"thoughtSignature,omitempty"`
-}
-
-// Truthy is JavaScript's truthiness of a JSON value, as pi tests parsed
-// lines and fields: null, false, 0, -0 and "" are falsy; absent (empty
-// input) counts as undefined, also falsy.
-func Truthy(v []byte) bool {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return false
-	}
-	switch v[0] {
-	case 'n', 'f':
-		return false
-	case 't', '{', '[':
-		return true
-	case '"':
-		return len(v) > 2
-	}
-	f, err := strconv.ParseFloat(string(v), 64)
-	return err != nil || f != 0
 }

@@ -74,6 +74,10 @@ type Line struct {
 	// usage
 	Kind string `json:"kind"`
 	Note string `json:"note"`
+
+	// Raw is the line's bytes, for kinds whose fields Line does not
+	// decode (set by the decoders; never encoded).
+	Raw []byte `json:"-"`
 }
 
 // ErrNotObject is returned by DecodeLine for valid JSON that is not an
@@ -86,7 +90,7 @@ var ErrNotObject = errors.New("line is not a JSON object")
 // offending field left zero). The second comes back as a *json.UnmarshalTypeError
 // together with a usable Line.
 func DecodeLine(b []byte) (*Line, error) {
-	var l Line
+	l := Line{Raw: b}
 	err := json.Unmarshal(b, &l)
 	if err == nil {
 		return &l, nil

@@ -94,17 +94,6 @@ func (m *Millis) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ParseTime parses an ISO-8601 time the way JavaScript's Date does for the
-// forms pi writes, and returns Unix milliseconds.
-func ParseTime(s string) (int64, bool) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UnixMilli(), true
-		}
-	}
-	return 0, false
-}
-
 // FormatTime formats Unix milliseconds like JavaScript's toISOString:
 // UTC with exactly three fractional digits.
 func FormatTime(ms int64) string {

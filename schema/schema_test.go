@@ -100,32 +100,3 @@ func TestDecodeLine(t *testing.T) {
 		})
 	}
 }
-
-func TestEntryKinds(t *testing.T) {
-	raw := `{"type":"compaction","id":"c","parentId":"p","timestamp":"t","summary":"s","firstKeptEntryId":"k","tokensBefore":9,"usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"total":0.5}}}`
-	l, err := DecodeLine([]byte(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, ok := l.Entry([]byte(raw)).(*CompactionEntry)
-	if !ok || c.FirstKeptEntryID != "k" || c.Usage == nil || c.Usage.Cost.Total != 0.5 || c.Base().ID != "c" {
-		t.Fatalf("compaction decoded as %+v", l.Entry([]byte(raw)))
-	}
-	unknown := `{"type":"compression-stats","id":"u","parentId":null,"timestamp":"t","ratio":0.3}`
-	l, _ = DecodeLine([]byte(unknown))
-	u, ok := l.Entry([]byte(unknown)).(*UnknownEntry)
-	if !ok || string(u.Raw) != unknown || u.Type != "compression-stats" {
-		t.Fatalf("unknown entry kind not kept whole: %+v", l.Entry([]byte(unknown)))
-	}
-}
-
-func TestTruthy(t *testing.T) {
-	for in, want := range map[string]bool{
-		"": false, "null": false, "false": false, "0": false, "-0": false, "0.0": false, `""`: false,
-		"true": true, "1": true, "-1e-9": true, `"0"`: true, `" "`: true, "[]": true, "{}": true, "1e400": true,
-	} {
-		if got := Truthy([]byte(in)); got != want {
-			t.Errorf("Truthy(%s) = %v, want %v", in, got, want)
-		}
-	}
-}

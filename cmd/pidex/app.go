@@ -5,34 +5,43 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/render"
 	"github.com/pidex-dev/pidex/schema"
 )
 
-// app holds the global flags and what every command shares.
+// app holds the global flags and what every command shares. The work is
+// the engine's; the app parses flags and prints.
 type app struct {
-	stdout, stderr io.Writer
-	dbPath         string
-	sessions       []string
-	json           bool
-	quiet          bool
-	noRefresh      bool
+	io        *render.IOStreams
+	stdout    io.Writer
+	stderr    io.Writer
+	dbPath    string
+	sessions  []string
+	json      bool
+	quiet     bool
+	noRefresh bool
 
-	db     *catalog.DB
-	extra  string // a folder outside the roots holding a session named on the command line
-	warned bool   // some input could not be read: exit code 3
+	eng      *engine.Engine
+	progress *indexer.Progress
+	warned   bool // some input could not be read: exit code 3
 }
 
+// newApp builds the CLI over two streams, telling terminals from pipes by
+// their file descriptors (see render.System).
 func newApp(stdout, stderr io.Writer) *app {
-	return &app{stdout: stdout, stderr: stderr}
+	return newAppIO(render.System(stdout, stderr))
+}
+
+// newAppIO builds the CLI over streams described by the caller (tests).
+func newAppIO(s *render.IOStreams) *app {
+	return &app{io: s, stdout: s.Out, stderr: s.ErrOut, progress: &indexer.Progress{}}
 }
 
 func (a *app) execute(ctx context.Context, args []string) error {
@@ -41,8 +50,8 @@ func (a *app) execute(ctx context.Context, args []string) error {
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	defer func() {
-		if a.db != nil {
-			a.db.Close()
+		if a.eng != nil {
+			a.eng.Close()
 		}
 	}()
 	_, err := root.ExecuteContextC(ctx)
@@ -89,92 +98,78 @@ func (a *app) roots() []string {
 	return indexer.DefaultRoots()
 }
 
-// outsideRoot returns the folder of a session file named on the command
-// line when it lies outside every root (a session copied elsewhere, or
-// handed over by someone), so that this run indexes it too; else "".
-func outsideRoot(arg string, roots []string) string {
-	if !strings.HasSuffix(arg, ".jsonl") {
-		return ""
+// engine opens the engine once per invocation (which may rebuild a
+// catalog an older pidex made: drawn like any refresh).
+func (a *app) engine(ctx context.Context) (*engine.Engine, error) {
+	if a.eng != nil {
+		return a.eng, nil
 	}
-	abs, err := filepath.Abs(arg)
+	var eng *engine.Engine
+	err := a.drawing(func() (err error) {
+		eng, err = engine.Open(ctx, a.engineOptions())
+		return err
+	})
 	if err != nil {
-		return ""
+		return nil, err
 	}
-	if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
-		return ""
-	}
-	dir := filepath.Dir(abs)
-	roots, _ = indexer.AbsRoots(roots)
-	for _, r := range roots {
-		if dir == r || filepath.Dir(dir) == r {
-			return ""
-		}
-	}
-	return dir
+	a.eng = eng
+	return eng, nil
 }
 
-// open opens the catalog once per invocation.
-func (a *app) open(ctx context.Context) (*catalog.DB, error) {
-	if a.db != nil {
-		return a.db, nil
+func (a *app) engineOptions() engine.Options {
+	return engine.Options{
+		DBPath: a.dbPath, Roots: a.roots(), Progress: a.progress,
+		Notify: func(msg string) {
+			if !a.quiet {
+				fmt.Fprintln(a.stderr, "pidex:", msg)
+			}
+		},
 	}
-	db, err := catalog.Open(ctx, a.dbPath)
-	if err != nil {
-		return nil, fmt.Errorf("%w\n(the catalog is only a cache: 'pidex index --full' rebuilds it, or delete %s)", err, a.dbPath)
-	}
-	a.db = db
-	return db, nil
 }
 
 // refresh brings the catalog up to date before a read, unless --no-refresh.
 // Problems with the input are summarised on stderr; they never stop the read.
-func (a *app) refresh(ctx context.Context) (*catalog.DB, error) {
-	db, err := a.open(ctx)
-	if err != nil {
-		return nil, err
+func (a *app) refresh(ctx context.Context) (*engine.Engine, error) {
+	eng, err := a.engine(ctx)
+	if err != nil || a.noRefresh {
+		return eng, err
 	}
-	if a.noRefresh {
-		return db, nil
-	}
-	st, err := a.runIndexer(ctx, db)
-	if err != nil {
+	var st *indexer.Stats
+	if err := a.refreshing(func() (err error) { st, err = eng.Refresh(ctx); return err }); err != nil {
 		return nil, err
 	}
 	a.report(st, false)
-	return db, nil
+	return eng, nil
 }
 
-// session refreshes the catalog and resolves a SESSION argument.
-func (a *app) session(ctx context.Context, arg string) (*catalog.DB, schema.SessionRef, error) {
-	a.extra = outsideRoot(arg, a.roots())
-	db, err := a.refresh(ctx)
+// session refreshes the catalog (unless --no-refresh) and resolves a
+// SESSION argument.
+func (a *app) session(ctx context.Context, arg string) (*engine.Engine, schema.SessionRef, error) {
+	eng, err := a.engine(ctx)
 	if err != nil {
 		return nil, schema.SessionRef{}, err
 	}
-	ref, err := query.Resolve(ctx, db.DB, arg)
-	return db, ref, err
+	var ref schema.SessionRef
+	var st *indexer.Stats
+	err = a.refreshing(func() (err error) { ref, st, err = eng.Session(ctx, arg, !a.noRefresh); return err })
+	if st != nil {
+		a.report(st, false)
+	}
+	return eng, ref, err
 }
 
-// runIndexer runs one refresh with a progress bar when appropriate.
-func (a *app) runIndexer(ctx context.Context, db *catalog.DB) (*indexer.Stats, error) {
-	roots := a.roots()
-	if a.extra != "" {
-		roots = append(roots[:len(roots):len(roots)], a.extra)
-	}
-	ix := &indexer.Indexer{DB: db, Roots: roots, Progress: &indexer.Progress{}}
-	for _, r := range ix.Roots {
-		if _, err := os.Stat(r); err != nil && !a.quiet {
-			// Not an error (pi may simply not have run yet), but worth a word.
-			fmt.Fprintf(a.stderr, "pidex: no session folder at %s\n", r)
+// refreshing runs a refresh of the roots: it mentions roots that do not
+// exist and draws progress.
+func (a *app) refreshing(run func() error) error {
+	if !a.noRefresh && !a.quiet {
+		for _, r := range a.roots() {
+			if _, err := os.Stat(r); err != nil {
+				// Not an error (pi may simply not have run yet), but worth a word.
+				fmt.Fprintf(a.stderr, "pidex: no session folder at %s\n", r)
+			}
 		}
 	}
-	stop := a.drawProgress(ix.Progress)
-	st, err := ix.Refresh(ctx)
-	stop()
-	if err != nil {
-		return nil, fmt.Errorf("refresh catalog: %w", err)
-	}
-	return st, nil
+	return a.drawing(run)
 }
 
 // report prints warnings and errors to stderr (each with file and line
@@ -203,14 +198,4 @@ func (a *app) report(st *indexer.Stats, verbose bool) {
 	}
 	fmt.Fprintf(a.stderr, "pidex: %d unreadable line(s) skipped in %d file(s), %d unreadable file(s); 'pidex warnings' lists them\n",
 		len(st.Warnings), len(files), len(st.Errors))
-}
-
-// isTerminal reports whether w is a terminal (not merely a character
-// device: /dev/null is one too).
-func isTerminal(w io.Writer) bool {
-	if b, ok := w.(*bufWriter); ok {
-		w = b.file
-	}
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }

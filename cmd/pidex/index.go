@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/render"
 )
 
 func (a *app) indexCmd() *cobra.Command {
@@ -19,34 +19,28 @@ func (a *app) indexCmd() *cobra.Command {
 		Short: "Refresh the catalog incrementally and print what changed",
 		Long: `Refresh the catalog: new files are read, appended files are read from where
 the last refresh stopped, rewritten files are read again, removed files are
-dropped; an unchanged file costs one stat. --full rebuilds the catalog into a
-new file and swaps it in atomically.
+dropped; an unchanged file costs one stat. --full rebuilds the catalog from
+scratch into a side file, then replaces the catalog's contents with it in one
+transaction: readers see the old or the new catalog, never a half-built one,
+and a running 'index --watch' carries on with the new one.
 
 --watch keeps refreshing until interrupted: after any change under the session
-roots (debounced), and once a minute as a safety net. It prints a line per
-refresh that changed something (with --json, one object per line).`,
+roots (coalesced, at most a fraction of a second late), and once a minute as a
+safety net. It prints a line per refresh that changed something (with --json,
+one object per line).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			var st *indexer.Stats
-			var err error
-			if full {
-				st, err = a.rebuild(ctx)
-			} else {
-				var db *catalog.DB
-				if db, err = a.open(ctx); err == nil {
-					st, err = a.runIndexer(ctx, db)
-				}
-			}
+			eng, st, err := a.index(ctx, full)
 			if err != nil {
 				return err
 			}
 			a.report(st, true)
 			switch {
 			case watch && a.json:
-				err = writeJSONLine(a.stdout, st)
+				err = render.WriteJSONLine(a.stdout, st)
 			case a.json:
-				err = writeJSON(a.stdout, st)
+				err = render.WriteJSON(a.stdout, st)
 			default:
 				err = a.printStats(st)
 			}
@@ -56,93 +50,40 @@ refresh that changed something (with --json, one object per line).`,
 			if err := a.flush(); err != nil {
 				return err
 			}
-			return a.watch(ctx)
+			return a.watch(cmd, eng)
 		},
 	}
 	cmd.Flags().BoolVar(&watch, "watch", false, "keep the catalog current until interrupted, printing what each refresh changed")
-	cmd.Flags().BoolVar(&full, "full", false, "rebuild the catalog from scratch into a new file, then swap it in")
+	cmd.Flags().BoolVar(&full, "full", false, "rebuild the catalog from scratch, then swap its contents in at once")
 	return cmd
 }
 
 func (a *app) printStats(st *indexer.Stats) error {
 	_, err := fmt.Fprintf(a.stdout, "files %d: new %d, appended %d, rewritten %d, removed %d, unchanged %d\nentries added %d, read %s, not sessions %d, pending %d, warnings %d, errors %d\n",
 		st.Files, st.New, st.Appended, st.Rewritten, st.Removed, st.Unchanged,
-		st.Entries, humanBytes(st.Bytes), len(st.NotSessions), len(st.Pending), len(st.Warnings), len(st.Errors))
+		st.Entries, render.HumanBytes(st.Bytes), len(st.NotSessions), len(st.Pending), len(st.Warnings), len(st.Errors))
 	return err
 }
 
-// rebuild indexes everything into a fresh catalog next to the current one
-// and renames it over the old, so readers see either the old or the new
-// catalog, never a half-built one.
-func (a *app) rebuild(ctx context.Context) (*indexer.Stats, error) {
-	tmp := a.dbPath + ".rebuild"
-	removeDB(tmp)
-	db, err := catalog.Open(ctx, tmp)
-	if err != nil {
-		return nil, err
-	}
-	st, err := a.runIndexer(ctx, db)
-	if err == nil {
-		err = checkpoint(ctx, db)
-	}
-	db.Close()
-	if err != nil {
-		removeDB(tmp)
-		return nil, err
-	}
-	// Fold the old catalog's WAL into it before it is replaced, so no stale
-	// -wal file is left next to the new one.
-	if _, statErr := os.Stat(a.dbPath); statErr == nil {
-		if old, err := catalog.Open(ctx, a.dbPath); err == nil {
-			_ = checkpoint(ctx, old)
-			old.Close()
-		}
-	}
-	if err := os.Rename(tmp, a.dbPath); err != nil {
-		removeDB(tmp)
-		return nil, fmt.Errorf("swap in rebuilt catalog: %w", err)
-	}
-	os.Remove(a.dbPath + "-wal")
-	os.Remove(a.dbPath + "-shm")
-	return st, nil
-}
-
-func checkpoint(ctx context.Context, db *catalog.DB) error {
-	if _, err := db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
-		return fmt.Errorf("checkpoint catalog: %w", err)
-	}
-	return nil
-}
-
-func removeDB(p string) {
-	for _, s := range []string{"", "-wal", "-shm"} {
-		os.Remove(p + s)
-	}
-}
-
-// watch refreshes on every change until ctx ends (Ctrl-C), reporting each
-// refresh that changed something. The refresh before it already ran.
-func (a *app) watch(ctx context.Context) error {
-	db, err := a.open(ctx)
-	if err != nil {
-		return err
-	}
-	ix := &indexer.Indexer{DB: db, Roots: a.roots()}
+// watch refreshes on every change until the command's context ends
+// (Ctrl-C), reporting each refresh that changed something. The refresh
+// before it already ran.
+func (a *app) watch(cmd *cobra.Command, eng *engine.Engine) error {
 	var werr error
-	err = ix.Watch(ctx, indexer.WatchOptions{OnRefresh: func(st *indexer.Stats, err error) {
+	err := eng.Watch(cmd.Context(), engine.WatchOptions{OnRefresh: func(st *indexer.Stats, err error) {
 		if err != nil {
 			fmt.Fprintln(a.stderr, "pidex: refresh:", err)
 			return
 		}
-		if st.New+st.Appended+st.Rewritten+st.Removed == 0 && len(st.Warnings)+len(st.Errors) == 0 {
+		if !(engine.Event{Stats: st}).Changed() && len(st.Warnings)+len(st.Errors) == 0 {
 			return
 		}
 		a.report(st, true)
 		if a.json {
-			werr = writeJSONLine(a.stdout, st)
+			werr = render.WriteJSONLine(a.stdout, st)
 		} else {
 			_, werr = fmt.Fprintf(a.stdout, "%s new %d, appended %d, rewritten %d, removed %d; %d entries, %s\n",
-				time.Now().Format(time.TimeOnly), st.New, st.Appended, st.Rewritten, st.Removed, st.Entries, humanBytes(st.Bytes))
+				time.Now().Format(time.TimeOnly), st.New, st.Appended, st.Rewritten, st.Removed, st.Entries, render.HumanBytes(st.Bytes))
 		}
 		if werr == nil {
 			werr = a.flush()
@@ -152,4 +93,26 @@ func (a *app) watch(ctx context.Context) error {
 		return err
 	}
 	return werr
+}
+
+// index refreshes the catalog, or rebuilds it with full. A catalog that
+// does not even open is replaced whole by --full (it serves no one).
+func (a *app) index(ctx context.Context, full bool) (eng *engine.Engine, st *indexer.Stats, err error) {
+	eng, err = a.engine(ctx)
+	if err != nil && !full {
+		return nil, nil, err
+	}
+	err = a.refreshing(func() (err error) {
+		switch {
+		case eng == nil:
+			eng, st, err = engine.Recreate(ctx, a.engineOptions())
+			a.eng = eng
+		case full:
+			st, err = eng.Rebuild(ctx)
+		default:
+			st, err = eng.Refresh(ctx)
+		}
+		return err
+	})
+	return eng, st, err
 }

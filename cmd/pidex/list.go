@@ -3,13 +3,12 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/render"
 	"github.com/pidex-dev/pidex/schema"
 )
 
@@ -43,21 +42,18 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 			if f.Limit < 0 {
 				return fmt.Errorf("--limit %d: %w", f.Limit, errUsage)
 			}
-			db, err := a.refresh(ctx)
+			eng, err := a.refresh(ctx)
 			if err != nil {
 				return err
 			}
-			if f.Roots, err = indexer.AbsRoots(a.roots()); err != nil {
-				return err
-			}
-			sessions, err := query.List(ctx, db.DB, f)
+			sessions, err := eng.List(ctx, f)
 			if err != nil {
 				return err
 			}
 			if a.json {
-				return writeJSONLines(a.stdout, sessions)
+				return render.WriteJSONLines(a.stdout, sessions)
 			}
-			return a.printSessions(sessions)
+			return render.Sessions(a.stdout, sessions, a.io.OutTTY, a.io.Width, time.Now())
 		},
 	}
 	fl := cmd.Flags()
@@ -105,77 +101,4 @@ func parseDate(s string, endOfDay bool) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("date %q (want 2026-11-01, an RFC 3339 time, or a duration like 7d): %w", s, schema.ErrUsage)
-}
-
-func (a *app) printSessions(ss []query.SessionInfo) error {
-	tty := isTerminal(a.stdout)
-	var t *table
-	if tty {
-		t = newTable(a.stdout, true, "MODIFIED", "ID", "MSGS", "COST", "PROJECT", "NAME / FIRST MESSAGE")
-	} else {
-		t = newTable(a.stdout, false, "modified", "created", "id", "messages", "entries", "tokens", "cost", "size", "cwd", "name", "first_message", "path")
-	}
-	width := terminalWidth(a.stdout)
-	now := time.Now()
-	for _, s := range ss {
-		name := ""
-		if s.Name != nil {
-			name = *s.Name
-		}
-		if !tty {
-			created := ""
-			if s.Created != nil {
-				created = s.Created.Time().Format(time.RFC3339)
-			}
-			t.row(s.Modified.Time().Format(time.RFC3339), created, s.ID, itoa(s.MessageCount), itoa(s.EntryCount),
-				itoa(s.Tokens.Total), fmt.Sprintf("%.4f", s.Cost), itoa(s.SizeBytes), s.Cwd, name, s.FirstMessage, s.Path)
-			continue
-		}
-		title := oneLine(cut(s.FirstMessage, 4*width)) // cut first: messages can be megabytes
-		if name != "" {
-			title = name + " — " + title
-		}
-		project := "-"
-		if s.Cwd != "" {
-			project = filepath.Base(s.Cwd)
-		}
-		// The fixed columns take about 60 cells; the title gets the rest.
-		t.row(relTime(now, s.Modified.Time()), shortID(s.ID), itoa(s.MessageCount), fmt.Sprintf("$%.2f", s.Cost),
-			cut(project, 20), cut(title, max(20, width-62)))
-	}
-	return t.flush()
-}
-
-func shortID(id string) string { return cut(id, 13) }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// cut shortens s to n display cells (runes), marking the cut with an ellipsis.
-func cut(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	if n < 2 {
-		return string(r[:n])
-	}
-	return string(r[:n-1]) + "…"
-}
-
-// relTime renders t relative to now: "5m ago", "3h ago", "2d ago", else a date.
-func relTime(now, t time.Time) string {
-	d := now.Sub(t)
-	switch {
-	case d < 0:
-		return t.Local().Format("2006-01-02 15:04")
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	case d < 30*24*time.Hour:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-	}
-	return t.Local().Format("2006-01-02")
 }

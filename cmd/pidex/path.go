@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/render"
 )
 
 func (a *app) pathCmd() *cobra.Command {
@@ -17,30 +17,18 @@ id, a unique id prefix or a unique session name.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			db, ref, err := a.session(ctx, args[0])
+			eng, ref, err := a.session(ctx, args[0])
 			if err != nil {
 				return err
 			}
-			path, err := query.Path(ctx, db.DB, ref.FileID, leaf)
+			path, err := eng.Path(ctx, ref, leaf)
 			if err != nil {
 				return err
 			}
 			if a.json {
-				return writeJSON(a.stdout, path)
+				return render.WriteJSON(a.stdout, path)
 			}
-			t := newTable(a.stdout, isTerminal(a.stdout), "LINE", "ID", "PARENT", "TYPE", "TIMESTAMP")
-			for _, e := range path {
-				kind := e.Type
-				if e.Role != "" {
-					kind += "/" + e.Role
-				}
-				parent := "-"
-				if e.ParentID != nil {
-					parent = *e.ParentID
-				}
-				t.row(itoa(e.Line), e.ID, parent, kind, e.Timestamp)
-			}
-			return t.flush()
+			return render.Path(a.stdout, path, a.io.OutTTY)
 		},
 	}
 	cmd.Flags().StringVar(&leaf, "leaf", "", "end the path at this entry id instead of the current leaf")

@@ -8,11 +8,21 @@ import (
 	"github.com/pidex-dev/pidex/indexer"
 )
 
-// drawProgress draws p on stderr until the returned stop is called. The
-// indexer only counts; drawing lives here. Nothing is drawn when stderr is
-// not a terminal, or with --quiet or --json.
+// drawing runs run while drawing the engine's progress counters on stderr.
+// The indexer only counts; drawing lives here. Nothing is drawn when
+// stderr is not a terminal, or with --quiet or --json.
+func (a *app) drawing(run func() error) error {
+	p := a.progress
+	for _, c := range []interface{ Store(int64) }{&p.FilesTotal, &p.FilesDone, &p.BytesTotal, &p.BytesDone} {
+		c.Store(0)
+	}
+	stop := a.drawProgress(p)
+	defer stop()
+	return run()
+}
+
 func (a *app) drawProgress(p *indexer.Progress) (stop func()) {
-	if a.quiet || a.json || !isTerminal(a.stderr) {
+	if a.quiet || a.json || !a.io.ErrTTY {
 		return func() {}
 	}
 	done := make(chan struct{})
@@ -47,13 +57,9 @@ func (a *app) drawProgress(p *indexer.Progress) (stop func()) {
 					progressbar.OptionClearOnFinish(),
 				)
 			}
-			bar.Describe(fmtFiles(p.FilesDone.Load(), p.FilesTotal.Load()))
+			bar.Describe("indexing " + itoa(p.FilesDone.Load()) + "/" + itoa(p.FilesTotal.Load()) + " files")
 			_ = bar.Set64(p.BytesDone.Load())
 		}
 	}()
 	return func() { close(done); <-finished }
-}
-
-func fmtFiles(done, total int64) string {
-	return "indexing " + itoa(done) + "/" + itoa(total) + " files"
 }

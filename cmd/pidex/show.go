@@ -3,14 +3,13 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/render"
 )
 
 func (a *app) showCmd() *cobra.Command {
 	var (
-		leaf        string
-		opts        showOptions
-		showContext bool
+		leaf string
+		opts render.ShowOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "show SESSION",
@@ -36,34 +35,27 @@ loads it preceded by "line" and followed by pidex's annotations "currentLabel",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			db, ref, err := a.session(ctx, args[0])
+			eng, ref, err := a.session(ctx, args[0])
 			if err != nil {
 				return err
 			}
-			sc, err := query.Context(ctx, db.DB, ref, leaf)
+			sc, err := eng.Context(ctx, ref, leaf)
 			if err != nil {
 				return err
 			}
 			switch {
-			case a.json && showContext:
-				return writeJSON(a.stdout, sc)
+			case a.json && opts.Context:
+				return render.WriteJSON(a.stdout, sc)
 			case a.json:
-				return writeJSON(a.stdout, sc.Path)
+				return render.WriteJSON(a.stdout, sc.Path)
 			}
-			r := &showRenderer{w: a.stdout, opts: opts}
-			r.header(ref, sc, showContext)
-			if showContext {
-				r.context(sc)
-			} else {
-				r.path(sc)
-			}
-			return r.err
+			return render.Show(a.stdout, ref, sc, opts)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&leaf, "leaf", "", "show the branch ending at this entry id instead of the current leaf")
-	f.BoolVar(&showContext, "context", false, "show the model context pi would rebuild (compaction-aware) instead of the whole branch")
-	f.BoolVar(&opts.thinking, "thinking", false, "show thinking text instead of its length")
-	f.BoolVar(&opts.full, "full", false, "show tool calls, tool output and system prompts in full")
+	f.BoolVar(&opts.Context, "context", false, "show the model context pi would rebuild (compaction-aware) instead of the whole branch")
+	f.BoolVar(&opts.Thinking, "thinking", false, "show thinking text instead of its length")
+	f.BoolVar(&opts.Full, "full", false, "show tool calls, tool output and system prompts in full")
 	return cmd
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/render"
 )
 
 func (a *app) warningsCmd() *cobra.Command {
@@ -13,22 +13,22 @@ func (a *app) warningsCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			db, err := a.refresh(ctx)
+			eng, err := a.refresh(ctx)
 			if err != nil {
 				return err
 			}
-			ws, err := query.Warnings(ctx, db.DB)
+			ws, err := eng.Warnings(ctx)
 			if err != nil {
 				return err
 			}
 			if a.json {
-				return writeJSON(a.stdout, ws)
+				return render.WriteJSON(a.stdout, ws)
 			}
-			t := newTable(a.stdout, isTerminal(a.stdout), "FILE", "LINE", "WARNING")
+			t := render.NewTable(a.stdout, a.io.OutTTY, "FILE", "LINE", "WARNING")
 			for _, w := range ws {
-				t.row(w.Path, itoa(w.Line), w.Message)
+				t.Row(w.Path, itoa(w.Line), w.Message)
 			}
-			return t.flush()
+			return t.Flush()
 		},
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"bytes"
@@ -15,14 +15,14 @@ func TestTreeJSONDeepChain(t *testing.T) {
 	const n = 25000
 	nodes := make([]*query.TreeNode, n)
 	for i := range nodes {
-		nodes[i] = &query.TreeNode{PathEntry: schema.PathEntry{ID: "e" + itoa(int64(i)), Line: int64(i + 2)}, Children: []*query.TreeNode{}}
+		nodes[i] = &query.TreeNode{PathEntry: schema.PathEntry{ID: "e" + Itoa(int64(i)), Line: int64(i + 2)}, Children: []*query.TreeNode{}}
 		if i > 0 {
 			nodes[i-1].Children = []*query.TreeNode{nodes[i]}
 		}
 	}
 	nodes[n-1].Leaf = true
 	var b bytes.Buffer
-	if err := writeTreeJSON(&b, nodes[:1]); err != nil {
+	if err := TreeJSON(&b, nodes[:1]); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -33,7 +33,7 @@ func TestTreeJSONDeepChain(t *testing.T) {
 	if !strings.HasPrefix(out, `[{"id":"e0",`) || !strings.HasSuffix(out, `"leaf":true,"children":[`+strings.Repeat("]}", n)+"]\n") {
 		t.Fatalf("unexpected framing: %.80s … %.80s", out, out[len(out)-80:])
 	}
-	flat := flatTree(nodes[:1])
+	flat := FlatTree(nodes[:1])
 	if len(flat) != n || flat[n-1].Depth != n-1 || !flat[n-1].Leaf {
 		t.Fatalf("flat: %d nodes, last %+v", len(flat), flat[len(flat)-1])
 	}

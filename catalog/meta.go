@@ -1,0 +1,101 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// Derivation returns the version of the ingest logic that produced the
+// catalog's rows (0 when none is recorded: a catalog from before pidex
+// recorded it, or an empty one).
+func Derivation(ctx context.Context, db *sqlx.DB) (int, error) {
+	var v string
+	err := db.GetContext(ctx, &v, "SELECT value FROM meta WHERE key = 'derivation'")
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read derivation: %w", err)
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("read derivation %q: %w", v, err)
+	}
+	return n, nil
+}
+
+// SetDerivation records the version of the ingest logic that produced the
+// catalog's rows.
+func SetDerivation(ctx context.Context, db *sqlx.DB, v int) error {
+	_, err := db.ExecContext(ctx, "INSERT OR REPLACE INTO meta (key, value) VALUES ('derivation', ?)", strconv.Itoa(v))
+	if err != nil {
+		return fmt.Errorf("write derivation: %w", err)
+	}
+	return nil
+}
+
+// IsEmpty reports whether the catalog has never indexed a file.
+func IsEmpty(ctx context.Context, db *sqlx.DB) (bool, error) {
+	var n int
+	if err := db.GetContext(ctx, &n, "SELECT count(*) FROM (SELECT 1 FROM files LIMIT 1)"); err != nil {
+		return false, fmt.Errorf("count files: %w", err)
+	}
+	return n == 0, nil
+}
+
+// ReplaceFrom replaces every row of the catalog with the rows of the
+// catalog file at src (built by the same pidex, so with the same schema),
+// in one write transaction. Readers see the old rows until it commits and
+// the new ones after, never a mix; processes that have the catalog open
+// (a running watcher, a reader) keep working on the same file, which is
+// why this copies rows instead of renaming a file over the catalog.
+func ReplaceFrom(ctx context.Context, db *DB, src string) error {
+	conn, err := db.Connx(ctx)
+	if err != nil {
+		return fmt.Errorf("replace catalog: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "ATTACH DATABASE ? AS src", src); err != nil {
+		return fmt.Errorf("attach rebuilt catalog: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE src")
+	if err := copyTables(ctx, conn); err != nil {
+		return fmt.Errorf("replace catalog: %w", err)
+	}
+	return nil
+}
+
+func copyTables(ctx context.Context, conn *sqlx.Conn) error {
+	tx, err := conn.BeginTxx(ctx, nil) // IMMEDIATE (see dsn)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var tables []string
+	err = tx.SelectContext(ctx, &tables, `SELECT name FROM main.sqlite_master
+		WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'goose_db_version' ORDER BY name`)
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
+		var cols []string
+		if err := tx.SelectContext(ctx, &cols, "SELECT name FROM pragma_table_info(?)", t); err != nil {
+			return err
+		}
+		list := `"` + strings.Join(cols, `","`) + `"`
+		if _, err := tx.ExecContext(ctx, `DELETE FROM main."`+t+`"`); err != nil {
+			return fmt.Errorf("clear %s: %w", t, err)
+		}
+		q := `INSERT INTO main."` + t + `" (` + list + `) SELECT ` + list + ` FROM src."` + t + `"`
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("copy %s: %w", t, err)
+		}
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,165 @@
+// Package engine owns the catalog's lifecycle: it opens it (rebuilding it
+// when an older pidex derived it), refreshes it before reads, watches the
+// session roots and tells subscribers, resolves SESSION arguments, rebuilds
+// it in place, and exposes the queries. The CLI is flags and output over
+// it; a web server is HTTP over it.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/schema"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// DBPath is the catalog file (see catalog.DefaultPath).
+	DBPath string
+	// Roots are the session roots (see indexer.DefaultRoots).
+	Roots []string
+	// Notify receives one-line messages meant for the user, such as an
+	// automatic rebuild (nil: dropped).
+	Notify func(msg string)
+	// Progress, if set, counts the work of every refresh and rebuild; the
+	// caller draws it.
+	Progress *indexer.Progress
+}
+
+// Engine is an open catalog over a set of session roots. Its methods are
+// safe for concurrent use.
+type Engine struct {
+	db    *catalog.DB
+	opts  Options
+	roots []string // absolute
+
+	mu    sync.Mutex
+	extra map[string]bool // folders outside the roots named on the command line
+	subs  map[chan Event]struct{}
+}
+
+// Open opens (creating if needed) the catalog. When the catalog was
+// derived by another version of pidex's ingest logic, it is rebuilt from
+// the session files first, with a message through Notify: it is only a
+// cache.
+func Open(ctx context.Context, opts Options) (*Engine, error) {
+	roots, err := indexer.AbsRoots(opts.Roots)
+	if err != nil {
+		return nil, err
+	}
+	db, err := catalog.Open(ctx, opts.DBPath)
+	if err != nil {
+		return nil, fmt.Errorf("%w\n(the catalog is only a cache: 'pidex index --full' rebuilds it, or delete %s)", err, opts.DBPath)
+	}
+	e := &Engine{db: db, opts: opts, roots: roots, extra: map[string]bool{}, subs: map[chan Event]struct{}{}}
+	if err := e.checkDerivation(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// checkDerivation rebuilds a catalog that an older (or newer) pidex
+// derived, and stamps a new one.
+func (e *Engine) checkDerivation(ctx context.Context) error {
+	d, err := catalog.Derivation(ctx, e.db.DB)
+	if err != nil || d == indexer.Derivation {
+		return err
+	}
+	empty, err := catalog.IsEmpty(ctx, e.db.DB)
+	if err != nil {
+		return err
+	}
+	if empty {
+		return catalog.SetDerivation(ctx, e.db.DB, indexer.Derivation)
+	}
+	e.notify(fmt.Sprintf("the catalog was built by another version of pidex (derivation %d, this one %d): rebuilding it from the session files", d, indexer.Derivation))
+	_, err = e.Rebuild(ctx)
+	return err
+}
+
+func (e *Engine) notify(msg string) {
+	if e.opts.Notify != nil {
+		e.opts.Notify(msg)
+	}
+}
+
+// Close closes the catalog.
+func (e *Engine) Close() error { return e.db.Close() }
+
+// DB is the open catalog, for queries the engine does not wrap.
+func (e *Engine) DB() *catalog.DB { return e.db }
+
+// Roots returns the session roots, absolute.
+func (e *Engine) Roots() []string { return append([]string(nil), e.roots...) }
+
+// indexer returns an indexer over the roots and the extra folders.
+func (e *Engine) indexer(db *catalog.DB) *indexer.Indexer {
+	e.mu.Lock()
+	roots := e.Roots()
+	for d := range e.extra {
+		roots = append(roots, d)
+	}
+	e.mu.Unlock()
+	return &indexer.Indexer{DB: db, Roots: roots, Progress: e.opts.Progress}
+}
+
+// Refresh brings the catalog up to date with the roots (and any folder
+// added by Session). One unreadable file never stops the others: problems
+// are in the Stats.
+func (e *Engine) Refresh(ctx context.Context) (*indexer.Stats, error) {
+	st, err := e.indexer(e.db).Refresh(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("refresh catalog: %w", err)
+	}
+	return st, nil
+}
+
+// Session resolves a SESSION argument — a file path, a full session id, a
+// unique id prefix or a unique session name — after refreshing the
+// catalog unless refresh is false. A session file outside the roots (a
+// copy, a file someone sent) named by path is indexed too, with its
+// folder, for the life of the engine. st is nil without a refresh.
+func (e *Engine) Session(ctx context.Context, arg string, refresh bool) (ref schema.SessionRef, st *indexer.Stats, err error) {
+	if dir := outsideRoot(arg, e.roots); dir != "" {
+		e.mu.Lock()
+		e.extra[dir] = true
+		e.mu.Unlock()
+	}
+	if refresh {
+		if st, err = e.Refresh(ctx); err != nil {
+			return ref, nil, err
+		}
+	}
+	ref, err = query.Resolve(ctx, e.db.DB, arg)
+	return ref, st, err
+}
+
+// outsideRoot returns the folder of a session file named by path when it
+// lies outside every root, else "".
+func outsideRoot(arg string, roots []string) string {
+	if !strings.HasSuffix(arg, ".jsonl") {
+		return ""
+	}
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return ""
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	dir := filepath.Dir(abs)
+	for _, r := range roots {
+		if dir == r || filepath.Dir(dir) == r {
+			return ""
+		}
+	}
+	return dir
+}

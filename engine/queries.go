@@ -1,0 +1,43 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/pidex-dev/pidex/pi"
+	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/schema"
+)
+
+// The read side, over the catalog as it is (callers refresh first, or
+// resolve with Session, which does).
+
+// List lists the sessions of the engine's roots (f.Roots is set to them).
+func (e *Engine) List(ctx context.Context, f query.ListFilter) ([]query.SessionInfo, error) {
+	f.Roots = e.Roots()
+	return query.List(ctx, e.db.DB, f)
+}
+
+// Tree is a session's entry tree, like pi's getTree().
+func (e *Engine) Tree(ctx context.Context, ref schema.SessionRef) ([]*query.TreeNode, error) {
+	return query.Tree(ctx, e.db.DB, ref.FileID)
+}
+
+// Previews are the one-line summaries of a session's entries, by offset.
+func (e *Engine) Previews(ctx context.Context, ref schema.SessionRef) (map[int64]string, error) {
+	return query.Previews(ctx, e.db.DB, ref)
+}
+
+// Path is the root-to-leaf path ("" = pi's leaf).
+func (e *Engine) Path(ctx context.Context, ref schema.SessionRef, leaf string) ([]schema.PathEntry, error) {
+	return query.Path(ctx, e.db.DB, ref.FileID, leaf)
+}
+
+// Context is the model context pi would rebuild at leaf ("" = pi's leaf).
+func (e *Engine) Context(ctx context.Context, ref schema.SessionRef, leaf string) (*pi.SessionContext, error) {
+	return query.Context(ctx, e.db.DB, ref, leaf)
+}
+
+// Warnings lists every line that could not be read.
+func (e *Engine) Warnings(ctx context.Context) ([]schema.Warning, error) {
+	return query.Warnings(ctx, e.db.DB)
+}

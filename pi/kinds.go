@@ -1,0 +1,274 @@
+package pi
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/pidex-dev/pidex/schema"
+)
+
+// The meaning of every entry kind pi writes, one Kind each. Adding a kind
+// is one more Register call here (its fields decoded from l.Raw if
+// schema.Line lacks them). Message entries defer to the role table
+// (roles.go).
+
+func init() {
+	Register(Kind{
+		Type:    schema.TypeMessage,
+		Carries: true,
+		Text: func(l *schema.Line) string {
+			if l.Message == nil {
+				return ""
+			}
+			return RoleOf(l.Message).Text(l.Message)
+		},
+		Preview: func(l *schema.Line) string {
+			if l.Message == nil {
+				return ""
+			}
+			return RoleOf(l.Message).Preview(l.Message)
+		},
+		Show: func(l *schema.Line, _ Where) Shown {
+			if l.Message == nil { // null, missing, or not an object
+				return Shown{Title: "message", Detail: "no message object"}
+			}
+			return RoleOf(l.Message).Show(l.Message, func() json.RawMessage { return Field(l.Raw, "message") })
+		},
+		Facts: func(l *schema.Line) Facts {
+			if l.Message == nil {
+				return Facts{}
+			}
+			return RoleOf(l.Message).Facts(l.Message)
+		},
+		Context:  messageContext,
+		Settings: messageSettings,
+	})
+	Register(Kind{
+		Type:    schema.TypeModelChange,
+		Text:    none,
+		Preview: modelChange,
+		Show: func(l *schema.Line, _ Where) Shown {
+			return Shown{Title: "model", Detail: modelChange(l)}
+		},
+		Facts: func(l *schema.Line) Facts {
+			f := Facts{Provider: l.Provider, Model: l.ModelID}
+			if l.ModelID == "" && l.Model != "" { // fork format: model "provider/id"
+				f.Provider, f.Model, _ = strings.Cut(l.Model, "/")
+			}
+			return f
+		},
+		Context: noContext,
+		Settings: func(o Object, s *Settings) {
+			s.Model = &ContextModel{Provider: o.Get("provider"), ModelID: o.Get("modelId")}
+		},
+	})
+	Register(Kind{
+		Type:    schema.TypeThinkingLevelChange,
+		Text:    none,
+		Preview: func(l *schema.Line) string { return l.ThinkingLevel },
+		Show: func(l *schema.Line, _ Where) Shown {
+			return Shown{Title: "thinking level", Detail: l.ThinkingLevel}
+		},
+		Facts:    noFacts,
+		Context:  noContext,
+		Settings: func(o Object, s *Settings) { s.ThinkingLevel = o.Get("thinkingLevel") },
+	})
+	Register(Kind{
+		Type:    schema.TypeCompaction,
+		Carries: true,
+		Text:    func(l *schema.Line) string { return l.Summary },
+		Preview: func(l *schema.Line) string { return l.Summary },
+		Show:    showCompaction,
+		Facts: func(l *schema.Line) Facts {
+			return Facts{FirstKept: l.FirstKeptEntryID, FirstKeptIndex: l.FirstKeptEntryIndex,
+				Usage: usageOf(schema.UsageCompaction, l.Usage, "", "", "", "")}
+		},
+		Context:  compactionContext,
+		Settings: noSettings,
+	})
+	Register(Kind{
+		Type: schema.TypeBranchSummary,
+		// Not marked by show: its detail says when it is empty (the one case
+		// it stays out of the context); a compaction never covers it.
+		Text:    func(l *schema.Line) string { return l.Summary },
+		Preview: func(l *schema.Line) string { return l.Summary },
+		Show: func(l *schema.Line, _ Where) Shown {
+			detail := "from " + l.FromID
+			if l.Summary == "" {
+				detail += ", empty (not in context)"
+			}
+			return Shown{Title: "branch summary", Detail: detail, Body: []Part{lines(l.Summary)}}
+		},
+		Facts: func(l *schema.Line) Facts {
+			return Facts{Usage: usageOf(schema.UsageBranchSummary, l.Usage, "", "", "", "")}
+		},
+		Context:  branchSummaryContext,
+		Settings: noSettings,
+	})
+	Register(Kind{
+		Type:    schema.TypeCustomMessage,
+		Carries: true,
+		Text:    func(l *schema.Line) string { return ContentText(l.Content) },
+		Preview: func(l *schema.Line) string { return l.CustomType + ": " + l.Content.Text() },
+		Show: func(l *schema.Line, _ Where) Shown {
+			detail := l.CustomType
+			if !l.Display {
+				detail += ", hidden"
+			}
+			// Hidden ones are injected context (pi does not display them): abbreviated.
+			return Shown{Title: "custom message", Detail: detail, Body: []Part{content(l.Content, !l.Display)}}
+		},
+		Facts:    noFacts,
+		Context:  customMessageContext,
+		Settings: noSettings,
+	})
+	Register(Kind{
+		Type:    schema.TypeCustom,
+		Text:    none, // extension state, not prose
+		Preview: func(l *schema.Line) string { return l.CustomType },
+		Show: func(l *schema.Line, _ Where) Shown {
+			return Shown{Title: "custom entry", Detail: l.CustomType}
+		},
+		Facts:    noFacts,
+		Context:  noContext,
+		Settings: noSettings,
+	})
+	Register(Kind{
+		Type: schema.TypeLabel,
+		Text: func(l *schema.Line) string { return labelText(l) },
+		Preview: func(l *schema.Line) string {
+			if t := labelText(l); t != "" {
+				return fmt.Sprintf("%q → %s", t, l.TargetID)
+			}
+			return "clear → " + l.TargetID
+		},
+		Show: func(l *schema.Line, _ Where) Shown {
+			if t := labelText(l); t != "" {
+				return Shown{Title: "label", Detail: strconv.Quote(t) + " → " + l.TargetID}
+			}
+			return Shown{Title: "label", Detail: "cleared on " + l.TargetID}
+		},
+		Facts: func(l *schema.Line) Facts {
+			return Facts{Target: l.TargetID, Label: &LabelOp{Target: l.TargetID, Text: labelText(l)}}
+		},
+		Context:  noContext,
+		Settings: noSettings,
+	})
+	Register(Kind{
+		Type: schema.TypeSessionInfo,
+		Text: func(l *schema.Line) string { return sessionName(l) },
+		Preview: func(l *schema.Line) string {
+			if l.Name != nil {
+				return fmt.Sprintf("name %q", *l.Name)
+			}
+			return ""
+		},
+		Show: func(l *schema.Line, _ Where) Shown {
+			if n := sessionName(l); n != "" {
+				return Shown{Title: "session name", Detail: strconv.Quote(n)}
+			}
+			return Shown{Title: "session name", Detail: "cleared"}
+		},
+		Facts: func(l *schema.Line) Facts {
+			op := &NameOp{}
+			if n := sessionName(l); n != "" {
+				op.Name = &n
+			}
+			return Facts{Name: op}
+		},
+		Context:  noContext,
+		Settings: noSettings,
+	})
+	Register(Kind{
+		Type:    schema.TypeContextEdit,
+		Text:    func(l *schema.Line) string { return ContentText(replacementContent(l)) },
+		Preview: func(l *schema.Line) string { return "edit → " + l.TargetID },
+		Show: func(l *schema.Line, _ Where) Shown {
+			if schema.Content(l.Replacement).IsNull() {
+				return Shown{Title: "context edit", Detail: "omits " + l.TargetID}
+			}
+			return Shown{Title: "context edit", Detail: "replaces " + l.TargetID,
+				Body: []Part{content(replacementContent(l), true)}}
+		},
+		Facts:    func(l *schema.Line) Facts { return Facts{Target: l.TargetID} },
+		Context:  noContext,
+		Settings: noSettings,
+	})
+	Register(Kind{
+		Type:    schema.TypeUsage,
+		Text:    func(l *schema.Line) string { return l.Note },
+		Preview: func(l *schema.Line) string { return l.Kind + " " + ModelString(l.Provider, l.Model) },
+		Show: func(l *schema.Line, _ Where) Shown {
+			detail := l.Kind + " " + ModelString(l.Provider, l.Model)
+			if l.Usage != nil {
+				detail += fmt.Sprintf(", %d tokens, $%.4f", l.Usage.Total(), l.Usage.Cost.Total)
+			}
+			return Shown{Title: "usage record", Detail: detail, Body: []Part{lines(l.Note)}}
+		},
+		Facts: func(l *schema.Line) Facts {
+			return Facts{Provider: l.Provider, Model: l.Model,
+				Usage: usageOf(schema.UsageEntry, l.Usage, l.Provider, l.Model, l.Kind, "")}
+		},
+		Context:  noContext,
+		Settings: noSettings,
+	})
+}
+
+// modelChange is a model_change as "provider/model" (forks write the
+// joined form in `model`).
+func modelChange(l *schema.Line) string {
+	if l.ModelID == "" && l.Model != "" {
+		return l.Model
+	}
+	return ModelString(l.Provider, l.ModelID)
+}
+
+func labelText(l *schema.Line) string {
+	if l.Label == nil {
+		return ""
+	}
+	return *l.Label
+}
+
+// sessionName is a session_info's name as pi reads it (≥ 2026-03-17):
+// trimmed; empty clears.
+func sessionName(l *schema.Line) string {
+	if l.Name == nil {
+		return ""
+	}
+	return strings.TrimSpace(*l.Name)
+}
+
+func replacementContent(l *schema.Line) schema.Content {
+	var repl struct {
+		Content schema.Content `json:"content"`
+	}
+	_ = json.Unmarshal(l.Replacement, &repl)
+	return repl.Content
+}
+
+func usageOf(src schema.UsageSource, u *schema.Usage, provider, model, kind, respID string) []UsageRecord {
+	if u == nil {
+		return nil
+	}
+	return []UsageRecord{{Source: src, Usage: *u, Provider: provider, Model: model, Kind: kind, ResponseID: respID}}
+}
+
+func showCompaction(l *schema.Line, at Where) Shown {
+	detail := fmt.Sprintf("%d tokens before", l.TokensBefore)
+	if fk := at.Object.Str("firstKeptEntryId"); fk != "" && at.Before(fk) {
+		detail += ", keeps from " + fk
+	} else {
+		detail += ", keeps nothing before it"
+	}
+	if l.FromHook {
+		detail += ", by an extension"
+	}
+	body := []Part{lines(l.Summary)}
+	if l.SystemMessage != nil {
+		body = append(body, line("[with a system message snapshot]"))
+	}
+	return Shown{Title: "compaction", Detail: detail, Body: body}
+}

@@ -1,0 +1,238 @@
+package pi
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/pidex-dev/pidex/schema"
+)
+
+// Role is what one message role means, for message entries and for the
+// messages of a rebuilt context.
+type Role struct {
+	Role string
+	// Text is the message's searchable text.
+	Text func(m *schema.Message) string
+	// Preview is a one-line summary (not yet cut).
+	Preview func(m *schema.Message) string
+	// Show is what `pidex show` prints; raw returns the message's JSON,
+	// which only roles with fields outside schema.Message need.
+	Show func(m *schema.Message, raw func() json.RawMessage) Shown
+	// Facts is what the catalog records of the message.
+	Facts func(m *schema.Message) Facts
+}
+
+var roles = map[string]*Role{}
+
+// RegisterRole adds (or replaces) the meaning of a message role.
+func RegisterRole(r Role) { roles[r.Role] = &r }
+
+// Roles returns every registered role.
+func Roles() map[string]*Role {
+	out := make(map[string]*Role, len(roles))
+	for n, r := range roles {
+		out[n] = r
+	}
+	return out
+}
+
+// RoleOf returns the meaning of m's role (v2's hookMessage read as
+// custom); an unknown role shows its name and content.
+func RoleOf(m *schema.Message) *Role {
+	if r, ok := roles[m.NormalizedRole()]; ok {
+		return r
+	}
+	return unknownRole
+}
+
+// ShowMessage is what `pidex show --context` prints for one context message.
+func ShowMessage(raw json.RawMessage) Shown {
+	var m schema.Message
+	if err := json.Unmarshal(raw, &m); err != nil && m.Role == "" {
+		return Shown{Title: "message", Body: []Part{line(Cut(string(raw), 200))}}
+	}
+	return RoleOf(&m).Show(&m, func() json.RawMessage { return raw })
+}
+
+var unknownRole = &Role{
+	Text:    func(m *schema.Message) string { return ContentText(m.Content) },
+	Preview: defaultPreview,
+	Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
+		title := m.Role
+		if title == "" {
+			title = "message"
+		}
+		return Shown{Title: title, Body: []Part{content(m.Content, true)}}
+	},
+	Facts: func(*schema.Message) Facts { return Facts{} },
+}
+
+func noMessageFacts(*schema.Message) Facts { return Facts{} }
+
+func init() {
+	RegisterRole(Role{
+		Role:    schema.RoleUser,
+		Text:    func(m *schema.Message) string { return ContentText(m.Content) },
+		Preview: defaultPreview,
+		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
+			return Shown{Title: "user", Body: []Part{content(m.Content, false)}, Empty: "(empty)"}
+		},
+		Facts: noMessageFacts,
+	})
+	RegisterRole(Role{
+		Role:    schema.RoleAssistant,
+		Text:    func(m *schema.Message) string { return joinText(ContentText(m.Content), m.ErrorMessage) },
+		Preview: defaultPreview,
+		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
+			detail := ModelString(m.Provider, m.Model)
+			switch m.StopReason {
+			case "", "stop", "toolUse":
+			default:
+				detail += ", " + m.StopReason
+			}
+			body := []Part{content(m.Content, false)}
+			if m.ErrorMessage != "" {
+				body = append(body, line("[error: "+m.ErrorMessage+"]"))
+			}
+			return Shown{Title: "assistant", Detail: detail, Body: body, Empty: "(empty)"}
+		},
+		Facts: func(m *schema.Message) Facts {
+			return Facts{Provider: m.Provider, Model: m.Model,
+				Usage: usageOf(schema.UsageAssistant, m.Usage, m.Provider, m.Model, "", m.ResponseID)}
+		},
+	})
+	RegisterRole(Role{
+		Role: schema.RoleToolResult,
+		Text: func(m *schema.Message) string {
+			return joinText(m.ToolName, ContentText(m.Content), m.Output)
+		},
+		Preview: func(m *schema.Message) string { return m.ToolName + ": " + FirstLine(m.Content.Text()) },
+		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
+			detail := m.ToolName
+			if m.IsError {
+				detail += ", error"
+			}
+			body := content(m.Content, true)
+			if m.Content.IsNull() && m.Output != "" { // before 2025-11-12
+				body = output(m.Output)
+			}
+			return Shown{Title: "tool result", Detail: detail, Body: []Part{body}, Empty: "(no output)"}
+		},
+		Facts: func(m *schema.Message) Facts {
+			return Facts{Usage: usageOf(schema.UsageToolResult, m.Usage, "", "", "", "")}
+		},
+	})
+	RegisterRole(Role{
+		Role:    schema.RoleBashExecution,
+		Text:    func(m *schema.Message) string { return joinText(m.Command, m.Output) },
+		Preview: func(m *schema.Message) string { return "$ " + m.Command },
+		Show:    showBash,
+		Facts:   noMessageFacts,
+	})
+	RegisterRole(Role{
+		Role:    schema.RoleCustom,
+		Text:    func(m *schema.Message) string { return ContentText(m.Content) },
+		Preview: defaultPreview,
+		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
+			detail := m.CustomType
+			if !m.Display {
+				detail += ", hidden"
+			}
+			return Shown{Title: "custom message", Detail: strings.TrimPrefix(detail, ", "),
+				Body: []Part{content(m.Content, !m.Display)}}
+		},
+		Facts: noMessageFacts,
+	})
+	RegisterRole(Role{
+		Role:    schema.RoleSystem,
+		Text:    func(m *schema.Message) string { return ContentText(m.Content) },
+		Preview: defaultPreview,
+		Show: func(m *schema.Message, raw func() json.RawMessage) Shown {
+			return Shown{Title: "system", Body: []Part{{Kind: PartSystem, Raw: raw()}}}
+		},
+		Facts: noMessageFacts,
+	})
+	RegisterRole(Role{
+		Role:    schema.RoleBranchSummary,
+		Text:    func(m *schema.Message) string { return m.Summary },
+		Preview: func(m *schema.Message) string { return m.Summary },
+		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
+			return Shown{Title: "branch summary", Detail: "from " + m.FromID, Body: []Part{lines(m.Summary)}}
+		},
+		Facts: noMessageFacts,
+	})
+	RegisterRole(Role{
+		Role:    schema.RoleCompactionSummary,
+		Text:    func(m *schema.Message) string { return m.Summary },
+		Preview: func(m *schema.Message) string { return m.Summary },
+		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
+			return Shown{Title: "compaction summary", Detail: fmt.Sprintf("%d tokens before", m.TokensBefore),
+				Body: []Part{lines(m.Summary)}}
+		},
+		Facts: noMessageFacts,
+	})
+}
+
+func showBash(m *schema.Message, _ func() json.RawMessage) Shown {
+	s := Shown{Title: "bash", Body: []Part{line("$ " + m.Command), output(m.Output)}}
+	if m.ExcludeFromContext {
+		s.Detail = "not sent to the model"
+	}
+	switch {
+	case m.Cancelled:
+		s.Body = append(s.Body, line("[cancelled]"))
+	case m.ExitCode != nil && *m.ExitCode != 0:
+		s.Body = append(s.Body, line(fmt.Sprintf("[exit code %d]", *m.ExitCode)))
+	}
+	if m.Truncated && m.FullOutputPath != "" {
+		s.Body = append(s.Body, line("[output truncated, full output: "+m.FullOutputPath+"]"))
+	}
+	return s
+}
+
+// defaultPreview is the text, else the tool calls, else the error.
+func defaultPreview(m *schema.Message) string {
+	if t := m.Content.Text(); strings.TrimSpace(t) != "" {
+		return t
+	}
+	bs, _ := m.Content.Blocks()
+	var calls []string
+	for _, b := range bs {
+		if b.Type == schema.BlockToolCall {
+			calls = append(calls, b.Name)
+		}
+	}
+	if len(calls) > 0 {
+		return "[tool: " + strings.Join(calls, ", ") + "]"
+	}
+	if m.ErrorMessage != "" {
+		return "[error: " + m.ErrorMessage + "]"
+	}
+	return ""
+}
+
+// ContentText is the searchable text of message content: text and
+// thinking blocks, and tool calls as their name and arguments; images are
+// not text.
+func ContentText(c schema.Content) string {
+	if c.IsString() {
+		return c.Text()
+	}
+	bs, err := c.Blocks()
+	if err != nil {
+		return ""
+	}
+	parts := make([]string, 0, len(bs))
+	for _, b := range bs {
+		switch b.Type {
+		case schema.BlockText:
+			parts = append(parts, b.Text)
+		case schema.BlockThinking:
+			parts = append(parts, b.Thinking)
+		case schema.BlockToolCall:
+			parts = append(parts, joinText(b.Name, Compact(b.Arguments)))
+		}
+	}
+	return joinText(parts...)
+}

@@ -1,0 +1,92 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pidex-dev/pidex/pi"
+)
+
+// Table writes rows aligned for a terminal, or tab-separated with full
+// values when piped (for cut, awk, sort).
+type Table struct {
+	w   io.Writer
+	tty bool
+	tw  *tabwriter.Writer
+}
+
+// NewTable starts a table with its header row.
+func NewTable(w io.Writer, tty bool, header ...string) *Table {
+	t := &Table{w: w, tty: tty}
+	if tty {
+		t.tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	}
+	t.Row(header...)
+	return t
+}
+
+// Row writes one row.
+func (t *Table) Row(cells ...string) {
+	if t.tty {
+		fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
+		return
+	}
+	for i, c := range cells { // a tab or newline inside a value would break the columns
+		if strings.ContainsAny(c, "\t\n\r") {
+			cells[i] = flatten.Replace(c)
+		}
+	}
+	fmt.Fprintln(t.w, strings.Join(cells, "\t"))
+}
+
+var flatten = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
+
+// Flush writes out an aligned table.
+func (t *Table) Flush() error {
+	if t.tw != nil {
+		return t.tw.Flush()
+	}
+	return nil
+}
+
+// Itoa formats n in decimal.
+func Itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// Cut shortens s to n display cells (runes), marking the cut with an ellipsis.
+func Cut(s string, n int) string { return pi.Cut(s, n) }
+
+// HumanBytes is n in B, KiB, MiB, …
+func HumanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// RelTime renders t relative to now: "5m ago", "3h ago", "2d ago", else a date.
+func RelTime(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return t.Local().Format("2006-01-02 15:04")
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	case d < 30*24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	}
+	return t.Local().Format("2006-01-02")
+}
