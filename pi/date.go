@@ -1,7 +1,6 @@
-// Package pi reproduces the pieces of JavaScript behaviour that the pi coding
-// agent (a Node program) applies to its session files, so that pidex reads
-// them the way pi does.
 package pi
+
+// JavaScript's Date, as pi's reader applies it to timestamps.
 
 import (
 	"fmt"

@@ -47,9 +47,6 @@ func IsNumber(v json.RawMessage) bool {
 	return len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))
 }
 
-// maxTime is ECMAScript's TimeClip bound, in ms.
-const maxTime = 8.64e15
-
 // DateValue is `new Date(v).getTime()` as JSON: a number, or null for NaN.
 func DateValue(v json.RawMessage) json.RawMessage {
 	null := json.RawMessage("null")
@@ -79,7 +76,7 @@ func DateValue(v json.RawMessage) json.RawMessage {
 		}
 		ms = f
 	}
-	if math.Abs(ms) > maxTime {
+	if math.Abs(ms) > maxTimeMs {
 		return null
 	}
 	return json.RawMessage(strconv.FormatInt(int64(math.Trunc(ms)), 10))

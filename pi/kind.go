@@ -82,9 +82,9 @@ type NameOp struct{ Name *string }
 // Settings are pi's context settings along a path.
 type Settings struct {
 	// ThinkingLevel is the raw JSON of the last thinking level (nil: the
-	// last change had none).
+	// last change had noText).
 	ThinkingLevel json.RawMessage
-	// Model is the last model in effect, nil if none.
+	// Model is the last model in effect, nil if noText.
 	Model *ContextModel
 }
 
@@ -201,7 +201,7 @@ func Show(l *schema.Line, at Where) Shown {
 	return KindOf(l.Type).Show(l, at)
 }
 
-func none(*schema.Line) string           { return "" }
+func noText(*schema.Line) string         { return "" }
 func noFacts(*schema.Line) Facts         { return Facts{} }
 func noContext(Object) []json.RawMessage { return nil }
 func noSettings(Object, *Settings)       {}
@@ -209,8 +209,8 @@ func noSettings(Object, *Settings)       {}
 func unknownKind(t string) *Kind {
 	return &Kind{
 		Type:     t,
-		Text:     none,
-		Preview:  none,
+		Text:     noText,
+		Preview:  noText,
 		Show:     func(l *schema.Line, _ Where) Shown { return Shown{Title: l.Type} },
 		Facts:    noFacts,
 		Context:  noContext,

@@ -47,7 +47,7 @@ func init() {
 	})
 	Register(Kind{
 		Type:    schema.TypeModelChange,
-		Text:    none,
+		Text:    noText,
 		Preview: modelChange,
 		Show: func(l *schema.Line, _ Where) Shown {
 			return Shown{Title: "model", Detail: modelChange(l)}
@@ -66,7 +66,7 @@ func init() {
 	})
 	Register(Kind{
 		Type:    schema.TypeThinkingLevelChange,
-		Text:    none,
+		Text:    noText,
 		Preview: func(l *schema.Line) string { return l.ThinkingLevel },
 		Show: func(l *schema.Line, _ Where) Shown {
 			return Shown{Title: "thinking level", Detail: l.ThinkingLevel}
@@ -126,7 +126,7 @@ func init() {
 	})
 	Register(Kind{
 		Type:    schema.TypeCustom,
-		Text:    none, // extension state, not prose
+		Text:    noText, // extension state, not prose
 		Preview: func(l *schema.Line) string { return l.CustomType },
 		Show: func(l *schema.Line, _ Where) Shown {
 			return Shown{Title: "custom entry", Detail: l.CustomType}

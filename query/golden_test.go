@@ -14,6 +14,7 @@ import (
 
 	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/query"
 	"github.com/pidex-dev/pidex/schema"
 )
@@ -298,7 +299,7 @@ func TestGoldenListInfo(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want.Modified = schema.FormatTime(fi.ModTime().UnixMilli())
+				want.Modified = pi.FormatDate(fi.ModTime().UnixMilli())
 			}
 			check := func(field string, got, want any) {
 				if gj, wj := jsonOf(got), jsonOf(want); gj != wj {

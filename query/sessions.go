@@ -11,6 +11,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
 )
 
@@ -55,7 +56,7 @@ func (t JSTime) Time() time.Time { return time.UnixMilli(int64(t)).UTC() }
 
 // MarshalJSON writes "2026-11-27T10:13:30.272Z".
 func (t JSTime) MarshalJSON() ([]byte, error) {
-	return []byte(`"` + schema.FormatTime(int64(t)) + `"`), nil
+	return []byte(`"` + pi.FormatDate(int64(t)) + `"`), nil
 }
 
 // Sort orders for List.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
-	"time"
 )
 
 // Message roles (AgentMessage.role).
@@ -92,10 +91,4 @@ func (m *Millis) UnmarshalJSON(b []byte) error {
 	}
 	*m = Millis(f)
 	return nil
-}
-
-// FormatTime formats Unix milliseconds like JavaScript's toISOString:
-// UTC with exactly three fractional digits.
-func FormatTime(ms int64) string {
-	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
 }
