@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/internal/catalogtest"
 )
 
 // fixture helpers ----------------------------------------------------------
@@ -73,43 +74,7 @@ func appendTo(t *testing.T, path, content string) {
 // dump renders every catalog row that derives from file contents (not
 // stat fields or row ids), so that an incrementally built catalog can be
 // compared with one built from scratch.
-func dump(t *testing.T, ix *Indexer) string {
-	t.Helper()
-	queries := []string{
-		`SELECT f.path, f.kind, f.offset, f.lines, f.seq, f.version, f.last_id, f.warnings, f.open_tail FROM files f ORDER BY f.path`,
-		`SELECT f.path, s.session_id, s.version, s.cwd, s.parent_session, s.branched_from, s.created, s.created_ms, s.name, s.last_activity_ms,
-		   s.message_count, s.first_message, s.entry_count, s.leaf_id, s.leaf_offset, s.input, s.output, s.cache_read, s.cache_write,
-		   s.total_tokens, printf('%.6f', s.cost) FROM sessions s JOIN files f ON f.id = s.file_id ORDER BY f.path`,
-		`SELECT f.path, e.offset, e.length, e.line, e.seq, e.id, e.parent_id, e.type, e.role, e.ts, e.msg_ts, e.provider, e.model,
-		   e.target_id, e.first_kept FROM entries e JOIN files f ON f.id = e.file_id ORDER BY f.path, e.offset`,
-		`SELECT f.path, e.child_id, e.parent_id, e.offset FROM edges e JOIN files f ON f.id = e.file_id ORDER BY f.path, e.child_id`,
-		`SELECT f.path, l.target_id, l.label, l.ts, l.offset FROM labels l JOIN files f ON f.id = l.file_id ORDER BY f.path, l.target_id`,
-		`SELECT f.path, u.offset, u.source, u.entry_id, u.ts_ms, u.provider, u.model, u.total_tokens, u.cost_total FROM usage u JOIN files f ON f.id = u.file_id ORDER BY f.path, u.offset`,
-		`SELECT f.path, w.line, w.message FROM warnings w JOIN files f ON f.id = w.file_id ORDER BY f.path, w.line`,
-	}
-	var b strings.Builder
-	for _, q := range queries {
-		rows, err := ix.DB.Queryx(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			vals, err := rows.SliceScan()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, v := range vals {
-				if bs, ok := v.([]byte); ok {
-					vals[i] = string(bs)
-				}
-			}
-			fmt.Fprintln(&b, vals...)
-		}
-		rows.Close()
-		b.WriteString("--\n")
-	}
-	return b.String()
-}
+func dump(t *testing.T, ix *Indexer) string { return catalogtest.Dump(t, ix.DB.DB) }
 
 // assertSameAsFresh checks that the catalog equals one built from scratch
 // over the same files: the heart of "incremental is correct".

@@ -12,6 +12,9 @@ import (
 type Kind struct {
 	// Type is the entry's `type` field.
 	Type string
+	// Example is a line of this kind as pi writes it: the tests run every
+	// function on it, so a kind cannot lack one.
+	Example string
 	// Carries: the entry can contribute messages to the model context,
 	// and show marks it "(compacted)" or "(not in context)" when it does
 	// not. (Settings entries before a compaction still apply, and labels

@@ -17,6 +17,7 @@ import (
 func init() {
 	Register(Kind{
 		Type:    schema.TypeMessage,
+		Example: `{"type":"message","id":"a3","parentId":"a2","timestamp":"2026-05-01T10:00:05.000Z","message":{"role":"user","content":[{"type":"text","text":"fix the build"}],"timestamp":1777629605000}}`,
 		Carries: true,
 		Text: func(l *schema.Line) string {
 			if l.Message == nil {
@@ -47,6 +48,7 @@ func init() {
 	})
 	Register(Kind{
 		Type:    schema.TypeModelChange,
+		Example: `{"type":"model_change","id":"a1","parentId":null,"timestamp":"2026-05-01T10:00:00.100Z","provider":"anthropic","modelId":"claude-x"}`,
 		Text:    noText,
 		Preview: modelChange,
 		Show: func(l *schema.Line, _ Where) Shown {
@@ -66,6 +68,7 @@ func init() {
 	})
 	Register(Kind{
 		Type:    schema.TypeThinkingLevelChange,
+		Example: `{"type":"thinking_level_change","id":"a2","parentId":"a1","timestamp":"2026-05-01T10:00:00.100Z","thinkingLevel":"medium"}`,
 		Text:    noText,
 		Preview: func(l *schema.Line) string { return l.ThinkingLevel },
 		Show: func(l *schema.Line, _ Where) Shown {
@@ -77,6 +80,7 @@ func init() {
 	})
 	Register(Kind{
 		Type:    schema.TypeCompaction,
+		Example: `{"type":"compaction","id":"c1","parentId":"a5","timestamp":"2026-05-01T11:00:00.000Z","summary":"Fixed the build; tests pass.","firstKeptEntryId":"a4","tokensBefore":52000,"usage":{"input":900,"output":120,"cacheRead":0,"cacheWrite":0,"totalTokens":1020,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.02}}}`,
 		Carries: true,
 		Text:    func(l *schema.Line) string { return l.Summary },
 		Preview: func(l *schema.Line) string { return l.Summary },
@@ -89,7 +93,8 @@ func init() {
 		Settings: noSettings,
 	})
 	Register(Kind{
-		Type: schema.TypeBranchSummary,
+		Type:    schema.TypeBranchSummary,
+		Example: `{"type":"branch_summary","id":"b1","parentId":"a3","timestamp":"2026-05-01T10:05:00.000Z","fromId":"a3","summary":"Tried make; it passed."}`,
 		// Not marked by show: its detail says when it is empty (the one case
 		// it stays out of the context); a compaction never covers it.
 		Text:    func(l *schema.Line) string { return l.Summary },
@@ -109,6 +114,7 @@ func init() {
 	})
 	Register(Kind{
 		Type:    schema.TypeCustomMessage,
+		Example: `{"type":"custom_message","id":"m1","parentId":"a5","timestamp":"2026-05-01T10:06:00.000Z","customType":"todo","content":"Remember the Windows build","display":true}`,
 		Carries: true,
 		Text:    func(l *schema.Line) string { return ContentText(l.Content) },
 		Preview: func(l *schema.Line) string { return l.CustomType + ": " + l.Content.Text() },
@@ -126,6 +132,7 @@ func init() {
 	})
 	Register(Kind{
 		Type:    schema.TypeCustom,
+		Example: `{"type":"custom","id":"x1","parentId":"a5","timestamp":"2026-05-01T10:07:00.000Z","customType":"todo-state","data":{"open":2}}`,
 		Text:    noText, // extension state, not prose
 		Preview: func(l *schema.Line) string { return l.CustomType },
 		Show: func(l *schema.Line, _ Where) Shown {
@@ -136,8 +143,9 @@ func init() {
 		Settings: noSettings,
 	})
 	Register(Kind{
-		Type: schema.TypeLabel,
-		Text: func(l *schema.Line) string { return labelText(l) },
+		Type:    schema.TypeLabel,
+		Example: `{"type":"label","id":"l1","parentId":"a5","timestamp":"2026-05-01T10:08:00.000Z","targetId":"a3","label":"good idea"}`,
+		Text:    func(l *schema.Line) string { return labelText(l) },
 		Preview: func(l *schema.Line) string {
 			if t := labelText(l); t != "" {
 				return fmt.Sprintf("%q → %s", t, l.TargetID)
@@ -157,8 +165,9 @@ func init() {
 		Settings: noSettings,
 	})
 	Register(Kind{
-		Type: schema.TypeSessionInfo,
-		Text: func(l *schema.Line) string { return sessionName(l) },
+		Type:    schema.TypeSessionInfo,
+		Example: `{"type":"session_info","id":"n1","parentId":"l1","timestamp":"2026-05-01T10:09:00.000Z","name":" Build fix "}`,
+		Text:    func(l *schema.Line) string { return sessionName(l) },
 		Preview: func(l *schema.Line) string {
 			if l.Name != nil {
 				return fmt.Sprintf("name %q", *l.Name)
@@ -183,6 +192,7 @@ func init() {
 	})
 	Register(Kind{
 		Type:    schema.TypeContextEdit,
+		Example: `{"type":"context_edit","id":"e1","parentId":"n1","timestamp":"2026-05-01T10:10:00.000Z","targetId":"a5","replacement":{"content":"(output trimmed)"}}`,
 		Text:    func(l *schema.Line) string { return ContentText(replacementContent(l)) },
 		Preview: func(l *schema.Line) string { return "edit → " + l.TargetID },
 		Show: func(l *schema.Line, _ Where) Shown {
@@ -198,6 +208,7 @@ func init() {
 	})
 	Register(Kind{
 		Type:    schema.TypeUsage,
+		Example: `{"type":"usage","id":"u1","parentId":"e1","timestamp":"2026-05-01T10:11:00.000Z","kind":"cache_warm","provider":"anthropic","model":"claude-x","usage":{"input":5000,"output":1,"cacheRead":0,"cacheWrite":5000,"totalTokens":10001,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0.02,"total":0.02}},"note":"warmed the prompt cache"}`,
 		Text:    func(l *schema.Line) string { return l.Note },
 		Preview: func(l *schema.Line) string { return l.Kind + " " + ModelString(l.Provider, l.Model) },
 		Show: func(l *schema.Line, _ Where) Shown {

@@ -12,6 +12,8 @@ import (
 // messages of a rebuilt context.
 type Role struct {
 	Role string
+	// Example is a message of this role as pi writes it (for the tests).
+	Example string
 	// Text is the message's searchable text.
 	Text func(m *schema.Message) string
 	// Preview is a one-line summary (not yet cut).
@@ -73,6 +75,7 @@ func noMessageFacts(*schema.Message) Facts { return Facts{} }
 func init() {
 	RegisterRole(Role{
 		Role:    schema.RoleUser,
+		Example: `{"role":"user","content":[{"type":"text","text":"Fix the failing test in parse_header"}],"timestamp":1777629605000}`,
 		Text:    func(m *schema.Message) string { return ContentText(m.Content) },
 		Preview: defaultPreview,
 		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
@@ -82,6 +85,7 @@ func init() {
 	})
 	RegisterRole(Role{
 		Role:    schema.RoleAssistant,
+		Example: `{"role":"assistant","content":[{"type":"thinking","thinking":"The header check is off by one."},{"type":"text","text":"Found it."},{"type":"toolCall","id":"t1","name":"edit","arguments":{"path":"src/parse.go"}}],"provider":"anthropic","model":"claude-x","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.01}},"stopReason":"toolUse","timestamp":1777629606000}`,
 		Text:    func(m *schema.Message) string { return joinText(ContentText(m.Content), m.ErrorMessage) },
 		Preview: defaultPreview,
 		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
@@ -103,7 +107,8 @@ func init() {
 		},
 	})
 	RegisterRole(Role{
-		Role: schema.RoleToolResult,
+		Role:    schema.RoleToolResult,
+		Example: `{"role":"toolResult","toolCallId":"t1","toolName":"bash","content":[{"type":"text","text":"ok\n2 tests passed"}],"isError":false,"timestamp":1777629607000}`,
 		Text: func(m *schema.Message) string {
 			return joinText(m.ToolName, ContentText(m.Content), m.Output)
 		},
@@ -125,6 +130,7 @@ func init() {
 	})
 	RegisterRole(Role{
 		Role:    schema.RoleBashExecution,
+		Example: `{"role":"bashExecution","command":"go test ./...","output":"ok  \tpidex/query\t0.7s","exitCode":0,"cancelled":false,"truncated":false,"timestamp":1777629608000}`,
 		Text:    func(m *schema.Message) string { return joinText(m.Command, m.Output) },
 		Preview: func(m *schema.Message) string { return "$ " + m.Command },
 		Show:    showBash,
@@ -132,6 +138,7 @@ func init() {
 	})
 	RegisterRole(Role{
 		Role:    schema.RoleCustom,
+		Example: `{"role":"custom","customType":"todo","content":"Remember the Windows build","display":true,"timestamp":1777629609000}`,
 		Text:    func(m *schema.Message) string { return ContentText(m.Content) },
 		Preview: defaultPreview,
 		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
@@ -146,6 +153,7 @@ func init() {
 	})
 	RegisterRole(Role{
 		Role:    schema.RoleSystem,
+		Example: `{"role":"system","content":"You are a coding agent.","timestamp":1777629600000}`,
 		Text:    func(m *schema.Message) string { return ContentText(m.Content) },
 		Preview: defaultPreview,
 		Show: func(m *schema.Message, raw func() json.RawMessage) Shown {
@@ -155,6 +163,7 @@ func init() {
 	})
 	RegisterRole(Role{
 		Role:    schema.RoleBranchSummary,
+		Example: `{"role":"branchSummary","summary":"Tried make; it passed.","fromId":"a3","timestamp":1777629610000}`,
 		Text:    func(m *schema.Message) string { return m.Summary },
 		Preview: func(m *schema.Message) string { return m.Summary },
 		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
@@ -164,6 +173,7 @@ func init() {
 	})
 	RegisterRole(Role{
 		Role:    schema.RoleCompactionSummary,
+		Example: `{"role":"compactionSummary","summary":"Fixed the header parser.","tokensBefore":52000,"timestamp":1777629611000}`,
 		Text:    func(m *schema.Message) string { return m.Summary },
 		Preview: func(m *schema.Message) string { return m.Summary },
 		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {

@@ -1,0 +1,218 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/internal/catalogtest"
+)
+
+const header = `{"type":"session","version":3,"id":"%s","timestamp":"2026-05-01T10:00:00.000Z","cwd":"/w/app"}` + "\n"
+
+func session(id string, n int) string {
+	var b strings.Builder
+	b.WriteString(strings.Replace(header, "%s", id, 1))
+	parent := "null"
+	for i := range n {
+		eid := id + "-" + string(rune('a'+i%26)) + itoa(i)
+		b.WriteString(`{"type":"message","id":"` + eid + `","parentId":` + parent + `,"timestamp":"2026-05-01T10:00:01.000Z","message":{"role":"assistant","content":[{"type":"text","text":"step ` + itoa(i) + `"}],"provider":"anthropic","model":"claude-x",` +
+			`"usage":{"input":10,"output":50,"cacheRead":0,"cacheWrite":30,"cacheWrite1h":20,"reasoning":40,"totalTokens":90,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.1}},"timestamp":1777629601000}}` + "\n")
+		parent = `"` + eid + `"`
+	}
+	return b.String()
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func appendFile(t *testing.T, path, content string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(content); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func corpus(t *testing.T, files int) string {
+	root := t.TempDir()
+	for i := range files {
+		writeFile(t, filepath.Join(root, "--w-p"+itoa(i%3)+"--", "s"+itoa(i)+".jsonl"), session("s"+itoa(i), 20+i))
+	}
+	return root
+}
+
+func open(t *testing.T, db, root string, notify func(string)) *Engine {
+	t.Helper()
+	e, err := Open(context.Background(), Options{DBPath: db, Roots: []string{root}, Notify: notify})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func refresh(t *testing.T, e *Engine) *indexer.Stats {
+	t.Helper()
+	st, err := e.Refresh(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// fresh is the dump of a catalog built from scratch over root.
+func fresh(t *testing.T, root string) string {
+	t.Helper()
+	e := open(t, filepath.Join(t.TempDir(), "fresh.sqlite"), root, nil)
+	refresh(t, e)
+	return catalogtest.Dump(t, e.DB().DB)
+}
+
+// A catalog that an older pidex derived (here: stamped with derivation 1
+// and lacking what derivation 2 adds) is rebuilt when it is opened, with a
+// message; a new catalog is stamped without one.
+func TestOlderDerivationRebuiltOnOpen(t *testing.T) {
+	root := corpus(t, 3)
+	db := filepath.Join(t.TempDir(), "c.sqlite")
+	var msgs []string
+	e := open(t, db, root, func(m string) { msgs = append(msgs, m) })
+	if len(msgs) != 0 {
+		t.Fatalf("a new catalog was announced as a rebuild: %q", msgs)
+	}
+	if d, _ := catalog.Derivation(context.Background(), e.DB().DB); d != indexer.Derivation {
+		t.Fatalf("new catalog stamped %d", d)
+	}
+	refresh(t, e)
+	e.DB().MustExec("UPDATE usage SET cache_write_1h = 0, reasoning = 0")
+	e.DB().MustExec("UPDATE meta SET value = '1' WHERE key = 'derivation'")
+	e.Close()
+
+	e = open(t, db, root, func(m string) { msgs = append(msgs, m) })
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "rebuilding") {
+		t.Errorf("messages %q, want one about the rebuild", msgs)
+	}
+	if d, _ := catalog.Derivation(context.Background(), e.DB().DB); d != indexer.Derivation {
+		t.Errorf("rebuilt catalog stamped %d", d)
+	}
+	if got, want := catalogtest.Dump(t, e.DB().DB), fresh(t, root); got != want {
+		t.Errorf("rebuilt catalog differs from a fresh one:\n%s\n---\n%s", got, want)
+	}
+	// A catalog from before pidex stamped derivations at all counts as older.
+	e.DB().MustExec("DELETE FROM meta")
+	e.Close()
+	msgs = nil
+	open(t, db, root, func(m string) { msgs = append(msgs, m) })
+	if len(msgs) != 1 {
+		t.Errorf("unstamped catalog: messages %q", msgs)
+	}
+}
+
+// Rebuild keeps the catalog file: another engine on it (another process's
+// watcher) goes on working and its writes land in the rebuilt catalog;
+// readers meanwhile always see a whole catalog.
+func TestRebuildInPlace(t *testing.T) {
+	root := corpus(t, 12)
+	db := filepath.Join(t.TempDir(), "c.sqlite")
+	a := open(t, db, root, nil)
+	refresh(t, a)
+	b := open(t, db, root, nil) // the other process
+	before, _ := os.Stat(db)
+
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	var partial atomic.Int64
+	wg.Add(1)
+	go func() { // a reader counting sessions during the rebuild
+		defer wg.Done()
+		for !stop.Load() {
+			var n int
+			if err := b.DB().Get(&n, "SELECT count(*) FROM sessions"); err == nil && n != 12 {
+				partial.Add(1)
+			}
+		}
+	}()
+	if _, err := a.Rebuild(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	stop.Store(true)
+	wg.Wait()
+	if partial.Load() > 0 {
+		t.Errorf("a reader saw a partial catalog %d times", partial.Load())
+	}
+	after, _ := os.Stat(db)
+	if !os.SameFile(before, after) {
+		t.Error("the rebuild replaced the catalog file")
+	}
+	matches, _ := filepath.Glob(db + ".rebuild-*")
+	if len(matches) != 0 {
+		t.Errorf("side files left behind: %v", matches)
+	}
+	appendFile(t, filepath.Join(root, "--w-p0--", "s0.jsonl"), `{"type":"message","id":"late","parentId":"s0-t19","timestamp":"2026-05-01T10:09:00.000Z","message":{"role":"user","content":"one more","timestamp":1777629601000}}`+"\n")
+	if st := refresh(t, b); st.Appended != 1 {
+		t.Fatalf("the other engine's refresh after the rebuild: %+v", st)
+	}
+	if got, want := catalogtest.Dump(t, a.DB().DB), fresh(t, root); got != want {
+		t.Errorf("catalog after rebuild and append differs from a fresh one")
+	}
+}
+
+// Subscribers hear of every refresh the watcher makes.
+func TestSubscribe(t *testing.T) {
+	root := corpus(t, 1)
+	e := open(t, filepath.Join(t.TempDir(), "c.sqlite"), root, nil)
+	events, cancel := e.Subscribe()
+	defer cancel()
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.Watch(ctx, WatchOptions{}) }()
+	next := func(what string) Event {
+		t.Helper()
+		select {
+		case ev := <-events:
+			return ev
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no event for %s", what)
+		}
+		return Event{}
+	}
+	if ev := next("the first refresh"); ev.Err != nil || !ev.Changed() || ev.Stats.New != 1 {
+		t.Fatalf("first event: %+v", ev)
+	}
+	appendFile(t, filepath.Join(root, "--w-p0--", "s0.jsonl"), `{"type":"message","id":"x","parentId":null,"timestamp":"2026-05-01T10:09:00.000Z","message":{"role":"user","content":"hi","timestamp":1777629601000}}`+"\n")
+	for {
+		if ev := next("the append"); ev.Changed() {
+			if ev.Stats.Appended != 1 {
+				t.Fatalf("append event: %+v", ev.Stats)
+			}
+			break
+		}
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	cancel() // twice is harmless
+}

@@ -1,0 +1,27 @@
+package indexer
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// The newer token breakdowns are stored, not only decoded: repricing
+// needs the 1h cache writes and the reasoning tokens.
+func TestUsageKeepsCacheWrite1hAndReasoning(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "p", "a.jsonl"), header+
+		`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-05-01T10:00:01.000Z","message":{"role":"assistant","content":[],"provider":"anthropic","model":"claude-x",`+
+		`"usage":{"input":10,"output":50,"cacheRead":0,"cacheWrite":30,"cacheWrite1h":20,"reasoning":40,"totalTokens":90,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.1}},"timestamp":1777629601000}}`+"\n")
+	ix := newIndexer(t, root)
+	refresh(t, ix)
+	var got struct {
+		CW1h      int64 `db:"cache_write_1h"`
+		Reasoning int64 `db:"reasoning"`
+	}
+	if err := ix.DB.Get(&got, "SELECT cache_write_1h, reasoning FROM usage"); err != nil {
+		t.Fatal(err)
+	}
+	if got.CW1h != 20 || got.Reasoning != 40 {
+		t.Errorf("stored cacheWrite1h %d, reasoning %d; want 20, 40", got.CW1h, got.Reasoning)
+	}
+}

@@ -1,0 +1,57 @@
+// Package catalogtest helps tests compare catalogs: Dump prints every
+// derived row keyed by file path (never by row ids, which depend on the
+// order files were written), so an incremental, rebuilt or copied catalog
+// can be compared with a fresh one.
+package catalogtest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jmoiron/sqlx"
+)
+
+var queries = []string{
+	`SELECT f.path, f.kind, f.offset, f.lines, f.seq, f.version, f.last_id, f.warnings, f.open_tail FROM files f ORDER BY f.path`,
+	`SELECT f.path, s.session_id, s.version, s.cwd, s.parent_session, s.branched_from, s.created, s.created_ms, s.name, s.last_activity_ms,
+	   s.message_count, s.first_message, s.entry_count, s.leaf_id, s.leaf_offset, s.input, s.output, s.cache_read, s.cache_write,
+	   s.total_tokens, printf('%.6f', s.cost) FROM sessions s JOIN files f ON f.id = s.file_id ORDER BY f.path`,
+	`SELECT f.path, e.offset, e.length, e.line, e.seq, e.id, e.parent_id, e.type, e.role, e.ts, e.msg_ts, e.provider, e.model,
+	   e.target_id, e.first_kept FROM entries e JOIN files f ON f.id = e.file_id ORDER BY f.path, e.offset`,
+	`SELECT f.path, e.child_id, e.parent_id, e.offset FROM edges e JOIN files f ON f.id = e.file_id ORDER BY f.path, e.child_id`,
+	`SELECT f.path, l.target_id, l.label, l.ts, l.offset FROM labels l JOIN files f ON f.id = l.file_id ORDER BY f.path, l.target_id`,
+	`SELECT f.path, u.offset, u.source, u.entry_id, u.ts_ms, u.provider, u.model, u.total_tokens, u.cache_write_1h, u.reasoning,
+	   u.cost_total FROM usage u JOIN files f ON f.id = u.file_id ORDER BY f.path, u.offset`,
+	`SELECT f.path, w.line, w.message FROM warnings w JOIN files f ON f.id = w.file_id ORDER BY f.path, w.line, w.message`,
+}
+
+// Dump returns every derived row of the catalog as text.
+func Dump(t testing.TB, db *sqlx.DB) string {
+	t.Helper()
+	var b strings.Builder
+	for _, q := range queries {
+		rows, err := db.Queryx(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			vals, err := rows.SliceScan()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range vals {
+				if bs, ok := v.([]byte); ok {
+					vals[i] = string(bs)
+				}
+			}
+			fmt.Fprintln(&b, vals...)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		b.WriteString("--\n")
+	}
+	return b.String()
+}
