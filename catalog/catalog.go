@@ -11,7 +11,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/pressly/goose/v3"
@@ -63,6 +65,37 @@ func dsn(path string) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
+// maxOpenConns bounds the pool, which database/sql leaves unbounded (one
+// connection per concurrent query) while each connection may hold up to
+// 32 MB of page cache (cache_size above). SQLite here is Go code running on
+// the caller's goroutine: readers beyond GOMAXPROCS add memory, not speed.
+// A floor of four lets a few readers overlap their I/O; the +1 is for the
+// indexer's writer beside them.
+//
+// It cannot deadlock: the only code in pidex that holds a connection while
+// it waits for another is that writer, which holds its transaction's
+// connection and takes a second one to prepare a statement (the stmtCache
+// in indexer/writer.go prepares on the DB). The parsers never touch the
+// catalog (plan loads what they need first), the writer's other reads come
+// before its transaction, and readers finish each result (Select, Get, rows
+// drained and closed) before their next query. So with one refresh at a
+// time per DB, as in the CLI and Watch, every other holder finishes and the
+// writer gets its second connection. (Several refreshes at once through one
+// DB could fill the pool with writers waiting for SQLite's write lock until
+// the busy timeout; separate processes have separate pools.)
+func maxOpenConns() int { return max(4, runtime.GOMAXPROCS(0)) + 1 }
+
+const (
+	// maxIdleConns: pidex's own peak is the writer's two connections (or
+	// one reader); more idle ones would only keep more page caches alive.
+	maxIdleConns = 2
+	// connMaxIdleTime closes connections idle this long, so a long-running
+	// watcher that has gone quiet (a refresh only once a minute) gives back
+	// the page caches a cold index filled. Reopening is cheap: open the
+	// file, run the pragmas.
+	connMaxIdleTime = 30 * time.Second
+)
+
 // Open opens (creating if needed) the catalog at path and migrates it to
 // the current schema.
 func Open(ctx context.Context, path string) (*DB, error) {
@@ -75,6 +108,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}
+	db.SetMaxOpenConns(maxOpenConns())
+	db.SetMaxIdleConns(maxIdleConns)
+	db.SetConnMaxIdleTime(connMaxIdleTime)
 	c := &DB{DB: db, Path: path}
 	if err := c.check(ctx); err != nil {
 		db.Close()

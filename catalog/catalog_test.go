@@ -2,8 +2,12 @@ package catalog
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestOpenMigratesAndUsesWAL(t *testing.T) {
@@ -27,4 +31,103 @@ func TestOpenMigratesAndUsesWAL(t *testing.T) {
 		}
 		db.Close()
 	}
+}
+
+// The pool is bounded: every connection may hold its own page cache.
+func TestOpenBoundsThePool(t *testing.T) {
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "index.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got, want := db.Stats().MaxOpenConnections, max(4, runtime.GOMAXPROCS(0))+1
+	if got != want || got <= 0 {
+		t.Fatalf("MaxOpenConnections = %d, want %d", got, want)
+	}
+}
+
+// Many more readers than connections all finish, and so does a writer that
+// holds its transaction's connection while it takes a second one to
+// prepare a statement, as the indexer's writer does: a reader never holds
+// a connection while it waits for another, so the writer's wait ends.
+func TestBoundedPoolManyReadersAndAWriter(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "index.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "CREATE TABLE scratch (n INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	bound := db.Stats().MaxOpenConnections
+	if bound <= 0 {
+		t.Fatal("the pool is unbounded")
+	}
+	readers := max(50, 4*bound)
+	const queries = 10
+	// Each query takes a few milliseconds, long enough to be preempted, so
+	// that the readers overlap and queue for connections.
+	const slow = `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 5000)
+		SELECT count(*) FROM c, (SELECT count(*) FROM scratch)`
+	start := make(chan struct{})
+	errs := make(chan error, readers+1)
+	var wg sync.WaitGroup
+	for range readers {
+		wg.Go(func() {
+			<-start
+			for range queries {
+				var n int
+				if err := db.GetContext(ctx, &n, slow); err != nil {
+					errs <- err
+					return
+				}
+				if n != 5000 {
+					errs <- fmt.Errorf("count = %d", n)
+					return
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		<-start
+		for i := range queries {
+			tx, err := db.BeginTxx(ctx, nil)
+			if err != nil {
+				errs <- err
+				return
+			}
+			// A statement new to the pool is prepared on some connection
+			// other than the transaction's.
+			st, err := db.PreparexContext(ctx, fmt.Sprintf("INSERT INTO scratch (n) VALUES (? + %d)", i))
+			if err == nil {
+				_, err = tx.StmtxContext(ctx, st).ExecContext(ctx, i)
+				st.Close()
+			}
+			if err == nil {
+				err = tx.Commit()
+			}
+			if err != nil {
+				tx.Rollback()
+				errs <- err
+				return
+			}
+		}
+	})
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.GetContext(ctx, &n, "SELECT count(*) FROM scratch"); err != nil || n != queries {
+		t.Fatalf("%d rows written (%v), want %d", n, err, queries)
+	}
+	st := db.Stats()
+	if st.OpenConnections > bound {
+		t.Fatalf("%d connections open, bound %d", st.OpenConnections, bound)
+	}
+	t.Logf("bound %d, %d readers: %d waits for a connection, %v waited in all", bound, readers, st.WaitCount, st.WaitDuration.Round(time.Millisecond))
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -52,11 +51,12 @@ type fileStat struct {
 	Ino     int64
 }
 
+// statOf takes what the planner compares from a stat already made; the
+// device and inode come from the platform's stat (stat_unix.go,
+// stat_other.go).
 func statOf(fi fs.FileInfo) fileStat {
 	s := fileStat{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		s.Dev, s.Ino = int64(st.Dev), int64(st.Ino)
-	}
+	s.Dev, s.Ino = devIno(fi)
 	return s
 }
 

@@ -2,7 +2,10 @@ package indexer
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -58,4 +61,133 @@ func TestWatch(t *testing.T) {
 		t.Fatal("Watch did not stop")
 	}
 	assertSameAsFresh(t, ix)
+}
+
+// With the default options, a session being written is live quickly: an
+// entry appended every 100 ms for 3 s (pi in the middle of a turn) is
+// queryable within 300 ms of its write, although the appends never leave
+// the folders quiet for long.
+func TestWatchDefaultsKeepUpWithAppends(t *testing.T) {
+	watchLatency(t, WatchOptions{})
+}
+
+// The maximum wait bounds the latency even when the debounce is longer
+// than the gap between appends, so that the folders never stay quiet long
+// enough for the debounce alone to fire.
+func TestWatchMaxWaitUnderSteadyAppends(t *testing.T) {
+	watchLatency(t, WatchOptions{Debounce: 250 * time.Millisecond, MaxWait: 150 * time.Millisecond})
+}
+
+// watchLatency appends an entry every 100 ms for 3 s while Watch runs with
+// opt, and fails listing each entry that was not queryable in the catalog
+// within 300 ms of its write. A poller reads the entries table every 10 ms
+// and stamps each id with the time its query returned, so a measured
+// latency is never less than the true one.
+func watchLatency(t *testing.T, opt WatchOptions) {
+	const (
+		every = 100 * time.Millisecond
+		count = 30 // 3 s of appends
+		limit = 300 * time.Millisecond
+	)
+	root := t.TempDir()
+	p := filepath.Join(root, "--w-app--", "a.jsonl")
+	write(t, p, header+msg("e00", "", "user", "hello", 0))
+	ix := newIndexer(t, root)
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	var once sync.Once
+	opt.OnRefresh = func(st *Stats, err error) {
+		if err != nil {
+			t.Error(err)
+		}
+		once.Do(func() { close(started) })
+	}
+	done := make(chan error, 1)
+	go func() { done <- ix.Watch(ctx, opt) }()
+	var watchErr error
+	stopWatch := sync.OnceFunc(func() { cancel(); watchErr = <-done })
+	defer stopWatch() // also when the test fails early
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no initial refresh")
+	}
+
+	var mu sync.Mutex
+	seen := map[string]time.Time{}
+	pollCtx, stopPoll := context.WithCancel(ctx)
+	pollDone := make(chan struct{})
+	defer func() { stopPoll(); <-pollDone }() // also when an append fails
+	go func() {
+		defer close(pollDone)
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-pollCtx.Done():
+				return
+			case <-tick.C:
+			}
+			var ids []string
+			if err := ix.DB.SelectContext(pollCtx, &ids, "SELECT id FROM entries"); err != nil {
+				if pollCtx.Err() == nil {
+					t.Error(err)
+				}
+				return
+			}
+			now := time.Now()
+			mu.Lock()
+			for _, id := range ids {
+				if _, ok := seen[id]; !ok {
+					seen[id] = now
+				}
+			}
+			mu.Unlock()
+		}
+	}()
+
+	ids := make([]string, count)
+	written := make([]time.Time, count)
+	parent := "e00"
+	start := time.Now()
+	for i := range count {
+		time.Sleep(time.Until(start.Add(time.Duration(i+1) * every)))
+		ids[i] = fmt.Sprintf("e%02d", i+1)
+		appendTo(t, p, msg(ids[i], parent, []string{"assistant", "user"}[i%2], "text", int64(i+1)))
+		written[i] = time.Now()
+		parent = ids[i]
+	}
+	// Wait until every entry is seen, or until the last one is late anyway.
+	for deadline := time.Now().Add(limit + time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		n := len(seen)
+		mu.Unlock()
+		if n == count+1 {
+			break
+		}
+	}
+	stopPoll()
+	<-pollDone
+	if stopWatch(); watchErr != nil {
+		t.Fatal(watchErr)
+	}
+
+	var late []string
+	var worst time.Duration
+	for i, id := range ids {
+		at, ok := seen[id]
+		switch {
+		case !ok:
+			late = append(late, id+" never")
+		case at.Sub(written[i]) > limit:
+			late = append(late, fmt.Sprintf("%s after %v", id, at.Sub(written[i]).Round(time.Millisecond)))
+		}
+		if ok {
+			worst = max(worst, at.Sub(written[i]))
+		}
+	}
+	if len(late) > 0 {
+		t.Fatalf("%d of %d entries not queryable within %v of their write: %s", len(late), count, limit, strings.Join(late, ", "))
+	}
+	t.Logf("worst latency %v over %d appends", worst.Round(time.Millisecond), count)
 }
