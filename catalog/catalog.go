@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -26,6 +27,19 @@ import (
 type DB struct {
 	*sqlx.DB
 	Path string
+
+	// writer serialises the writers of this handle: one refresh at a time
+	// per process (a watcher and a request may both want one). Other
+	// processes queue on SQLite's write lock instead.
+	writer sync.Mutex
+}
+
+// LockWriter takes this handle's writer lock; call the returned function
+// to release it. The indexer holds it for a whole refresh, so that
+// refreshes on one handle never compete for the bounded connection pool.
+func (c *DB) LockWriter() (unlock func()) {
+	c.writer.Lock()
+	return c.writer.Unlock
 }
 
 // ErrNotWAL is returned when the catalog could not be put in WAL mode (for

@@ -56,6 +56,7 @@ func IsEmpty(ctx context.Context, db *sqlx.DB) (bool, error) {
 // (a running watcher, a reader) keep working on the same file, which is
 // why this copies rows instead of renaming a file over the catalog.
 func ReplaceFrom(ctx context.Context, db *DB, src string) error {
+	defer db.LockWriter()()
 	conn, err := db.Connx(ctx)
 	if err != nil {
 		return fmt.Errorf("replace catalog: %w", err)

@@ -65,6 +65,7 @@ var errConflict = errors.New("file changed by a concurrent refresh")
 // Refresh brings the catalog up to date with the roots. One unreadable file
 // never stops the others: its error lands in Stats.Errors.
 func (ix *Indexer) Refresh(ctx context.Context) (*Stats, error) {
+	defer ix.DB.LockWriter()()
 	st := &Stats{NotSessions: []string{}, Pending: []string{}, Warnings: []schema.Warning{}, Errors: []string{}}
 	roots, err := AbsRoots(ix.Roots)
 	if err != nil {
