@@ -272,15 +272,14 @@ func (p *parser) message(row *entryRow, ln *schema.Line) {
 		t := int64(m.Timestamp)
 		row.MsgTS = &t
 	}
-	hasContent := len(m.Content) > 0 // the key is present, even if null
-	if !hasContent || (role != schema.RoleUser && role != schema.RoleAssistant) {
+	if !pi.CountsForActivity(m) {
 		return
 	}
 	if t, ok := activityTime(row, ln); ok && t > 0 && (s.LastActivityMs == nil || t > *s.LastActivityMs) {
 		s.LastActivityMs = &t
 	}
-	if role == schema.RoleUser && s.FirstMessage == nil {
-		if text := m.Content.Text(); text != "" {
+	if s.FirstMessage == nil {
+		if text := pi.FirstMessageText(m); text != "" {
 			s.FirstMessage = &text
 		}
 	}

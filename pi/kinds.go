@@ -196,7 +196,7 @@ func init() {
 		Text:    func(l *schema.Line) string { return ContentText(replacementContent(l)) },
 		Preview: func(l *schema.Line) string { return "edit → " + l.TargetID },
 		Show: func(l *schema.Line, _ Where) Shown {
-			if schema.Content(l.Replacement).IsNull() {
+			if EditEffect(l) == "omitted" {
 				return Shown{Title: "context edit", Detail: "omits " + l.TargetID}
 			}
 			return Shown{Title: "context edit", Detail: "replaces " + l.TargetID,

@@ -119,11 +119,7 @@ func (r *showRenderer) path(sc *pi.SessionContext) {
 	byID := map[string]string{} // context_edit id -> "edited" / "omitted"
 	for _, p := range sc.Path {
 		if p.Type == schema.TypeContextEdit && p.Line != nil {
-			if schema.Content(p.Line.Replacement).IsNull() {
-				byID[p.ID] = "omitted"
-			} else {
-				byID[p.ID] = "edited"
-			}
+			byID[p.ID] = pi.EditEffect(p.Line)
 		}
 	}
 	at := pi.Where{Before: func(id string) bool { return before[id] }}
