@@ -62,6 +62,9 @@ func FormatDate(ms int64) string {
 		return ""
 	}
 	t := time.UnixMilli(ms).UTC()
+	if y := t.Year(); y >= 0 && y <= 9999 { // every real timestamp: the fast path
+		return t.Format("2006-01-02T15:04:05.000Z")
+	}
 	year := fmt.Sprintf("%04d", t.Year())
 	switch {
 	case t.Year() < 0:
