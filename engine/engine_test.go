@@ -33,32 +33,10 @@ func session(id string, n int) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func appendFile(t *testing.T, path, content string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(content); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func corpus(t *testing.T, files int) string {
 	root := t.TempDir()
 	for i := range files {
-		writeFile(t, filepath.Join(root, "--w-p"+itoa(i%3)+"--", "s"+itoa(i)+".jsonl"), session("s"+itoa(i), 20+i))
+		catalogtest.WriteFile(t, filepath.Join(root, "--w-p"+itoa(i%3)+"--", "s"+itoa(i)+".jsonl"), session("s"+itoa(i), 20+i))
 	}
 	return root
 }
@@ -169,7 +147,7 @@ func TestRebuildInPlace(t *testing.T) {
 	if len(matches) != 0 {
 		t.Errorf("side files left behind: %v", matches)
 	}
-	appendFile(t, filepath.Join(root, "--w-p0--", "s0.jsonl"), `{"type":"message","id":"late","parentId":"s0-t19","timestamp":"2026-05-01T10:09:00.000Z","message":{"role":"user","content":"one more","timestamp":1777629601000}}`+"\n")
+	catalogtest.AppendFile(t, filepath.Join(root, "--w-p0--", "s0.jsonl"), `{"type":"message","id":"late","parentId":"s0-t19","timestamp":"2026-05-01T10:09:00.000Z","message":{"role":"user","content":"one more","timestamp":1777629601000}}`+"\n")
 	if st := refresh(t, b); st.Appended != 1 {
 		t.Fatalf("the other engine's refresh after the rebuild: %+v", st)
 	}
@@ -200,7 +178,7 @@ func TestSubscribe(t *testing.T) {
 	if ev := next("the first refresh"); ev.Err != nil || !ev.Changed() || ev.Stats.New != 1 {
 		t.Fatalf("first event: %+v", ev)
 	}
-	appendFile(t, filepath.Join(root, "--w-p0--", "s0.jsonl"), `{"type":"message","id":"x","parentId":null,"timestamp":"2026-05-01T10:09:00.000Z","message":{"role":"user","content":"hi","timestamp":1777629601000}}`+"\n")
+	catalogtest.AppendFile(t, filepath.Join(root, "--w-p0--", "s0.jsonl"), `{"type":"message","id":"x","parentId":null,"timestamp":"2026-05-01T10:09:00.000Z","message":{"role":"user","content":"hi","timestamp":1777629601000}}`+"\n")
 	for {
 		if ev := next("the append"); ev.Changed() {
 			if ev.Stats.Appended != 1 {

@@ -49,31 +49,9 @@ func refresh(t *testing.T, ix *Indexer) *Stats {
 	return st
 }
 
-func write(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+func write(t *testing.T, path, content string)    { catalogtest.WriteFile(t, path, content) }
+func appendTo(t *testing.T, path, content string) { catalogtest.AppendFile(t, path, content) }
 
-func appendTo(t *testing.T, path, content string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(content); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// dump renders every catalog row that derives from file contents (not
-// stat fields or row ids), so that an incrementally built catalog can be
-// compared with one built from scratch.
 func dump(t *testing.T, ix *Indexer) string { return catalogtest.Dump(t, ix.DB.DB) }
 
 // assertSameAsFresh checks that the catalog equals one built from scratch

@@ -298,20 +298,43 @@ func messageSettings(o Object, s *Settings) {
 	}
 }
 
-// customMessageContext is pi's createCustomMessage.
-func customMessageContext(o Object) []json.RawMessage {
-	c := o.Get("content")
-	if IsNull(c) {
-		c = json.RawMessage("[]")
+// builtMessage is a message pi builds from an entry's fields: the role,
+// then each field in order (a field without a default is left out when
+// the entry lacks it, as JSON.stringify leaves out undefined; one with a
+// default takes it when the entry's value is null or absent), then the
+// entry's timestamp as a JavaScript time.
+func builtMessage(role string, o Object, fields ...field) json.RawMessage {
+	m := Object{{"role", JSONString(role)}}
+	for _, f := range fields {
+		v := o.Get(f.key)
+		if f.def != nil && IsNull(v) {
+			v = f.def
+		}
+		m.SetDefined(f.key, v)
 	}
-	m := Object{{"role", JSONString(schema.RoleCustom)}}
-	m.SetDefined("customType", o.Get("customType"))
-	m.Set("content", c)
-	m.SetDefined("display", o.Get("display"))
-	m.SetDefined("details", o.Get("details"))
 	m.Set("timestamp", DateValue(o.Get("timestamp")))
 	b, _ := m.MarshalJSON()
-	return []json.RawMessage{b}
+	return b
+}
+
+type field struct {
+	key string
+	def json.RawMessage // value for null or absent; nil: leave out when absent
+}
+
+func keys(names ...string) []field {
+	fs := make([]field, len(names))
+	for i, n := range names {
+		fs[i] = field{key: n}
+	}
+	return fs
+}
+
+// customMessageContext is pi's createCustomMessage.
+func customMessageContext(o Object) []json.RawMessage {
+	return []json.RawMessage{builtMessage(schema.RoleCustom, o,
+		field{key: "customType"}, field{key: "content", def: json.RawMessage("[]")},
+		field{key: "display"}, field{key: "details"})}
 }
 
 // branchSummaryContext is pi's createBranchSummaryMessage, for a
@@ -320,22 +343,13 @@ func branchSummaryContext(o Object) []json.RawMessage {
 	if !Truthy(o.Get("summary")) {
 		return nil
 	}
-	m := Object{{"role", JSONString(schema.RoleBranchSummary)}}
-	m.SetDefined("summary", o.Get("summary"))
-	m.SetDefined("fromId", o.Get("fromId"))
-	m.Set("timestamp", DateValue(o.Get("timestamp")))
-	b, _ := m.MarshalJSON()
-	return []json.RawMessage{b}
+	return []json.RawMessage{builtMessage(schema.RoleBranchSummary, o, keys("summary", "fromId")...)}
 }
 
 // compactionContext is pi's createCompactionSummaryMessage, after the
 // compaction's systemMessage snapshot if it has one.
 func compactionContext(o Object) []json.RawMessage {
-	m := Object{{"role", JSONString(schema.RoleCompactionSummary)}}
-	m.SetDefined("summary", o.Get("summary"))
-	m.SetDefined("tokensBefore", o.Get("tokensBefore"))
-	m.Set("timestamp", DateValue(o.Get("timestamp")))
-	b, _ := m.MarshalJSON()
+	b := builtMessage(schema.RoleCompactionSummary, o, keys("summary", "tokensBefore")...)
 	if sys := o.Get("systemMessage"); Truthy(sys) {
 		return []json.RawMessage{sys, b}
 	}

@@ -127,22 +127,10 @@ func userLine(id, parent, text string) string {
 
 func writeSession(t *testing.T, path string, lines ...string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	catalogtest.WriteFile(t, path, strings.Join(lines, "\n")+"\n")
 }
 
 func appendLine(t *testing.T, path, line string) {
 	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(line + "\n"); err != nil {
-		t.Fatal(err)
-	}
+	catalogtest.AppendFile(t, path, line+"\n")
 }
