@@ -12,6 +12,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/sync v0.25.0
 	golang.org/x/term v0.44.0
+	golang.org/x/text v0.44.0
 	modernc.org/sqlite v1.62.0
 )
 

@@ -72,6 +72,8 @@ func ReplaceFrom(ctx context.Context, db *DB, src string) error {
 	return nil
 }
 
+// copyTables copies every table; a virtual table (the FTS5 index) is
+// copied through its shadow tables, which hold all of its state.
 func copyTables(ctx context.Context, conn *sqlx.Conn) error {
 	tx, err := conn.BeginTxx(ctx, nil) // IMMEDIATE (see dsn)
 	if err != nil {
@@ -80,7 +82,8 @@ func copyTables(ctx context.Context, conn *sqlx.Conn) error {
 	defer tx.Rollback()
 	var tables []string
 	err = tx.SelectContext(ctx, &tables, `SELECT name FROM main.sqlite_master
-		WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'goose_db_version' ORDER BY name`)
+		WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'goose_db_version'
+		AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name`)
 	if err != nil {
 		return err
 	}

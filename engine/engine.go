@@ -122,6 +122,16 @@ func (e *Engine) Refresh(ctx context.Context) (*indexer.Stats, error) {
 	return st, nil
 }
 
+// RefreshText brings the full-text index up to date behind the metadata
+// (see indexer.IndexText); Refresh first.
+func (e *Engine) RefreshText(ctx context.Context) (*indexer.TextStats, error) {
+	st, err := e.indexer(e.db).IndexText(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("index text: %w", err)
+	}
+	return st, nil
+}
+
 // Session resolves a SESSION argument — a file path, a full session id, a
 // unique id prefix or a unique session name — after refreshing the
 // catalog unless refresh is false. A session file outside the roots (a

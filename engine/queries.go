@@ -41,3 +41,22 @@ func (e *Engine) Context(ctx context.Context, ref schema.SessionRef, leaf string
 func (e *Engine) Warnings(ctx context.Context) ([]schema.Warning, error) {
 	return query.Warnings(ctx, e.db.DB)
 }
+
+// Search returns the entries matching f, with snippets (f.Roots is set to
+// the engine's roots).
+func (e *Engine) Search(ctx context.Context, f query.SearchFilter) ([]query.Hit, error) {
+	f.Roots = e.Roots()
+	return query.Search(ctx, e.db.DB, f)
+}
+
+// SearchSessions returns the sessions matching f with their hit counts.
+func (e *Engine) SearchSessions(ctx context.Context, f query.SearchFilter) ([]query.SessionHits, error) {
+	f.Roots = e.Roots()
+	return query.SearchSessions(ctx, e.db.DB, f)
+}
+
+// TextCoverage says how many of the sessions' bytes have their text
+// indexed, of how many.
+func (e *Engine) TextCoverage(ctx context.Context) (indexed, total int64, err error) {
+	return query.TextCoverage(ctx, e.db.DB, e.Roots())
+}

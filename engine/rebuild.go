@@ -28,7 +28,11 @@ func (e *Engine) Rebuild(ctx context.Context) (*indexer.Stats, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rebuild catalog: %w", err)
 	}
-	st, err := e.indexer(db).Refresh(ctx)
+	ix := e.indexer(db)
+	st, err := ix.Refresh(ctx)
+	if err == nil {
+		st.Text, err = ix.IndexText(ctx)
+	}
 	if err == nil {
 		err = catalog.SetDerivation(ctx, db.DB, indexer.Derivation)
 	}
@@ -84,6 +88,9 @@ func Recreate(ctx context.Context, opts Options) (*Engine, *indexer.Stats, error
 		return nil, nil, err
 	}
 	st, err := e.Refresh(ctx)
+	if err == nil {
+		st.Text, err = e.RefreshText(ctx)
+	}
 	if err == nil {
 		_, err = e.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
 	}

@@ -30,6 +30,7 @@ type entryRow struct {
 	Role                      *string
 	TS                        string
 	MsgTS                     *int64
+	TSMs                      *int64 // MsgTS, else TS as JavaScript parses it
 	Provider, Model           *string
 	TargetID                  *string
 	FirstKept                 *string

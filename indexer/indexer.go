@@ -55,6 +55,8 @@ type Stats struct {
 	Pending     []string         `json:"pending"`     // files ending in an incomplete line (a write in progress)
 	Warnings    []schema.Warning `json:"warnings"`    // lines skipped, with file and line
 	Errors      []string         `json:"errors"`      // files or folders that could not be read
+	// Text is what the text pass did (nil when it did not run).
+	Text *TextStats `json:"text,omitempty"`
 
 	mu sync.Mutex // guards Errors, which parser goroutines append to
 }
@@ -301,4 +303,5 @@ func (st *Stats) addError(path string, err error) {
 //
 //	1: the first catalog (not stamped)
 //	2: usage keeps cacheWrite1h and reasoning; entry meaning from package pi
-const Derivation = 2
+//	3: entries.ts_ms; the full-text index (text_index, files.text_offset)
+const Derivation = 3

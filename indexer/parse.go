@@ -210,6 +210,12 @@ func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
 	if ln.Type == schema.TypeMessage {
 		p.message(&row, ln)
 	}
+	row.TSMs = row.MsgTS
+	if row.TSMs == nil {
+		if ms, ok := pi.ParseDate(row.TS); ok {
+			row.TSMs = &ms
+		}
+	}
 	f := pi.FactsOf(ln)
 	row.Provider, row.Model, row.TargetID = strp(f.Provider), strp(f.Model), strp(f.Target)
 	row.FirstKept = strp(f.FirstKept)
@@ -297,11 +303,7 @@ func activityTime(row *entryRow, ln *schema.Line) (int64, bool) {
 func (p *parser) usage(row *entryRow, u pi.UsageRecord, b *batch) {
 	ur := usageRow{Offset: row.Offset, Source: u.Source, EntryID: row.ID, Provider: u.Provider, Model: u.Model,
 		Kind: u.Kind, ResponseID: u.ResponseID, U: u.Usage}
-	if row.MsgTS != nil {
-		ur.TSMs = row.MsgTS
-	} else if ms, ok := pi.ParseDate(row.TS); ok {
-		ur.TSMs = &ms
-	}
+	ur.TSMs = row.TSMs
 	b.usage = append(b.usage, ur)
 	p.sess.addUsage(u.Usage)
 }

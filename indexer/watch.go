@@ -31,6 +31,9 @@ type WatchOptions struct {
 	// overflow, network file systems), a periodic refresh costs one stat
 	// per file.
 	Every time.Duration // default 1 minute
+	// Text: after each refresh, also bring the full-text index up to date
+	// (IndexText); its figures are in Stats.Text.
+	Text bool
 	// OnRefresh is called after every refresh, from Watch's goroutine.
 	OnRefresh func(*Stats, error)
 }
@@ -66,6 +69,9 @@ func (ix *Indexer) Watch(ctx context.Context, opt WatchOptions) error {
 	refresh := func() {
 		watchRoots(w, roots) // a root or project folder may have appeared
 		st, err := ix.Refresh(ctx)
+		if err == nil && opt.Text {
+			st.Text, err = ix.IndexText(ctx)
+		}
 		if ctx.Err() != nil {
 			return
 		}

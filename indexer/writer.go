@@ -86,6 +86,14 @@ func upsertFile(ctx context.Context, tx *wtx, f *schema.File) (int64, error) {
 }
 
 func clearRows(ctx context.Context, tx *wtx, id int64) error {
+	// The text index first, while the entries still say which rows it has.
+	if err := tx.exec(ctx, `DELETE FROM text_index WHERE rowid IN (SELECT (e.file_id << 40) | e.offset FROM entries e
+		JOIN files f ON f.id = e.file_id WHERE e.file_id = ? AND e.offset < f.text_offset)`, id); err != nil {
+		return fmt.Errorf("clear text index: %w", err)
+	}
+	if err := tx.exec(ctx, `UPDATE files SET text_offset = 0, generation = generation + 1 WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("reset text cursor: %w", err)
+	}
 	for _, t := range rowTables {
 		if err := tx.exec(ctx, "DELETE FROM "+t+" WHERE file_id = ?", id); err != nil {
 			return fmt.Errorf("clear %s: %w", t, err)
@@ -110,11 +118,11 @@ func deleteFile(ctx context.Context, tx *wtx, path string) error {
 
 func insertEntries(ctx context.Context, tx *wtx, id int64, rows []entryRow) error {
 	err := bulkInsert(ctx, tx, `INSERT OR REPLACE INTO entries
-		(file_id, offset, length, line, seq, id, parent_id, type, role, ts, msg_ts, provider, model, target_id, first_kept)`,
-		15, len(rows), func(i int, args []any) []any {
+		(file_id, offset, length, line, seq, id, parent_id, type, role, ts, msg_ts, ts_ms, provider, model, target_id, first_kept)`,
+		16, len(rows), func(i int, args []any) []any {
 			r := &rows[i]
 			return append(args, id, r.Offset, r.Length, r.Line, r.Seq, r.ID, r.ParentID, r.Type, r.Role,
-				r.TS, r.MsgTS, r.Provider, r.Model, r.TargetID, r.FirstKept)
+				r.TS, r.MsgTS, r.TSMs, r.Provider, r.Model, r.TargetID, r.FirstKept)
 		})
 	if err != nil {
 		return fmt.Errorf("insert entries: %w", err)

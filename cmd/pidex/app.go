@@ -87,7 +87,7 @@ func (a *app) rootCmd() *cobra.Command {
 	f.BoolVar(&a.json, "json", false, "print JSON on stdout (see README for the format)")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress or warning summary on stderr")
 	f.BoolVar(&a.noRefresh, "no-refresh", false, "answer from the catalog as it is, without refreshing it first")
-	root.AddCommand(a.indexCmd(), a.pathCmd(), a.listCmd(), a.treeCmd(), a.showCmd(), a.warningsCmd())
+	root.AddCommand(a.indexCmd(), a.pathCmd(), a.listCmd(), a.treeCmd(), a.showCmd(), a.searchCmd(), a.warningsCmd())
 	return root
 }
 
@@ -176,6 +176,10 @@ func (a *app) refreshing(run func() error) error {
 // when verbose, else a one-line summary) and records that the run saw
 // unreadable input.
 func (a *app) report(st *indexer.Stats, verbose bool) {
+	if st.Text != nil && len(st.Text.Errors) > 0 {
+		st.Errors = append(st.Errors, st.Text.Errors...)
+		st.Text.Errors = []string{}
+	}
 	if len(st.Warnings) == 0 && len(st.Errors) == 0 {
 		return
 	}

@@ -70,7 +70,7 @@ func (a *app) printStats(st *indexer.Stats) error {
 // before it already ran.
 func (a *app) watch(cmd *cobra.Command, eng *engine.Engine) error {
 	var werr error
-	err := eng.Watch(cmd.Context(), engine.WatchOptions{OnRefresh: func(st *indexer.Stats, err error) {
+	err := eng.Watch(cmd.Context(), engine.WatchOptions{Text: true, OnRefresh: func(st *indexer.Stats, err error) {
 		if err != nil {
 			fmt.Fprintln(a.stderr, "pidex: refresh:", err)
 			return
@@ -110,7 +110,9 @@ func (a *app) index(ctx context.Context, full bool) (eng *engine.Engine, st *ind
 		case full:
 			st, err = eng.Rebuild(ctx)
 		default:
-			st, err = eng.Refresh(ctx)
+			if st, err = eng.Refresh(ctx); err == nil {
+				st.Text, err = eng.RefreshText(ctx)
+			}
 		}
 		return err
 	})

@@ -1,0 +1,273 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+
+	"github.com/jmoiron/sqlx"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/pidex-dev/pidex/fts"
+	"github.com/pidex-dev/pidex/pi"
+)
+
+// The text pass fills the full-text index behind the metadata. A refresh
+// writes entries first (listing, trees, usage answer as soon as that is
+// done); the text pass then reads back the lines of every file whose text
+// cursor (files.text_offset) lags its ingested offset, and writes their
+// searchable text (pi.Text, CJK prepared by fts.Prepare) one batch per
+// transaction, advancing the cursor with it. A crash in between loses
+// nothing: the cursor says where to go on.
+
+// TextStats says what a text pass did.
+type TextStats struct {
+	Files   int   `json:"files"`   // files whose text was (partly) indexed
+	Entries int64 `json:"entries"` // entries with text written
+	Bytes   int64 `json:"bytes"`   // bytes of lines read
+	// Errors lists files whose lines could not be read back.
+	Errors []string `json:"errors"`
+}
+
+// textBatchBytes bounds the lines read for one transaction.
+const textBatchBytes = 16 << 20
+
+type textJob struct {
+	fileID     int64
+	path       string
+	from, to   int64 // text_offset now, and the offset to reach
+	generation int64
+}
+
+type textRow struct {
+	rowid int64
+	text  string
+}
+
+type textBatch struct {
+	job   textJob
+	rows  []textRow
+	upto  int64 // the cursor after this batch
+	bytes int64
+}
+
+// IndexText brings the text index up to date for the files under the
+// roots. Unreadable files are reported in the stats' errors, never fatal.
+func (ix *Indexer) IndexText(ctx context.Context) (*TextStats, error) {
+	defer ix.DB.LockWriter()()
+	roots, err := AbsRoots(ix.Roots)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := ix.textJobs(ctx, roots)
+	if err != nil {
+		return nil, err
+	}
+	st := &TextStats{Errors: []string{}}
+	if p := ix.Progress; p != nil {
+		p.FilesTotal.Add(int64(len(jobs)))
+		for _, j := range jobs {
+			p.BytesTotal.Add(j.to - j.from)
+		}
+	}
+	workers := ix.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	batches := make(chan *textBatch, workers)
+	failed := make(chan string, len(jobs))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers + 1)
+	g.Go(func() error { // the single writer
+		stmts := newStmtCache(ix.DB.DB)
+		defer stmts.close()
+		for b := range batches {
+			if err := ix.writeText(gctx, stmts, b, st); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	var readers errgroup.Group
+	readers.SetLimit(workers)
+	for _, j := range jobs {
+		readers.Go(func() error {
+			err := ix.readText(gctx, j, batches)
+			if err != nil && gctx.Err() == nil {
+				failed <- fmt.Sprintf("%s: %v", j.path, err)
+			}
+			return nil
+		})
+	}
+	_ = readers.Wait()
+	close(batches)
+	if err := g.Wait(); err != nil {
+		return st, err
+	}
+	close(failed)
+	for e := range failed {
+		st.Errors = append(st.Errors, e)
+	}
+	return st, nil
+}
+
+func (ix *Indexer) textJobs(ctx context.Context, roots []string) ([]textJob, error) {
+	if len(roots) == 0 {
+		return nil, nil
+	}
+	q, args, err := sqlx.In(`SELECT id, path, text_offset, offset, generation FROM files
+		WHERE kind = 'session' AND text_offset < offset AND root IN (?)`, roots)
+	if err != nil {
+		return nil, fmt.Errorf("plan text index: %w", err)
+	}
+	rows, err := ix.DB.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("plan text index: %w", err)
+	}
+	defer rows.Close()
+	var jobs []textJob
+	for rows.Next() {
+		var j textJob
+		if err := rows.Scan(&j.fileID, &j.path, &j.from, &j.to, &j.generation); err != nil {
+			return nil, fmt.Errorf("plan text index: %w", err)
+		}
+		jobs = append(jobs, j)
+	}
+	return jobs, rows.Err()
+}
+
+// readText reads the lines of a file's entries from the text cursor to
+// the planned offset and sends their text in batches.
+func (ix *Indexer) readText(ctx context.Context, j textJob, out chan<- *textBatch) error {
+	type ent struct{ offset, length int64 }
+	var ents []ent
+	rows, err := ix.DB.QueryContext(ctx, `SELECT offset, length FROM entries WHERE file_id = ? AND offset >= ? AND offset < ? ORDER BY offset`,
+		j.fileID, j.from, j.to)
+	if err != nil {
+		return fmt.Errorf("list entries: %w", err)
+	}
+	for rows.Next() {
+		var e ent
+		if err := rows.Scan(&e.offset, &e.length); err != nil {
+			rows.Close()
+			return err
+		}
+		ents = append(ents, e)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	f, err := os.Open(j.path)
+	if err != nil {
+		return fmt.Errorf("open session file: %w", err)
+	}
+	defer f.Close()
+	r := &spanReader{f: f}
+	b := &textBatch{job: j}
+	for i, e := range ents {
+		line, err := r.read(e.offset, e.length)
+		if err != nil {
+			return fmt.Errorf("read line at offset %d: %w", e.offset, err)
+		}
+		b.bytes += e.length
+		if l, _ := decodeLine(line); l != nil {
+			if text := pi.Text(l); text != "" {
+				b.rows = append(b.rows, textRow{rowid: j.fileID<<40 | e.offset, text: fts.Prepare(text)})
+			}
+		}
+		if b.bytes >= textBatchBytes && i < len(ents)-1 {
+			b.upto = ents[i+1].offset
+			if err := send(ctx, out, b); err != nil {
+				return err
+			}
+			b = &textBatch{job: j}
+			b.job.from = ents[i+1].offset
+		}
+	}
+	b.upto = j.to
+	return send(ctx, out, b)
+}
+
+func send(ctx context.Context, out chan<- *textBatch, b *textBatch) error {
+	select {
+	case out <- b:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// spanReader reads line spans of a file in large sequential chunks.
+type spanReader struct {
+	f     *os.File
+	buf   []byte
+	start int64 // file offset of buf[0]
+}
+
+func (r *spanReader) read(off, n int64) ([]byte, error) {
+	if off >= r.start && off+n <= r.start+int64(len(r.buf)) {
+		return r.buf[off-r.start : off-r.start+n], nil
+	}
+	size := max(n, 4<<20)
+	if int64(cap(r.buf)) < size {
+		r.buf = make([]byte, size)
+	}
+	r.buf = r.buf[:size]
+	got, err := r.f.ReadAt(r.buf, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	r.buf, r.start = r.buf[:got], off
+	if int64(got) < n {
+		return nil, fmt.Errorf("file is shorter than the catalog says (%w)", io.ErrUnexpectedEOF)
+	}
+	return r.buf[:n], nil
+}
+
+// writeText writes one batch and advances the cursor, unless the file was
+// rewritten or advanced by someone else since the batch was planned.
+func (ix *Indexer) writeText(ctx context.Context, stmts *stmtCache, b *textBatch, st *TextStats) error {
+	sqltx, err := stmts.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin text write: %w", err)
+	}
+	defer sqltx.Rollback()
+	tx := &wtx{Tx: sqltx, stmts: stmts}
+	wctx := context.WithoutCancel(ctx)
+	var cur struct {
+		TextOffset int64 `db:"text_offset"`
+		Generation int64 `db:"generation"`
+	}
+	err = tx.get(wctx, &cur, "SELECT text_offset, generation FROM files WHERE id = ?", b.job.fileID)
+	if err != nil || cur.TextOffset != b.job.from || cur.Generation != b.job.generation {
+		return nil // gone, rewritten, or another process got there first
+	}
+	err = bulkInsert(wctx, tx, "INSERT INTO text_index (rowid, text)", 2, len(b.rows), func(i int, args []any) []any {
+		return append(args, b.rows[i].rowid, b.rows[i].text)
+	})
+	if err != nil {
+		return writeErr{fmt.Errorf("write text index: %w", err)}
+	}
+	if err := tx.exec(wctx, "UPDATE files SET text_offset = ? WHERE id = ?", b.upto, b.job.fileID); err != nil {
+		return writeErr{fmt.Errorf("advance text cursor: %w", err)}
+	}
+	if err := tx.Commit(); err != nil {
+		return writeErr{fmt.Errorf("commit text: %w", err)}
+	}
+	st.Entries += int64(len(b.rows))
+	st.Bytes += b.bytes
+	if b.upto == b.job.to {
+		st.Files++
+	}
+	if p := ix.Progress; p != nil {
+		p.BytesDone.Add(b.bytes)
+		if b.upto == b.job.to {
+			p.FilesDone.Add(1)
+		}
+	}
+	return nil
+}
