@@ -34,7 +34,15 @@ type Or []Node
 // word with punctuation (parse_header, src/query/path.go) is the phrase of
 // its parts, in order.
 func (t Term) Match() string {
-	s := `"` + strings.ReplaceAll(queryText(t.Text), `"`, `""`) + `"`
+	// Control characters separate words anyway; FTS5 would stop reading
+	// the query at a NUL.
+	text := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, queryText(t.Text))
+	s := `"` + strings.ReplaceAll(text, `"`, `""`) + `"`
 	if t.Prefix {
 		s += "*"
 	}
@@ -194,7 +202,7 @@ func (p *parser) lex(q string) error {
 		r := rs[i]
 		col := i + 1
 		switch {
-		case unicode.IsSpace(r):
+		case unicode.IsSpace(r) || unicode.IsControl(r):
 			i++
 		case r == '(':
 			p.toks = append(p.toks, token{kind: tokOpen, col: col})
@@ -223,7 +231,7 @@ func (p *parser) lex(q string) error {
 			i = j
 		default:
 			j := i
-			for j < len(rs) && !unicode.IsSpace(rs[j]) && rs[j] != '"' && rs[j] != '(' && rs[j] != ')' {
+			for j < len(rs) && !unicode.IsSpace(rs[j]) && !unicode.IsControl(rs[j]) && rs[j] != '"' && rs[j] != '(' && rs[j] != ')' {
 				j++
 			}
 			w := string(rs[i:j])

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -23,7 +24,7 @@ func (a *app) searchCmd() *cobra.Command {
 		sessionsOnly         bool
 	)
 	cmd := &cobra.Command{
-		Use:   "search QUERY",
+		Use:   "search QUERY...",
 		Short: "Search the text of every session (words, \"phrases\", prefix*, OR, -exclude)",
 		Long: `Search user and assistant text, thinking, tool calls and results, bash
 commands and output, custom messages, summaries, session names and labels of
@@ -45,13 +46,17 @@ Hits are ranked by relevance (bm25; more recent first among equals) or with
 --sort newest by time. Each hit shows its session, project, role, time, a
 snippet with the matched words highlighted, and the command that opens it.
 --sessions-only lists sessions with their number of hits instead.
+Several arguments are one query (pidex search parse header = "parse header"
+as two words). A query that starts with '-' follows '--':
+pidex search -- -draft notes.
+
 --json prints [{path, sessionId, entryId, offset, line, role, timestamp,
 snippet, highlights, score}] (with --sessions-only: [{path, sessionId, name,
 firstMessage, hits}]).`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			q, err := fts.Parse(args[0])
+			q, err := fts.Parse(strings.Join(args, " "))
 			if err != nil {
 				return err
 			}

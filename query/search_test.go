@@ -1,0 +1,321 @@
+package query_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/fts"
+	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/internal/catalogtest"
+	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/schema"
+)
+
+// line builders for search fixtures
+func hdr(id, cwd string) string {
+	return fmt.Sprintf(`{"type":"session","version":3,"id":%q,"timestamp":"2026-05-01T10:00:00.000Z","cwd":%q}`, id, cwd)
+}
+
+func userMsg(id, parent, text, ts string) string {
+	return fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,"timestamp":%q,"message":{"role":"user","content":[{"type":"text","text":%q}]}}`,
+		id, parentJSON(parent), ts, text)
+}
+
+func asstMsg(id, parent, model, text, thinking string) string {
+	return fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-05-01T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":%q},{"type":"text","text":%q},{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"src/query/path.go"}}],"provider":"anthropic","model":%q}}`,
+		id, parentJSON(parent), thinking, text, model)
+}
+
+func toolResult(id, parent, text string) string {
+	return fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-05-01T10:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":%q}],"isError":false}}`,
+		id, parentJSON(parent), text)
+}
+
+func bash(id, parent, command, output string) string {
+	return fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-05-01T10:00:04.000Z","message":{"role":"bashExecution","command":%q,"output":%q,"exitCode":0}}`,
+		id, parentJSON(parent), command, output)
+}
+
+func compaction(id, parent, summary string) string {
+	return fmt.Sprintf(`{"type":"compaction","id":%q,"parentId":%s,"timestamp":"2026-05-01T10:00:05.000Z","summary":%q,"firstKeptEntryId":%q,"tokensBefore":100}`,
+		id, parentJSON(parent), summary, parent)
+}
+
+func labelEntry(id, parent, target, label string) string {
+	return fmt.Sprintf(`{"type":"label","id":%q,"parentId":%s,"timestamp":"2026-05-01T10:00:06.000Z","targetId":%q,"label":%q}`,
+		id, parentJSON(parent), target, label)
+}
+
+func nameEntry(id, parent, name string) string {
+	return fmt.Sprintf(`{"type":"session_info","id":%q,"parentId":%s,"timestamp":"2026-05-01T10:00:07.000Z","name":%q}`,
+		id, parentJSON(parent), name)
+}
+
+func parentJSON(p string) string {
+	if p == "" {
+		return "null"
+	}
+	return `"` + p + `"`
+}
+
+type searchEnv struct {
+	t    *testing.T
+	root string
+	ix   *indexer.Indexer
+}
+
+func newSearchEnv(t *testing.T) *searchEnv {
+	t.Helper()
+	root := t.TempDir()
+	db, err := catalog.Open(context.Background(), filepath.Join(t.TempDir(), "c.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return &searchEnv{t: t, root: root, ix: &indexer.Indexer{DB: db, Roots: []string{root}}}
+}
+
+func (e *searchEnv) file(rel string, lines ...string) string {
+	p := filepath.Join(e.root, rel)
+	catalogtest.WriteFile(e.t, p, strings.Join(lines, "\n")+"\n")
+	return p
+}
+
+func (e *searchEnv) refresh() {
+	e.t.Helper()
+	if _, err := e.ix.Refresh(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+	st, err := e.ix.IndexText(context.Background())
+	if err != nil || len(st.Errors) > 0 {
+		e.t.Fatalf("text pass: %v %v", err, st.Errors)
+	}
+}
+
+// sessions returns the session ids matching q (with the filter), sorted.
+func (e *searchEnv) sessions(q string, f query.SearchFilter) []string {
+	e.t.Helper()
+	n, err := fts.Parse(q)
+	if err != nil {
+		e.t.Fatalf("parse %q: %v", q, err)
+	}
+	f.Query = n
+	f.Limit = 1000
+	ss, err := query.SearchSessions(context.Background(), e.ix.DB.DB, f)
+	if err != nil {
+		e.t.Fatalf("search %q: %v", q, err)
+	}
+	var ids []string
+	for _, s := range ss {
+		ids = append(ids, s.SessionID)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+func TestSearchMatching(t *testing.T) {
+	e := newSearchEnv(t)
+	e.file("--w-app--/a.jsonl",
+		hdr("sa", "/w/app"),
+		userMsg("a1", "", "The Café au lait bug: parse_header fails with ERR_MODULE_NOT_FOUND in session-manager.ts", "2026-05-01T10:00:01.000Z"),
+		asstMsg("a2", "a1", "claude-opus", "I will run the migration again and then check the quick brown fox.", "thinking about zebra stripes"),
+		toolResult("a3", "a2", "package query // lives in src/query/path.go"),
+		bash("a4", "a3", "go test ./indexer", "FAIL indexer_gopher 0.3s"),
+		compaction("a5", "a4", "Summary: we fixed the lighthouse keeper issue."),
+		labelEntry("a6", "a5", "a2", "checkpoint-walrus"),
+		nameEntry("a7", "a6", "Penguin refactor"),
+	)
+	e.file("--w-jp--/b.jsonl",
+		hdr("sb", "/w/jp"),
+		userMsg("b1", "", "全文検索エンジンのインデックスを再構築しました。", "2026-05-02T10:00:01.000Z"),
+		asstMsg("b2", "b1", "gpt-x", "数据库压缩完成，测试通过。", "한국어검색테스트"),
+	)
+	e.file("--w-other--/c.jsonl",
+		hdr("sc", "/w/other"),
+		userMsg("c1", "", "cafeteria menu, a quick fox, nothing else; header parse", "2026-06-01T10:00:01.000Z"),
+	)
+	e.refresh()
+	all := query.SearchFilter{}
+	tests := []struct {
+		q    string
+		want string
+	}{
+		{"cafe", "sa"}, {"CAFÉ", "sa"}, {"café", "sa"}, // case and diacritics
+		{"parse_header", "sa"}, {"session-manager.ts", "sa"}, {"ERR_MODULE_NOT_FOUND", "sa"}, // identifiers as typed
+		{"src/query/path.go", "sa sb"},         // a path, in tool calls and a tool result
+		{`"quick brown fox"`, "sa"},            // a phrase
+		{"quick fox", "sa sc"},                 // both words, anywhere
+		{`"quick fox"`, "sc"},                  // the phrase only where adjacent
+		{"migrat*", "sa"},                      // a prefix
+		{"cafe*", "sa sc"},                     // prefix across words
+		{"zebra", "sa"},                        // thinking
+		{"gopher", "sa"},                       // bash output (indexer_gopher is two words)
+		{"lighthouse", "sa"},                   // compaction summary
+		{"walrus", "sa"}, {"penguin", "sa"},    // label, session name
+		{"read", "sa sb"},                      // tool call name
+		{"lighthouse OR cafeteria", "sa sc"},   // OR
+		{"fox -brown", "sc"},                   // exclusion
+		{"quick -(brown OR menu)", ""},         // excluded group
+		{"検索", "sb"}, {"インデックス", "sb"}, {"再構築", "sb"}, // Japanese, 2, 6 and 3 characters
+		{"压缩", "sb"}, {"数据库", "sb"}, {"测试通过", "sb"}, // Chinese
+		{"검색", "sb"},                           // Korean
+		{"索エ", "sb"},                           // across a script change inside the run
+		{"エンジン", "sb"}, {"ンジ", "sb"}, {"検*", "sb"}, {"ン*", "sb"},
+		{"構築再", ""}, // order matters
+		{"header parse", "sa sc"}, {"parse header", "sa sc"}, {`"header parse"`, "sc"},
+	}
+	for _, tt := range tests {
+		got := strings.Join(e.sessions(tt.q, all), " ")
+		if got != tt.want {
+			t.Errorf("search %q = [%s], want [%s]", tt.q, got, tt.want)
+		}
+	}
+}
+
+func TestSearchFiltersAndBranches(t *testing.T) {
+	e := newSearchEnv(t)
+	e.file("--w-app--/a.jsonl",
+		hdr("sa", "/w/app"),
+		userMsg("a1", "", "aardvark in the user text", "2026-05-01T10:00:01.000Z"),
+		asstMsg("a2", "a1", "claude-opus", "aardvark from the assistant", "x"),
+		toolResult("a3", "a2", "aardvark in a tool result"),
+		compaction("a4", "a3", "aardvark in a summary"),
+		// a branch from a1, abandoned: the leaf continues from a4
+		userMsg("b1", "a1", "okapi only on the abandoned branch", "2026-05-03T10:00:01.000Z"),
+		userMsg("a5", "a4", "back on the main branch with the narwhal", "2026-05-04T10:00:01.000Z"),
+	)
+	fork := e.file("--w-lib--/fork.jsonl",
+		hdr("sf", "/w/lib"),
+		userMsg("a1", "", "aardvark in the user text", "2026-05-01T10:00:01.000Z"),
+		userMsg("b1", "a1", "okapi only on the abandoned branch", "2026-05-03T10:00:01.000Z"),
+	)
+	_ = fork
+	e.refresh()
+	ids := func(q string, f query.SearchFilter) string { return strings.Join(e.sessions(q, f), " ") }
+	hits := func(q string, f query.SearchFilter) []query.Hit {
+		n, _ := fts.Parse(q)
+		f.Query, f.Limit = n, 100
+		hs, err := query.Search(context.Background(), e.ix.DB.DB, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hs
+	}
+	roles := func(hs []query.Hit) string {
+		var r []string
+		for _, h := range hs {
+			r = append(r, h.Role)
+		}
+		sort.Strings(r)
+		return strings.Join(r, " ")
+	}
+	check := func(what, got, want string) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s: got [%s], want [%s]", what, got, want)
+		}
+	}
+	check("all branches: the fork and the abandoned branch", ids("okapi", query.SearchFilter{}), "sa sf")
+	check("--branch active", ids("okapi", query.SearchFilter{Active: true}), "sf") // in the fork, b1 is the leaf
+	check("--branch active keeps the current path", ids("narwhal aardvark", query.SearchFilter{Active: true}), "")
+	check("--branch active, main path", ids("narwhal", query.SearchFilter{Active: true}), "sa")
+	check("--project", ids("aardvark", query.SearchFilter{Project: "lib"}), "sf")
+	check("--cwd", ids("aardvark", query.SearchFilter{Cwd: "/w/app"}), "sa")
+	check("--role user", roles(hits("aardvark", query.SearchFilter{Role: "user"})), "user user")
+	check("--role assistant", roles(hits("aardvark", query.SearchFilter{Role: "assistant"})), "assistant")
+	check("--role tool", roles(hits("aardvark", query.SearchFilter{Role: "tool"})), "toolResult")
+	check("--role summary", roles(hits("aardvark", query.SearchFilter{Role: "summary"})), "compaction")
+	check("--model", roles(hits("aardvark", query.SearchFilter{Model: "OPUS"})), "assistant")
+	since := int64(1777802400000) // 2026-05-03T10:00:00Z
+	check("--since", ids("aardvark OR narwhal", query.SearchFilter{Since: since + 1}), "sa")
+	check("--until", ids("aardvark OR okapi", query.SearchFilter{Until: since}), "sa sf")
+	var fileID int64
+	if err := e.ix.DB.Get(&fileID, "SELECT id FROM files WHERE path LIKE '%fork.jsonl'"); err != nil {
+		t.Fatal(err)
+	}
+	check("--session", ids("aardvark", query.SearchFilter{FileID: fileID}), "sf")
+
+	hs := hits("narwhal", query.SearchFilter{})
+	if len(hs) != 1 || hs[0].EntryID != "a5" || hs[0].Line != 7 || hs[0].Snippet == "" || len(hs[0].Highlights) != 1 {
+		t.Fatalf("hit: %+v", hs)
+	}
+	if got := []rune(hs[0].Snippet)[hs[0].Highlights[0][0]:hs[0].Highlights[0][1]]; string(got) != "narwhal" {
+		t.Errorf("highlight covers %q", string(got))
+	}
+	newest := hits("aardvark OR okapi", query.SearchFilter{Newest: true})
+	for i := 1; i < len(newest); i++ {
+		if *newest[i].Timestamp > *newest[i-1].Timestamp {
+			t.Errorf("--sort newest out of order at %d", i)
+		}
+	}
+}
+
+// The text index follows the files: an append adds the new lines' text, a
+// rewrite replaces it, a removal drops it.
+func TestSearchIncremental(t *testing.T) {
+	e := newSearchEnv(t)
+	p := e.file("--w-app--/a.jsonl", hdr("sa", "/w/app"), userMsg("a1", "", "first quokka", "2026-05-01T10:00:01.000Z"))
+	e.refresh()
+	check := func(q, want string) {
+		t.Helper()
+		if got := strings.Join(e.sessions(q, query.SearchFilter{}), " "); got != want {
+			t.Errorf("search %q = [%s], want [%s]", q, got, want)
+		}
+	}
+	check("quokka", "sa")
+	catalogtest.AppendFile(t, p, userMsg("a2", "a1", "then a wombat appeared", "2026-05-01T10:00:02.000Z")+"\n")
+	e.refresh()
+	check("wombat", "sa")
+	check("quokka", "sa")
+	var text, off int64
+	if err := e.ix.DB.QueryRow("SELECT text_offset, offset FROM files").Scan(&text, &off); err != nil || text != off {
+		t.Errorf("text cursor %d, offset %d (%v)", text, off, err)
+	}
+	e.file("--w-app--/a.jsonl", hdr("sa", "/w/app"), userMsg("x1", "", "rewritten: only a platypus now", "2026-05-01T10:00:01.000Z"))
+	e.refresh()
+	check("platypus", "sa")
+	check("quokka", "")
+	check("wombat", "")
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	e.refresh()
+	check("platypus", "")
+	var rows int
+	if err := e.ix.DB.Get(&rows, "SELECT count(*) FROM text_index('platypus OR quokka OR wombat')"); err != nil || rows != 0 {
+		t.Errorf("index rows left after removal: %d (%v)", rows, err)
+	}
+}
+
+// Every query the language accepts runs in FTS5 without an SQLite error.
+func FuzzSearchQuery(f *testing.F) {
+	for _, s := range []string{"a", `"a b"*`, "a OR b", "-x y", "(a OR b) -c", "検索", "NEAR(a)", `a"`, "x* y*", "c++ OR c#"} {
+		f.Add(s)
+	}
+	db, err := catalog.Open(context.Background(), filepath.Join(f.TempDir(), "c.sqlite"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer db.Close()
+	db.MustExec("INSERT INTO text_index (rowid, text) VALUES (1, 'hello world 全文 文検 検索 索')")
+	f.Fuzz(func(t *testing.T, q string) {
+		n, err := fts.Parse(q)
+		if err != nil {
+			if !errors.Is(err, schema.ErrUsage) {
+				t.Fatalf("Parse(%q): %v is not a usage error", q, err)
+			}
+			return
+		}
+		var c int
+		if err := db.Get(&c, "SELECT count(*) FROM text_index WHERE text_index MATCH ?", n.Match()); err != nil {
+			t.Fatalf("Parse(%q) → %s: %v", q, n.Match(), err)
+		}
+	})
+}
