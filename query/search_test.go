@@ -149,24 +149,24 @@ func TestSearchMatching(t *testing.T) {
 	}{
 		{"cafe", "sa"}, {"CAFÉ", "sa"}, {"café", "sa"}, // case and diacritics
 		{"parse_header", "sa"}, {"session-manager.ts", "sa"}, {"ERR_MODULE_NOT_FOUND", "sa"}, // identifiers as typed
-		{"src/query/path.go", "sa sb"},         // a path, in tool calls and a tool result
-		{`"quick brown fox"`, "sa"},            // a phrase
-		{"quick fox", "sa sc"},                 // both words, anywhere
-		{`"quick fox"`, "sc"},                  // the phrase only where adjacent
-		{"migrat*", "sa"},                      // a prefix
-		{"cafe*", "sa sc"},                     // prefix across words
-		{"zebra", "sa"},                        // thinking
-		{"gopher", "sa"},                       // bash output (indexer_gopher is two words)
-		{"lighthouse", "sa"},                   // compaction summary
-		{"walrus", "sa"}, {"penguin", "sa"},    // label, session name
-		{"read", "sa sb"},                      // tool call name
-		{"lighthouse OR cafeteria", "sa sc"},   // OR
-		{"fox -brown", "sc"},                   // exclusion
-		{"quick -(brown OR menu)", ""},         // excluded group
+		{"src/query/path.go", "sa sb"},      // a path, in tool calls and a tool result
+		{`"quick brown fox"`, "sa"},         // a phrase
+		{"quick fox", "sa sc"},              // both words, anywhere
+		{`"quick fox"`, "sc"},               // the phrase only where adjacent
+		{"migrat*", "sa"},                   // a prefix
+		{"cafe*", "sa sc"},                  // prefix across words
+		{"zebra", "sa"},                     // thinking
+		{"gopher", "sa"},                    // bash output (indexer_gopher is two words)
+		{"lighthouse", "sa"},                // compaction summary
+		{"walrus", "sa"}, {"penguin", "sa"}, // label, session name
+		{"read", "sa sb"},                             // tool call name
+		{"lighthouse OR cafeteria", "sa sc"},          // OR
+		{"fox -brown", "sc"},                          // exclusion
+		{"quick -(brown OR menu)", ""},                // excluded group
 		{"検索", "sb"}, {"インデックス", "sb"}, {"再構築", "sb"}, // Japanese, 2, 6 and 3 characters
 		{"压缩", "sb"}, {"数据库", "sb"}, {"测试通过", "sb"}, // Chinese
-		{"검색", "sb"},                           // Korean
-		{"索エ", "sb"},                           // across a script change inside the run
+		{"검색", "sb"}, // Korean
+		{"索エ", "sb"}, // across a script change inside the run
 		{"エンジン", "sb"}, {"ンジ", "sb"}, {"検*", "sb"}, {"ン*", "sb"},
 		{"構築再", ""}, // order matters
 		{"header parse", "sa sc"}, {"parse header", "sa sc"}, {`"header parse"`, "sc"},
