@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/fts"
+	"github.com/pidex-dev/pidex/query"
 	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 )
@@ -153,6 +155,18 @@ func TestRebuildInPlace(t *testing.T) {
 	}
 	if got, want := catalogtest.Dump(t, a.DB().DB), fresh(t, root); got != want {
 		t.Errorf("catalog after rebuild and append differs from a fresh one")
+	}
+	// The text index came over with the rebuild, and the other engine's
+	// text pass adds to it.
+	if _, err := b.RefreshText(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]int{`"step 7"`: 12, `"one more"`: 1} {
+		n, _ := fts.Parse(q)
+		ss, err := a.SearchSessions(context.Background(), query.SearchFilter{Query: n, Limit: 100})
+		if err != nil || len(ss) != want {
+			t.Errorf("search %s after the rebuild: %d sessions (%v), want %d", q, len(ss), err, want)
+		}
 	}
 }
 
