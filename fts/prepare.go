@@ -3,13 +3,43 @@ package fts
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // IsCJK reports whether r is written without spaces between words: Han
-// ideographs, Hiragana, Katakana (with the prolonged sound mark) and
-// Hangul.
+// ideographs (with their radicals, compatibility forms and extensions),
+// Hiragana, Katakana (with the prolonged sound mark and half-width forms)
+// and Hangul. Explicit ranges: this runs for every character indexed.
 func IsCJK(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || r == 'ー'
+	switch {
+	case r < 0x1100:
+		return false
+	case r <= 0x11FF: // Hangul Jamo
+		return true
+	case r < 0x2E80:
+		return false
+	case r <= 0x2FDF: // CJK and Kangxi radicals
+		return true
+	case r >= 0x3005 && r <= 0x3007, r >= 0x3021 && r <= 0x3029, r >= 0x3031 && r <= 0x3035, r >= 0x3038 && r <= 0x303C, r >= 0x16FE0 && r <= 0x16FFF:
+		return true // iteration marks, Hangzhou numerals, kana repeat marks
+	case r >= 0x3041 && r <= 0x30FF: // Hiragana, Katakana (ー included)
+		return r != 0x30FB // the middle dot is punctuation
+	case r >= 0x3131 && r <= 0x318E, r >= 0x31F0 && r <= 0x31FF: // Hangul compatibility Jamo, Katakana extensions
+		return true
+	case r >= 0x3400 && r <= 0x4DBF, r >= 0x4E00 && r <= 0x9FFF: // CJK ideographs and extension A
+		return true
+	case r >= 0xA960 && r <= 0xA97F, r >= 0xAC00 && r <= 0xD7FF: // Hangul
+		return true
+	case r >= 0xF900 && r <= 0xFAFF: // compatibility ideographs
+		return true
+	case r >= 0xFF66 && r <= 0xFF9F, r >= 0xFFA0 && r <= 0xFFDC: // half-width Katakana and Hangul
+		return true
+	case r >= 0x1AFF0 && r <= 0x1B16F: // Kana extended, supplement and extensions
+		return true
+	case r >= 0x20000 && r <= 0x3FFFF: // CJK extensions B and later
+		return true
+	}
+	return false
 }
 
 // Prepare rewrites text for the index: every run of CJK characters
@@ -80,8 +110,12 @@ func queryText(w string) string {
 }
 
 func hasCJK(s string) bool {
-	for _, r := range s {
-		if r >= 0x1100 && IsCJK(r) {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0xE1 { // every CJK character's UTF-8 form starts at 0xE1 or above
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		if IsCJK(r) {
 			return true
 		}
 	}

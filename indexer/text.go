@@ -2,11 +2,13 @@ package indexer
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"sort"
 
 	"github.com/jmoiron/sqlx"
 	"golang.org/x/sync/errgroup"
@@ -32,8 +34,16 @@ type TextStats struct {
 	Errors []string `json:"errors"`
 }
 
-// textBatchBytes bounds the lines read for one transaction.
-const textBatchBytes = 16 << 20
+// Text pass sizes: a reader sends batches of about textBatchBytes of
+// lines; the writer commits whatever batches are waiting, up to
+// textCommitBytes, in one transaction. FTS5 writes a new segment per
+// transaction and merges segments as they pile up: one transaction per
+// small file spent most of a cold text pass merging (profiled).
+const (
+	textBatchBytes  = 4 << 20
+	textCommitBytes = 48 << 20
+	textQueue       = 12 // batches waiting for the writer: bounds memory
+)
 
 type textJob struct {
 	fileID     int64
@@ -77,7 +87,7 @@ func (ix *Indexer) IndexText(ctx context.Context) (*TextStats, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	batches := make(chan *textBatch, workers)
+	batches := make(chan *textBatch, textQueue)
 	failed := make(chan string, len(jobs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers + 1)
@@ -85,7 +95,20 @@ func (ix *Indexer) IndexText(ctx context.Context) (*TextStats, error) {
 		stmts := newStmtCache(ix.DB.DB)
 		defer stmts.close()
 		for b := range batches {
-			if err := ix.writeText(gctx, stmts, b, st); err != nil {
+			group, size := []*textBatch{b}, b.bytes
+		drain:
+			for size < textCommitBytes {
+				select {
+				case more, ok := <-batches:
+					if !ok {
+						break drain
+					}
+					group, size = append(group, more), size+more.bytes
+				default:
+					break drain
+				}
+			}
+			if err := ix.writeText(gctx, stmts, group, st); err != nil {
 				return err
 			}
 		}
@@ -228,9 +251,10 @@ func (r *spanReader) read(off, n int64) ([]byte, error) {
 	return r.buf[:n], nil
 }
 
-// writeText writes one batch and advances the cursor, unless the file was
-// rewritten or advanced by someone else since the batch was planned.
-func (ix *Indexer) writeText(ctx context.Context, stmts *stmtCache, b *textBatch, st *TextStats) error {
+// writeText writes a group of batches in one transaction, advancing each
+// file's cursor, and skips a batch whose file was rewritten or advanced by
+// someone else since it was planned.
+func (ix *Indexer) writeText(ctx context.Context, stmts *stmtCache, group []*textBatch, st *TextStats) error {
 	sqltx, err := stmts.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin text write: %w", err)
@@ -238,36 +262,73 @@ func (ix *Indexer) writeText(ctx context.Context, stmts *stmtCache, b *textBatch
 	defer sqltx.Rollback()
 	tx := &wtx{Tx: sqltx, stmts: stmts}
 	wctx := context.WithoutCancel(ctx)
-	var cur struct {
-		TextOffset int64 `db:"text_offset"`
-		Generation int64 `db:"generation"`
+	var done []*textBatch
+	var rows []textRow
+	cursor := map[int64]int64{} // file → cursor as this transaction leaves it
+	for _, b := range group {
+		ok, err := current(wctx, tx, b, cursor)
+		if err != nil {
+			return writeErr{err}
+		}
+		if ok {
+			done = append(done, b)
+			rows = append(rows, b.rows...)
+			cursor[b.job.fileID] = b.upto
+		}
 	}
-	err = tx.get(wctx, &cur, "SELECT text_offset, generation FROM files WHERE id = ?", b.job.fileID)
-	if err != nil || cur.TextOffset != b.job.from || cur.Generation != b.job.generation {
-		return nil // gone, rewritten, or another process got there first
+	// FTS5 buffers postings while rowids increase and flushes them into a
+	// new segment whenever one goes down: rows of interleaved files in
+	// file order made a segment per batch, and merging those was most of
+	// a cold text pass (profiled). In rowid order a whole transaction is
+	// one segment. One row per statement: a multi-row INSERT opens a
+	// statement savepoint, at which FTS5 flushes too.
+	sort.Slice(rows, func(i, j int) bool { return rows[i].rowid < rows[j].rowid })
+	for _, r := range rows {
+		if err := tx.exec(wctx, "INSERT INTO text_index (rowid, text) VALUES (?, ?)", r.rowid, r.text); err != nil {
+			return writeErr{fmt.Errorf("write text index: %w", err)}
+		}
 	}
-	err = bulkInsert(wctx, tx, "INSERT INTO text_index (rowid, text)", 2, len(b.rows), func(i int, args []any) []any {
-		return append(args, b.rows[i].rowid, b.rows[i].text)
-	})
-	if err != nil {
-		return writeErr{fmt.Errorf("write text index: %w", err)}
-	}
-	if err := tx.exec(wctx, "UPDATE files SET text_offset = ? WHERE id = ?", b.upto, b.job.fileID); err != nil {
-		return writeErr{fmt.Errorf("advance text cursor: %w", err)}
+	for f, c := range cursor {
+		if err := tx.exec(wctx, "UPDATE files SET text_offset = ? WHERE id = ?", c, f); err != nil {
+			return writeErr{fmt.Errorf("advance text cursor: %w", err)}
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return writeErr{fmt.Errorf("commit text: %w", err)}
 	}
-	st.Entries += int64(len(b.rows))
-	st.Bytes += b.bytes
-	if b.upto == b.job.to {
-		st.Files++
-	}
-	if p := ix.Progress; p != nil {
-		p.BytesDone.Add(b.bytes)
+	for _, b := range done {
+		st.Entries += int64(len(b.rows))
+		st.Bytes += b.bytes
 		if b.upto == b.job.to {
-			p.FilesDone.Add(1)
+			st.Files++
+		}
+		if p := ix.Progress; p != nil {
+			p.BytesDone.Add(b.bytes)
+			if b.upto == b.job.to {
+				p.FilesDone.Add(1)
+			}
 		}
 	}
 	return nil
+}
+
+// current reports whether b continues its file's text where the catalog
+// (or an earlier batch of this transaction) left it, in the same
+// generation of the file.
+func current(ctx context.Context, tx *wtx, b *textBatch, cursor map[int64]int64) (bool, error) {
+	if c, ok := cursor[b.job.fileID]; ok {
+		return c == b.job.from, nil
+	}
+	var cur struct {
+		TextOffset int64 `db:"text_offset"`
+		Generation int64 `db:"generation"`
+	}
+	err := tx.get(ctx, &cur, "SELECT text_offset, generation FROM files WHERE id = ?", b.job.fileID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil // removed since
+	}
+	if err != nil {
+		return false, fmt.Errorf("read text cursor: %w", err)
+	}
+	return cur.TextOffset == b.job.from && cur.Generation == b.job.generation, nil
 }

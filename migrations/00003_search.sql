@@ -11,6 +11,9 @@ CREATE VIRTUAL TABLE text_index USING fts5(
     contentless_delete = 1,
     tokenize = 'unicode61 remove_diacritics 2'
 );
+-- Buffer up to 32 MB of postings before writing a segment (default 1 MB):
+-- fewer, larger segments to merge during a cold text pass.
+INSERT INTO text_index (text_index, rank) VALUES ('hashsize', 33554432);
 
 -- The text index fills behind the metadata: text_offset is how far the
 -- file's entries have their text indexed (all entries below it); generation
