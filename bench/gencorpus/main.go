@@ -7,6 +7,11 @@
 // Every line is compact JSON terminated by "\n", keys in the order pi writes
 // them, strings escaped like JSON.stringify. Output depends only on the flags
 // (not on -workers or scheduling).
+//
+// -text realistic takes the text from the Go installation (doc comments,
+// docs, sources, test data; see realistic.go) plus hand-written CJK chat
+// (cjk.go), and -plant N plants rare words with an exact ground-truth
+// manifest OUT/../<base>.plants.json (plants.go). See bench/README.md.
 package main
 
 import (
