@@ -7,6 +7,11 @@
 // Every line is compact JSON terminated by "\n", keys in the order pi writes
 // them, strings escaped like JSON.stringify. Output depends only on the flags
 // (not on -workers or scheduling).
+//
+// -text realistic takes the text from the Go installation (doc comments,
+// docs, sources, test data; see realistic.go) plus hand-written CJK chat
+// (cjk.go), and -plant N plants rare words with an exact ground-truth
+// manifest OUT/../<base>.plants.json (plants.go). See bench/README.md.
 package main
 
 import (
@@ -18,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,6 +40,9 @@ type config struct {
 	workers  int
 	force    bool
 	quiet    bool
+	text     string // "synthetic" ("" too) or "realistic"
+	plant    int    // planted rare words (-1: 50 with -text realistic, else 0)
+	goroot   string // -text realistic source ("": go env GOROOT)
 }
 
 func main() {
@@ -47,6 +56,9 @@ func main() {
 	flag.IntVar(&cfg.workers, "workers", runtime.GOMAXPROCS(0), "parallel writers (does not change output)")
 	flag.BoolVar(&cfg.force, "force", false, "allow a non-empty -out directory (files with the same names are overwritten, others are left alone)")
 	flag.BoolVar(&cfg.quiet, "q", false, "no summary on stderr")
+	flag.StringVar(&cfg.text, "text", "synthetic", "where text comes from: synthetic (small fixed vocabulary) or realistic (Go doc comments, docs, sources and test data from GOROOT, plus CJK chat)")
+	flag.IntVar(&cfg.plant, "plant", -1, "plant N invented rare words and write the ground-truth manifest OUT/../<base>.plants.json (default 50 with -text realistic, 0 otherwise)")
+	flag.StringVar(&cfg.goroot, "goroot", "", "Go installation that -text realistic reads (default: go env GOROOT)")
 	flag.Parse()
 	if cfg.out == "" {
 		fmt.Fprintln(os.Stderr, "gencorpus: -out is required")
@@ -297,6 +309,13 @@ type stats struct {
 	images       int64
 	projectsUsed map[int]bool
 	elapsed      time.Duration
+
+	users, cjkUsers, texts, cjkTexts int64
+	plantFiles                       map[int32][]string // planted word -> files, as recorded by the generator
+	pools                            *pools
+	manifest                         map[string][]string
+	manifestPath                     string
+	verify                           time.Duration
 }
 
 func (s *stats) add(fs *fileStats, rel string, project int) {
@@ -319,6 +338,15 @@ func (s *stats) add(fs *fileStats, rel string, project int) {
 		s.maxFile, s.maxFileName = fs.bytes, rel
 	}
 	s.projectsUsed[project] = true
+	s.users += fs.users
+	s.cjkUsers += fs.cjkUsers
+	s.texts += fs.texts
+	s.cjkTexts += fs.cjkTexts
+	for i, w := range fs.plants {
+		if !slices.Contains(fs.plants[:i], w) {
+			s.plantFiles[w] = append(s.plantFiles[w], filepath.ToSlash(rel))
+		}
+	}
 }
 
 func (s *stats) print(w *os.File, cfg config) {
@@ -332,6 +360,14 @@ func (s *stats) print(w *os.File, cfg config) {
 	fmt.Fprintf(w, "  lines >=1MiB %d, image blocks %d, compactions %d, files with in-file branches %d (%d branch points)\n",
 		s.lines1MB, s.images, s.compactions, s.branchFiles, s.branchPoints)
 	fmt.Fprintf(w, "  elapsed      %.2fs (%.0f MB/s, %d workers)\n", sec, float64(s.bytes)/1e6/sec, cfg.workers)
+	if ri := s.pools.real; ri != nil {
+		fmt.Fprintf(w, "  text         realistic from %s (%s): %d files, %.1f MB read, pools built in %.2fs (included above)\n",
+			ri.goroot, ri.version, ri.filesRead, float64(ri.bytesRead)/1e6, ri.build.Seconds())
+		fmt.Fprintf(w, "  cjk          %d of %d user messages, %d of %d assistant texts\n", s.cjkUsers, s.users, s.cjkTexts, s.texts)
+	}
+	if s.manifest != nil {
+		fmt.Fprintf(w, "  plants       %s; manifest %s (checked by a scan in %.2fs)\n", plantSummary(s.manifest), s.manifestPath, s.verify.Seconds())
+	}
 }
 
 // ---------------------------------------------------------------------------
@@ -346,15 +382,39 @@ func generate(cfg config) (*stats, error) {
 	if ents, err := os.ReadDir(cfg.out); err == nil && len(ents) > 0 && !cfg.force {
 		return nil, fmt.Errorf("%s is not empty (use -force to write into it anyway)", cfg.out)
 	}
+	if cfg.plant > maxPlants {
+		return nil, fmt.Errorf("-plant must be at most %d", maxPlants)
+	}
 	begin := time.Now()
 	plans := makePlan(cfg)
-	pl := buildPools(cfg.seed)
+	var pl *pools
+	switch cfg.text {
+	case "", "synthetic":
+		pl = buildPools(cfg.seed)
+		if cfg.plant < 0 {
+			cfg.plant = 0
+		}
+	case "realistic":
+		var err error
+		if pl, err = realPools(cfg.seed, cfg.goroot); err != nil {
+			return nil, err
+		}
+		if cfg.plant < 0 {
+			cfg.plant = 50
+		}
+	default:
+		return nil, fmt.Errorf("-text must be synthetic or realistic, not %q", cfg.text)
+	}
+	var pp *plantPlan
+	if cfg.plant > 0 {
+		pp = planPlants(cfg, plans)
+	}
 	for p := 0; p < cfg.projects; p++ {
 		if err := os.MkdirAll(filepath.Join(cfg.out, projectDir(p, cfg.projects)), 0o755); err != nil {
 			return nil, err
 		}
 	}
-	st := &stats{projectsUsed: map[int]bool{}}
+	st := &stats{projectsUsed: map[int]bool{}, plantFiles: map[int32][]string{}, pools: pl}
 	jobs := make(chan int)
 	errc := make(chan error, cfg.workers)
 	var wg sync.WaitGroup
@@ -362,7 +422,7 @@ func generate(cfg config) (*stats, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g := newGen(pl, cfg)
+			g := newGen(pl, cfg, pp)
 			for i := range jobs {
 				p := plans[i]
 				rel := filepath.Join(projectDir(p.project, cfg.projects), p.name)
@@ -393,5 +453,20 @@ func generate(cfg config) (*stats, error) {
 		return nil, err
 	}
 	st.elapsed = time.Since(begin)
+	if pp != nil {
+		t := time.Now()
+		m, err := checkPlants(cfg, plans, pp, st.plantFiles)
+		if err != nil {
+			return nil, err
+		}
+		if st.manifestPath, err = manifestPath(cfg.out); err != nil {
+			return nil, err
+		}
+		if err := writeManifest(st.manifestPath, m); err != nil {
+			return nil, err
+		}
+		st.manifest = m
+		st.verify = time.Since(t)
+	}
 	return st, nil
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +40,13 @@ func TestCorpusIsValidPiV3(t *testing.T) {
 	if st.bytes < 1_500_000 || st.bytes > 3_000_000 {
 		t.Errorf("total bytes %d not close to 2MB", st.bytes)
 	}
+	checkPiV3(t, dir, st)
+}
+
+// checkPiV3 parses every line of every file under dir and checks the pi v3
+// structure: header, names, ids, parent links, timestamps, message fields.
+func checkPiV3(t *testing.T, dir string, st *stats) {
+	t.Helper()
 	types := map[string]int{}
 	roles := map[string]int{}
 	var total int64
@@ -163,7 +172,7 @@ func TestCorpusIsValidPiV3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if files != 20 || total != st.bytes {
+	if files != st.files || total != st.bytes {
 		t.Errorf("walked %d files / %d bytes, stats say %d / %d", files, total, st.files, st.bytes)
 	}
 	for _, typ := range []string{"message", "model_change", "thinking_level_change"} {
@@ -256,4 +265,191 @@ func TestRareKinds(t *testing.T) {
 		t.Error("no in-file branches")
 	}
 	t.Logf("%v", seen)
+}
+
+// ---------------------------------------------------------------------------
+// -text realistic
+
+func realisticCorpus(t *testing.T, out string, workers int) *stats {
+	t.Helper()
+	st, err := generate(config{out: out, files: 30, size: 6_000_000, seed: 1, projects: 5, workers: workers, text: "realistic", plant: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func readTree(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	m := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		m[filepath.ToSlash(rel)], err = os.ReadFile(path)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+var cjkRun = regexp.MustCompile(`[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]{8,}`)
+
+func TestRealistic(t *testing.T) {
+	for name, l := range map[string][]string{"ja": jaSentences, "zh": zhSentences} {
+		if len(l) < 150 {
+			t.Errorf("%d %s sentences, want >= 150", len(l), name)
+		}
+	}
+	base := t.TempDir()
+	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+	st := realisticCorpus(t, a, 3)
+	realisticCorpus(t, b, 1)
+	if st.pools.real == nil {
+		t.Fatal("realistic pools not used")
+	}
+	checkPiV3(t, a, st)
+
+	// Deterministic across runs and worker counts, manifest included.
+	ta, tb := readTree(t, a), readTree(t, b)
+	if len(ta) != 30 || len(ta) != len(tb) {
+		t.Fatalf("%d vs %d files", len(ta), len(tb))
+	}
+	for rel, x := range ta {
+		if !bytes.Equal(x, tb[rel]) {
+			t.Errorf("%s differs between runs", rel)
+		}
+	}
+	ma, err := os.ReadFile(a + ".plants.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mb, _ := os.ReadFile(b + ".plants.json"); !bytes.Equal(ma, mb) {
+		t.Error("manifests differ between runs")
+	}
+
+	// Real text, not the synthetic vocabulary; CJK in some user and assistant messages.
+	var all []byte
+	for _, x := range ta {
+		all = append(all, x...)
+	}
+	for _, s := range []string{"--- PASS: Test", "ok  \\t", "func (", "src/", "\\tif err != nil {\\n"} {
+		if !bytes.Contains(all, []byte(s)) {
+			t.Errorf("no %q in the corpus", s)
+		}
+	}
+	cjk := map[string]int{}
+	for _, x := range ta {
+		for _, line := range bytes.Split(x, []byte("\n")) {
+			var e struct {
+				Message struct {
+					Role    string          `json:"role"`
+					Content json.RawMessage `json:"content"`
+				} `json:"message"`
+			}
+			if len(line) == 0 || json.Unmarshal(line, &e) != nil {
+				continue
+			}
+			var text string
+			if json.Unmarshal(e.Message.Content, &text) != nil {
+				var blocks []struct{ Type, Text, Thinking string }
+				json.Unmarshal(e.Message.Content, &blocks)
+				for _, bl := range blocks {
+					text += bl.Text + bl.Thinking
+				}
+			}
+			if cjkRun.MatchString(text) {
+				cjk[e.Message.Role]++
+			}
+		}
+	}
+	if cjk["user"] == 0 || cjk["assistant"] == 0 || st.cjkUsers == 0 || st.cjkTexts == 0 {
+		t.Errorf("CJK messages by role %v; stats: %d user, %d assistant texts", cjk, st.cjkUsers, st.cjkTexts)
+	}
+	t.Logf("CJK messages by role %v, %d of %d user messages, %d of %d assistant texts", cjk, st.cjkUsers, st.users, st.cjkTexts, st.texts)
+
+	// The manifest is exact: a word is listed for a file iff the file contains it.
+	var manifest map[string][]string
+	if err := json.Unmarshal(ma, &manifest); err != nil {
+		t.Fatal(err)
+	}
+	if len(manifest) != 50 {
+		t.Errorf("%d plants in the manifest, want 50", len(manifest))
+	}
+	for _, w := range []string{"zqplant0001", "zqplant0050", "Zürichplant07", "鼷鼱", "ゾルヴァキン", "퀣뷁"} {
+		if _, ok := manifest[w]; !ok {
+			t.Errorf("plant %q missing from the manifest", w)
+		}
+	}
+	inFiles := map[string]bool{}
+	for w, files := range manifest {
+		if len(files) < 1 || len(files) > 20 || !sort.StringsAreSorted(files) {
+			t.Errorf("plant %q: files %v (want 1-20, sorted)", w, files)
+		}
+		listed := map[string]bool{}
+		for _, f := range files {
+			listed[f] = true
+			inFiles[f] = true
+		}
+		for rel, x := range ta {
+			if has := bytes.Contains(x, []byte(w)); has != listed[rel] {
+				t.Errorf("plant %q: file %s contains it = %v, manifest says %v", w, rel, has, listed[rel])
+			}
+		}
+	}
+	// Plants sit in text of several kinds.
+	kinds := map[string]bool{}
+	for rel := range inFiles {
+		for _, line := range bytes.Split(ta[rel], []byte("\n")) {
+			if !bytes.Contains(line, []byte("plant")) && !cjkPlant.Match(line) {
+				continue
+			}
+			var e struct {
+				Type    string `json:"type"`
+				Message struct {
+					Role string `json:"role"`
+				} `json:"message"`
+			}
+			json.Unmarshal(line, &e)
+			kinds[e.Type+"/"+e.Message.Role] = true
+		}
+	}
+	if len(kinds) < 3 {
+		t.Errorf("plants only in %v", kinds)
+	}
+	t.Logf("plants in %v", kinds)
+}
+
+var cjkPlant = regexp.MustCompile(`鼷鼱|ゾルヴァキン|퀣뷁`)
+
+// Building the pools twice from scratch gives the same bytes.
+func TestRealisticPoolsDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	goroot, err := resolveGOROOT("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, err := buildRealPools(7, goroot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := buildRealPools(7, goroot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, pair := range [][2]*pool{{p1.prose, p2.prose}, {p1.code, p2.code}, {p1.logs, p2.logs}, {p1.real.grep, p2.real.grep}, {p1.real.cjk[0], p2.real.cjk[0]}} {
+		if !bytes.Equal(pair[0].buf, pair[1].buf) || !slices.Equal(pair[0].offs, pair[1].offs) {
+			t.Errorf("pool %d differs between builds", i)
+		}
+	}
+	if !slices.Equal(p1.real.commands, p2.real.commands) || !slices.Equal(p1.real.idents, p2.real.idents) {
+		t.Error("commands or idents differ between builds")
+	}
+	t.Logf("prose %d KB, code %d KB, logs %d KB, grep %d KB; %d idents, %d paths; built in %v",
+		len(p1.prose.buf)>>10, len(p1.code.buf)>>10, len(p1.logs.buf)>>10, len(p1.real.grep.buf)>>10, len(p1.real.idents), len(p1.real.paths), p1.real.build)
 }

@@ -353,6 +353,7 @@ func logLines(r *rand.Rand, n int) []string {
 type pools struct {
 	prose, code, logs *pool
 	b64               *b64pool
+	real              *realInfo // -text realistic only
 }
 
 func buildPools(seed uint64) *pools {

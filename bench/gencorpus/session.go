@@ -74,6 +74,8 @@ type pathEnt struct {
 type fileStats struct {
 	bytes, entries, lines1MB, compactions, branchPoints, images int64
 	maxLine                                                     int
+	users, cjkUsers, texts, cjkTexts                            int64   // user messages and assistant text blocks
+	plants                                                      []int32 // planted words written (may repeat)
 }
 
 type gen struct {
@@ -102,10 +104,15 @@ type gen struct {
 	readFiles    []string
 	modFiles     []string
 	contextEdits bool
+
+	lang    int // -text realistic: index in langNames of a CJK-speaking session, or -1
+	pp      *plantPlan
+	pending []plantOcc // plants still to insert into this file
+	due     []plantOcc
 }
 
-func newGen(pl *pools, cfg config) *gen {
-	return &gen{pl: pl, cfg: cfg, line: make([]byte, 0, 1<<16), ids: map[uint32]struct{}{}}
+func newGen(pl *pools, cfg config, pp *plantPlan) *gen {
+	return &gen{pl: pl, cfg: cfg, pp: pp, line: make([]byte, 0, 1<<16), ids: map[uint32]struct{}{}}
 }
 
 func (g *gen) writeFile(path string, p filePlan) (*fileStats, error) {
@@ -148,6 +155,78 @@ func (g *gen) reset(p filePlan) {
 	g.ext = g.r.Float64() < 0.2
 	g.cacheWarmer = g.r.Float64() < 0.1
 	g.contextEdits = g.r.Float64() < 0.03
+	g.lang = -1
+	if g.pl.real != nil && g.r.Float64() < 0.04 {
+		g.lang = g.randomLang()
+	}
+	g.pending = g.pending[:0]
+	if g.pp != nil {
+		g.pending = append(g.pending, g.pp.perFile[p.idx]...)
+	}
+}
+
+// randomLang: Japanese and Chinese about equally, some Korean.
+func (g *gen) randomLang() int {
+	switch x := g.r.IntN(20); {
+	case x < 9:
+		return 0
+	case x < 18:
+		return 1
+	}
+	return 2
+}
+
+// prosePool returns the pool for a prose slot. With -text realistic, about 3%
+// of user messages and assistant texts (and some thinking and summaries) are
+// CJK: most of them in the 4% of sessions whose user writes a CJK language,
+// a few elsewhere. The synthetic mode draws no random numbers here.
+func (g *gen) prosePool(slot byte) *pool {
+	rp := g.pl.real
+	var pr float64
+	switch slot {
+	case slotUser:
+		g.st.users++
+		pr = 0.008
+		if g.lang >= 0 {
+			pr = 0.6
+		}
+	case slotAssistant:
+		g.st.texts++
+		pr = 0.008
+		if g.lang >= 0 {
+			pr = 0.6
+		}
+	case slotThinking:
+		pr = 0.002
+		if g.lang >= 0 {
+			pr = 0.25
+		}
+	case slotSummary:
+		if g.lang >= 0 {
+			pr = 0.3
+		}
+	}
+	if rp == nil || g.r.Float64() >= pr {
+		return g.pl.prose
+	}
+	lang := g.lang
+	if lang < 0 {
+		lang = g.randomLang()
+	}
+	switch slot {
+	case slotUser:
+		g.st.cjkUsers++
+	case slotAssistant:
+		g.st.cjkTexts++
+	}
+	return rp.cjk[lang]
+}
+
+func (g *gen) bashCommand() string {
+	if g.pl.real != nil {
+		return pick(g.r, g.pl.real.commands)
+	}
+	return pick(g.r, bashCommands)
 }
 
 func (g *gen) pickModel() *modelInfo {
@@ -315,9 +394,9 @@ func (g *gen) int(key string, v int64) {
 }
 
 // textBlock appends {"type":"text","text":"<n bytes from pool>"}.
-func (g *gen) textBlock(p *pool, n int) {
+func (g *gen) textBlock(p *pool, n int, slot byte) {
 	g.raw(`{"type":"text","text":"`)
-	g.line = p.appendSlice(g.line, g.r, n)
+	g.text(p, n, slot)
 	g.raw(`"}`)
 }
 
@@ -398,7 +477,7 @@ func (g *gen) session() {
 		g.sessionInfo(pick(g.r, sessionNames))
 	}
 	first := true
-	for first || g.remaining() > 0 {
+	for first || g.remaining() > 0 || len(g.pending) > 0 { // (a turn always writes a user or bash text, where late plants go)
 		g.turn(first)
 		first = false
 	}
@@ -512,13 +591,14 @@ func (g *gen) userMessage() {
 		n = g.lu(3000, 60000) // pasted logs / specs
 	}
 	n = g.capToBudget(n)
+	pp := g.prosePool(slotUser)
 	if g.r.Float64() < 0.3 {
 		g.raw(`"`)
-		g.line = g.pl.prose.appendSlice(g.line, g.r, n)
+		g.text(pp, n, slotUser)
 		g.raw(`"`)
 	} else {
 		g.raw(`[`)
-		g.textBlock(g.pl.prose, n)
+		g.textBlock(pp, n, slotUser)
 		if g.r.Float64() < 0.012 {
 			g.raw(`,`)
 			g.imageBlock(g.capToBudget(g.lu(30e3, 1.5e6)))
@@ -540,7 +620,7 @@ func (g *gen) customMessage() {
 		g.raw(`"`)
 	} else {
 		g.raw(`,"content":[`)
-		g.textBlock(g.pl.prose, g.capToBudget(g.lu(200, 6000)))
+		g.textBlock(g.pl.prose, g.capToBudget(g.lu(200, 6000)), 0)
 		g.raw(`]`)
 	}
 	if g.r.IntN(3) == 0 {
@@ -687,7 +767,7 @@ func (g *gen) navigate() {
 		g.raw(`,"fromId":"`)
 		g.line = appendHexID(g.line, oldLeaf)
 		g.raw(`","summary":"`)
-		g.line = g.pl.prose.appendSlice(g.line, g.r, g.capToBudget(g.lu(300, 4000)))
+		g.text(g.prosePool(slotSummary), g.capToBudget(g.lu(300, 4000)), slotSummary)
 		g.raw(`"`)
 		g.fileDetails()
 		g.raw(`,"usage":`)
@@ -764,7 +844,7 @@ func (g *gen) compaction() {
 	g.advance(5000, 90000)
 	id := g.begin("compaction")
 	g.raw(`,"summary":"## Goal\n`)
-	g.line = g.pl.prose.appendSlice(g.line, g.r, g.lu(1500, 9000))
+	g.text(g.prosePool(slotSummary), g.lu(1500, 9000), slotSummary)
 	g.raw(`","firstKeptEntryId":"`)
 	g.line = appendHexID(g.line, g.path[cut].id)
 	g.raw(`"`)
@@ -785,7 +865,7 @@ func (g *gen) compaction() {
 }
 
 func (g *gen) bashExecution() {
-	cmd := pick(g.r, bashCommands)
+	cmd := g.bashCommand()
 	ts := g.now
 	g.advance(200, 60000)
 	id := g.begin("message")
@@ -793,7 +873,7 @@ func (g *gen) bashExecution() {
 	g.str("command", cmd)
 	g.raw(`,"output":"`)
 	n := g.toolOutputSize()
-	g.line = g.pl.logs.appendSlice(g.line, g.r, n)
+	g.text(g.pl.logs, n, slotBash)
 	g.raw(`"`)
 	code := 0
 	if g.r.IntN(5) == 0 {
@@ -889,7 +969,7 @@ func (g *gen) assistant(withTools bool) bool {
 			sep()
 			l0 := len(g.line)
 			g.raw(`{"type":"thinking","thinking":"`)
-			g.line = g.pl.prose.appendSlice(g.line, g.r, g.capToBudget(g.lu(80, 8000)))
+			g.text(g.prosePool(slotThinking), g.capToBudget(g.lu(80, 8000)), slotThinking)
 			g.raw(`","thinkingSignature":"`)
 			switch mi.sig {
 			case 'a':
@@ -911,7 +991,7 @@ func (g *gen) assistant(withTools bool) bool {
 		if !withTools || g.r.Float64() < 0.45 {
 			sep()
 			l0 := len(g.line)
-			g.textBlock(g.pl.prose, g.capToBudget(g.lu(40, 3000)))
+			g.textBlock(g.prosePool(slotAssistant), g.capToBudget(g.lu(40, 3000)), slotAssistant)
 			outBytes += len(g.line) - l0
 		}
 		if withTools && stop == "toolUse" {
@@ -983,6 +1063,9 @@ func (g *gen) assistant(withTools bool) bool {
 }
 
 func (g *gen) filePath() string {
+	if g.pl.real != nil {
+		return g.cwd + "/" + pick(g.r, g.pl.real.paths)
+	}
 	return g.cwd + "/" + relPath(g.r)
 }
 
@@ -996,7 +1079,7 @@ func (g *gen) toolCall() call {
 	switch c.name {
 	case "bash":
 		g.raw(`"command":"`)
-		g.line = appendEscaped(g.line, pick(g.r, bashCommands))
+		g.line = appendEscaped(g.line, g.bashCommand())
 		g.raw(`"`)
 		if g.r.IntN(4) == 0 {
 			g.raw(`,"timeout":120`)
@@ -1037,7 +1120,11 @@ func (g *gen) toolCall() call {
 		}
 	case "grep":
 		g.raw(`"pattern":"`)
-		g.line = appendEscaped(g.line, camel(g.r, 1+g.r.IntN(2)))
+		if g.pl.real != nil {
+			g.line = appendEscaped(g.line, pick(g.r, g.pl.real.idents))
+		} else {
+			g.line = appendEscaped(g.line, camel(g.r, 1+g.r.IntN(2)))
+		}
 		g.raw(`","path":"src","ignoreCase":true`)
 	case "find":
 		g.raw(`"pattern":"**/*`)
@@ -1064,12 +1151,12 @@ func (g *gen) toolResult(c call) {
 	var details string
 	switch {
 	case isErr:
-		g.textBlock(g.pl.logs, g.lu(30, 600))
+		g.textBlock(g.pl.logs, g.lu(30, 600), slotTool)
 	case c.name == "read" && g.r.Float64() < 0.004:
 		g.raw(`{"type":"text","text":"Read image file [image/png]"},`)
 		g.imageBlock(g.capToBudget(g.lu(40e3, 2e6)))
 	case c.name == "read":
-		g.textBlock(g.pl.code, g.toolOutputSize())
+		g.textBlock(g.pl.code, g.toolOutputSize(), slotTool)
 	case c.name == "edit":
 		g.raw(`{"type":"text","text":"Successfully replaced text in `)
 		g.line = appendEscaped(g.line, c.path)
@@ -1083,7 +1170,15 @@ func (g *gen) toolResult(c call) {
 		g.raw(`"}`)
 	default:
 		n := g.toolOutputSize()
-		g.textBlock(g.pl.logs, n)
+		p, slot := g.pl.logs, slotTool
+		if c.name == "bash" {
+			slot = slotBash
+		} else if rp := g.pl.real; rp != nil && c.name == "grep" {
+			p = rp.grep
+		} else if rp != nil && (c.name == "find" || c.name == "ls") {
+			p = rp.listing
+		}
+		g.textBlock(p, n, slot)
 		if c.name == "bash" && n > 50000 {
 			details = "trunc"
 		}
