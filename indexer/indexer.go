@@ -4,6 +4,7 @@
 package indexer
 
 import (
+	"sort"
 	"context"
 	"errors"
 	"fmt"
@@ -98,6 +99,9 @@ func (ix *Indexer) Refresh(ctx context.Context) (*Stats, error) {
 	st.Files = len(cands)
 	jobs, removed, err := ix.plan(ctx, cands, stored, st)
 	if err != nil {
+		return nil, err
+	}
+	if err := ix.reserveIDs(ctx, jobs); err != nil {
 		return nil, err
 	}
 	if err := ix.run(ctx, jobs, removed, st); err != nil {
@@ -305,3 +309,33 @@ func (st *Stats) addError(path string, err error) {
 //	2: usage keeps cacheWrite1h and reasoning; entry meaning from package pi
 //	3: entries.ts_ms; the full-text index (text_index, files.text_offset)
 const Derivation = 3
+
+// reserveIDs gives new files their catalog ids in the order of their
+// names before they are read (in parallel, biggest first): pi names a
+// session file after its start time, so file ids — and with them the
+// text index's rowids — grow with session time, and search can take the
+// newest matches of a very common term first. The rows are placeholders
+// (kind empty, no stat) until the file's first batch fills them.
+func (ix *Indexer) reserveIDs(ctx context.Context, jobs []job) error {
+	var fresh []candidate
+	for _, j := range jobs {
+		if j.file.ID == 0 && j.file.Path == "" {
+			fresh = append(fresh, j.cand)
+		}
+	}
+	if len(fresh) < 2 {
+		return nil
+	}
+	sort.Slice(fresh, func(a, b int) bool { return filepath.Base(fresh[a].Path) < filepath.Base(fresh[b].Path) })
+	tx, err := ix.DB.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("reserve file ids: %w", err)
+	}
+	defer tx.Rollback()
+	for _, c := range fresh {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO files (path, root, kind) VALUES (?, ?, 'empty')`, c.Path, c.Root); err != nil {
+			return fmt.Errorf("reserve file ids: %w", err)
+		}
+	}
+	return tx.Commit()
+}
