@@ -13,9 +13,9 @@ import (
 
 	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/fts"
-	"github.com/pidex-dev/pidex/query"
 	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
+	"github.com/pidex-dev/pidex/query"
 )
 
 const header = `{"type":"session","version":3,"id":"%s","timestamp":"2026-05-01T10:00:00.000Z","cwd":"/w/app"}` + "\n"

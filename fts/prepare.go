@@ -47,7 +47,11 @@ func IsCJK(r rune) bool {
 // token of its own; everything else is left to the tokenizer. The last
 // character makes every character of a run the first of some token, so a
 // one-character prefix query finds it.
-func Prepare(s string) string {
+func Prepare(s string) string { return rewriteCJK(s, true) }
+
+// rewriteCJK writes every CJK run of s as its bigrams (and, with last, its
+// last character), separated by spaces; other text is left as it is.
+func rewriteCJK(s string, last bool) string {
 	if !hasCJK(s) {
 		return s
 	}
@@ -64,7 +68,7 @@ func Prepare(s string) string {
 		for j < len(rs) && IsCJK(rs[j]) {
 			j++
 		}
-		writeRun(&b, rs[i:j], true)
+		writeRun(&b, rs[i:j], last)
 		i = j
 	}
 	return b.String()
@@ -87,27 +91,7 @@ func writeRun(b *strings.Builder, run []rune, last bool) {
 // queryText is a user word as the index holds it: CJK runs as their
 // bigrams only (a phrase of consecutive tokens; a single character stays
 // itself).
-func queryText(w string) string {
-	if !hasCJK(w) {
-		return w
-	}
-	var b strings.Builder
-	rs := []rune(w)
-	for i := 0; i < len(rs); {
-		if !IsCJK(rs[i]) {
-			b.WriteRune(rs[i])
-			i++
-			continue
-		}
-		j := i
-		for j < len(rs) && IsCJK(rs[j]) {
-			j++
-		}
-		writeRun(&b, rs[i:j], false)
-		i = j
-	}
-	return strings.TrimSpace(b.String())
-}
+func queryText(w string) string { return strings.TrimSpace(rewriteCJK(w, false)) }
 
 func hasCJK(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -4,12 +4,12 @@
 package indexer
 
 import (
-	"sort"
 	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"sync"
 	"sync/atomic"
 

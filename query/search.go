@@ -182,22 +182,20 @@ func Search(ctx context.Context, db *sqlx.DB, f SearchFilter) ([]Hit, error) {
 	if f.Newest {
 		order = "e.ts_ms DESC, m.score"
 	}
-	capped := unfiltered(f)
-	hits, err := search(ctx, db, with(f, capped)+`SELECT fl.path, s.session_id, e.id, e.offset, e.length, e.line,
-		COALESCE(e.role, e.type), e.ts_ms, m.score, COALESCE(s.name, ''), COALESCE(s.first_message, ''), s.cwd
-		FROM `+from+` ORDER BY `+order+` LIMIT ?`, append(args, limit(f.Limit)))
-	if err != nil {
-		return nil, err
-	}
-	if capped && len(hits) < limit(f.Limit) && atLeast(ctx, db, f.Query, RankCap) {
-		// Fewer hits than asked for among the newest matches (files outside
-		// the roots took places): rank them all.
-		hits, err = search(ctx, db, with(f, false)+`SELECT fl.path, s.session_id, e.id, e.offset, e.length, e.line,
+	run := func(capped bool) ([]Hit, error) {
+		return search(ctx, db, with(f, capped)+`SELECT fl.path, s.session_id, e.id, e.offset, e.length, e.line,
 			COALESCE(e.role, e.type), e.ts_ms, m.score, COALESCE(s.name, ''), COALESCE(s.first_message, ''), s.cwd
 			FROM `+from+` ORDER BY `+order+` LIMIT ?`, append(args, limit(f.Limit)))
-		if err != nil {
-			return nil, err
-		}
+	}
+	capped := unfiltered(f)
+	hits, err := run(capped)
+	if err == nil && capped && len(hits) < limit(f.Limit) && atLeast(ctx, db, f.Query, RankCap) {
+		// Fewer hits than asked for among the newest matches (files outside
+		// the roots took places): rank them all.
+		hits, err = run(false)
+	}
+	if err != nil {
+		return nil, err
 	}
 	snippets(hits, fts.Highlights(f.Query))
 	return hits, nil
