@@ -16,8 +16,12 @@ type batch struct {
 	labels  []labelOp
 	usage   []usageRow
 	warns   []schema.Warning
-	bytes   int64 // bytes read for this batch, for progress
-	last    bool  // last batch of this file in this refresh
+	// inlineText: text holds the entries' searchable text, written with
+	// them, and the text cursor follows the offset.
+	inlineText bool
+	text       []textRow
+	bytes      int64 // bytes read for this batch, for progress
+	last       bool  // last batch of this file in this refresh
 	// notSession: this read found that the file is not a session (reported once).
 	notSession bool
 }

@@ -155,7 +155,7 @@ func loadStamps(ctx context.Context, db *sqlx.DB, roots []string) (map[string]fi
 func loadFile(ctx context.Context, db *sqlx.DB, path string) (schema.File, error) {
 	var f schema.File
 	err := db.GetContext(ctx, &f, `SELECT id, path, root, kind, dev, ino, size, mtime_ns, offset, head_hash, tail_hash,
-		open_tail, lines, seq, version, last_id, warnings FROM files WHERE path = ?`, path)
+		open_tail, lines, seq, version, last_id, warnings, text_offset, generation FROM files WHERE path = ?`, path)
 	if err != nil {
 		return f, fmt.Errorf("load file %s: %w", path, err)
 	}

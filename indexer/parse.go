@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/pidex-dev/pidex/fts"
 	"github.com/pidex-dev/pidex/jsonl"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
@@ -30,15 +31,18 @@ type job struct {
 	session *sessionRow // stored listing record to continue from
 	reset   bool
 	skipNL  bool // the byte at Offset is the newline closing an open tail
+	// inlineText: the entries' text goes into the index with them (see plan)
+	inlineText bool
 }
 
 // parser turns one file's new lines into batches. It carries the state
 // that spans batches: the file's counters and the session's listing record.
 type parser struct {
-	f    *os.File
-	file schema.File
-	sess *sessionRow
-	done bool // stop reading: the file is not a session
+	f          *os.File
+	file       schema.File
+	sess       *sessionRow
+	inlineText bool
+	done       bool // stop reading: the file is not a session
 	// notSession is set when this read found the first line not a header.
 	notSession bool
 }
@@ -52,7 +56,7 @@ func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
 		return fmt.Errorf("open session file: %w", err)
 	}
 	defer f.Close()
-	p := &parser{f: f, file: j.file, sess: j.session}
+	p := &parser{f: f, file: j.file, sess: j.session, inlineText: j.inlineText}
 	// A file known not to be a session stays one until it is rewritten.
 	p.done = !j.reset && j.file.Kind == schema.FileNotSession
 	p.file.Path, p.file.Root = j.cand.Path, j.cand.Root
@@ -66,7 +70,7 @@ func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
 		return fmt.Errorf("seek %s: %w", j.cand.Path, err)
 	}
 	r := jsonl.NewReader(f, start, p.file.Lines)
-	b := &batch{reset: j.reset}
+	b := &batch{reset: j.reset, inlineText: j.inlineText}
 	for !p.done {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -87,7 +91,7 @@ func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
 				return err
 			}
 			start = p.file.Offset
-			b = &batch{}
+			b = &batch{inlineText: j.inlineText}
 		}
 	}
 	if !p.done {
@@ -230,6 +234,11 @@ func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
 	}
 	if f.Name != nil {
 		s.Name = f.Name.Name // the latest session_info wins; empty clears
+	}
+	if p.inlineText {
+		if text := pi.Text(ln); text != "" {
+			b.text = append(b.text, textRow{rowid: p.file.ID<<40 | l.Offset, text: fts.Prepare(text)})
+		}
 	}
 	id, off := row.ID, row.Offset
 	s.LeafID, s.LeafOffset = &id, &off

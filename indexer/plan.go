@@ -88,7 +88,10 @@ func (ix *Indexer) planChanged(ctx context.Context, c candidate, f schema.File) 
 	if head != f.HeadHash || tail != f.TailHash {
 		return fresh, nil
 	}
-	j := job{cand: c, file: f}
+	// An append to a file whose text is caught up carries its text in the
+	// same transactions as its entries; a new or rewritten file's text is
+	// left to the text pass (a cold index must not wait for it).
+	j := job{cand: c, file: f, inlineText: f.Kind == schema.FileSession && f.TextOffset == f.Offset}
 	if f.OpenTail && c.Size > f.Offset {
 		// pi read the last line although it had no newline. Appending a
 		// newline completes it; anything else glues the next entry onto it

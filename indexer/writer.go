@@ -46,6 +46,11 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch) (err error) {
 	if err := insertEntries(ctx, tx, id, b.entries); err != nil {
 		return err
 	}
+	if b.inlineText {
+		if err := insertText(ctx, tx, id, b.file.Offset, b.text); err != nil {
+			return err
+		}
+	}
 	if err := applyLabels(ctx, tx, id, b.labels); err != nil {
 		return err
 	}
@@ -338,4 +343,19 @@ func (c *stmtCache) close() {
 	for _, st := range c.m {
 		st.Close()
 	}
+}
+
+// insertText writes an append's text with its entries and moves the text
+// cursor with the offset. Rows are in rowid order already (one file, file
+// order), one per statement (see writeText).
+func insertText(ctx context.Context, tx *wtx, id, offset int64, rows []textRow) error {
+	for _, r := range rows {
+		if err := tx.exec(ctx, "INSERT INTO text_index (rowid, text) VALUES (?, ?)", r.rowid, r.text); err != nil {
+			return fmt.Errorf("write text index: %w", err)
+		}
+	}
+	if err := tx.exec(ctx, "UPDATE files SET text_offset = ? WHERE id = ?", offset, id); err != nil {
+		return fmt.Errorf("advance text cursor: %w", err)
+	}
+	return nil
 }

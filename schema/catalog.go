@@ -45,6 +45,10 @@ type File struct {
 	// LastID is the id of the last entry, which the next v1 entry links to.
 	LastID   string `db:"last_id" json:"-"`
 	Warnings int64  `db:"warnings" json:"warnings"`
+	// TextOffset is how far the entries' text is in the full-text index
+	// (the text pass runs behind Offset); Generation counts rewrites.
+	TextOffset int64 `db:"text_offset" json:"-"`
+	Generation int64 `db:"generation" json:"-"`
 }
 
 // Warning is a problem with one line of one file: the line was skipped,
