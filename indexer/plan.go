@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 
 	"github.com/pidex-dev/pidex/schema"
@@ -56,9 +57,13 @@ func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[strin
 		}
 	}
 	sort.Strings(removed)
-	// Biggest first: a long file started last would leave one core idle.
+	// In name order, which for pi's files is session start order: new files
+	// get their ids in that order (reserveIDs), and writing them in id order
+	// appends to the catalog's (file, offset)-keyed tables instead of
+	// inserting all over them (biggest first, the earlier order, made the
+	// writer 20% slower once ids no longer followed write order).
 	sort.SliceStable(jobs, func(a, b int) bool {
-		return jobs[a].cand.Size-jobs[a].file.Offset > jobs[b].cand.Size-jobs[b].file.Offset
+		return filepath.Base(jobs[a].cand.Path) < filepath.Base(jobs[b].cand.Path)
 	})
 	return jobs, removed, nil
 }
