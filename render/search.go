@@ -23,9 +23,9 @@ const (
 // line, with a header.
 func Hits(w io.Writer, hits []query.Hit, tty bool, width int) error {
 	if !tty {
-		t := NewTable(w, false, "score", "time", "session_id", "entry_id", "role", "cwd", "path", "line", "snippet", "open")
+		t := NewTable(w, false, "score", "time", "session_id", "session", "entry_id", "role", "cwd", "path", "line", "snippet", "open")
 		for _, h := range hits {
-			t.Row(fmt.Sprintf("%.3f", h.Score), hitTime(h, false), h.SessionID, h.EntryID, h.Role, h.Cwd, h.Path,
+			t.Row(fmt.Sprintf("%.3f", h.Score), hitTime(h, false), h.SessionID, sessionTitle(h, 80), h.EntryID, h.Role, h.Cwd, h.Path,
 				Itoa(h.Line), h.Snippet, openCommand(h))
 		}
 		return t.Flush()
@@ -35,11 +35,7 @@ func Hits(w io.Writer, hits []query.Hit, tty bool, width int) error {
 		if i > 0 {
 			ew.str("\n")
 		}
-		title := h.Name
-		if title == "" {
-			title = pi.OneLine(Cut(h.First, 200))
-		}
-		head := fmt.Sprintf("%s  %s  %s  %s %s", hitTime(h, true), project(h.Cwd), title, h.Role, h.EntryID)
+		head := fmt.Sprintf("%s  %s  %s  %s %s", hitTime(h, true), project(h.Cwd), sessionTitle(h, 200), h.Role, h.EntryID)
 		ew.str(Cut(head, width) + "\n")
 		ew.str("  " + highlighted(h.Segments) + "\n")
 		ew.str("  " + openCommand(h) + "\n")
@@ -69,6 +65,14 @@ func SessionHits(w io.Writer, ss []query.SessionHits, tty bool, width int) error
 		t.Row(Itoa(s.Hits), Cut(s.SessionID, 13), Cut(project(s.Cwd), 20), Cut(title, max(20, width-45)))
 	}
 	return t.Flush()
+}
+
+// sessionTitle is the session's name, else its first message, on one line.
+func sessionTitle(h query.Hit, n int) string {
+	if h.Name != "" {
+		return h.Name
+	}
+	return pi.OneLine(Cut(h.First, n))
 }
 
 func hitTime(h query.Hit, short bool) string {
