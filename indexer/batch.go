@@ -20,6 +20,8 @@ type batch struct {
 	// them, and the text cursor follows the offset.
 	inlineText bool
 	text       []textRow
+	calls      []toolCallRow
+	results    []toolResultRow
 	bytes      int64 // bytes read for this batch, for progress
 	last       bool  // last batch of this file in this refresh
 	// notSession: this read found that the file is not a session (reported once).
@@ -92,4 +94,16 @@ func (s *sessionRow) addUsage(u schema.Usage) {
 	s.CacheWrite += u.CacheWrite
 	s.TotalTokens += u.Total()
 	s.Cost += u.Cost.Total
+}
+
+type toolCallRow struct {
+	Offset   int64
+	Index    int
+	ID, Name string
+}
+
+type toolResultRow struct {
+	Offset  int64
+	CallID  string
+	IsError bool
 }

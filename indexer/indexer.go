@@ -308,7 +308,8 @@ func (st *Stats) addError(path string, err error) {
 //	1: the first catalog (not stamped)
 //	2: usage keeps cacheWrite1h and reasoning; entry meaning from package pi
 //	3: entries.ts_ms; the full-text index (text_index, files.text_offset)
-const Derivation = 3
+//	4: tool_calls
+const Derivation = 4
 
 // reserveIDs gives new files their catalog ids in the order of their
 // names before they are read (in parallel, biggest first): pi names a

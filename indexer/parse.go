@@ -229,6 +229,12 @@ func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
 	for _, u := range f.Usage {
 		p.usage(&row, u, b)
 	}
+	for _, c := range f.ToolCalls {
+		b.calls = append(b.calls, toolCallRow{Offset: l.Offset, Index: c.Index, ID: c.ID, Name: c.Name})
+	}
+	if r := f.ToolResult; r != nil && r.CallID != "" {
+		b.results = append(b.results, toolResultRow{Offset: l.Offset, CallID: r.CallID, IsError: r.IsError})
+	}
 	if f.Label != nil {
 		b.labels = append(b.labels, labelOp{Offset: l.Offset, TargetID: f.Label.Target, Label: f.Label.Text, TS: ln.Timestamp})
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // rowTables are the tables holding a file's rows, cleared on rewrite/removal.
-var rowTables = []string{"entries", "edges", "labels", "usage", "warnings", "sessions"}
+var rowTables = []string{"entries", "edges", "labels", "usage", "tool_calls", "warnings", "sessions"}
 
 // apply writes one batch in one IMMEDIATE transaction: the rows and the
 // file's new offset commit together or not at all.
@@ -50,6 +50,9 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch) (err error) {
 		if err := insertText(ctx, tx, id, b.file.Offset, b.text); err != nil {
 			return err
 		}
+	}
+	if err := insertToolCalls(ctx, tx, id, b.calls, b.results); err != nil {
+		return err
 	}
 	if err := applyLabels(ctx, tx, id, b.labels); err != nil {
 		return err
@@ -356,6 +359,27 @@ func insertText(ctx context.Context, tx *wtx, id, offset int64, rows []textRow) 
 	}
 	if err := tx.exec(ctx, "UPDATE files SET text_offset = ? WHERE id = ?", offset, id); err != nil {
 		return fmt.Errorf("advance text cursor: %w", err)
+	}
+	return nil
+}
+
+// insertToolCalls records tool calls and links results to them (a result
+// comes after its call in the file, so in this batch or a later one).
+func insertToolCalls(ctx context.Context, tx *wtx, id int64, calls []toolCallRow, results []toolResultRow) error {
+	err := bulkInsert(ctx, tx, `INSERT OR REPLACE INTO tool_calls (file_id, offset, idx, call_id, name)`,
+		5, len(calls), func(i int, args []any) []any {
+			c := &calls[i]
+			return append(args, id, c.Offset, c.Index, c.ID, c.Name)
+		})
+	if err != nil {
+		return fmt.Errorf("insert tool calls: %w", err)
+	}
+	for _, r := range results {
+		err := tx.exec(ctx, `UPDATE tool_calls SET result_offset = ?, is_error = ?
+			WHERE file_id = ? AND call_id = ? AND result_offset IS NULL`, r.Offset, r.IsError, id, r.CallID)
+		if err != nil {
+			return fmt.Errorf("link tool result: %w", err)
+		}
 	}
 	return nil
 }

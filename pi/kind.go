@@ -65,6 +65,22 @@ type Facts struct {
 	// form (an index among parsed lines, header = 0).
 	FirstKept      string
 	FirstKeptIndex *int
+	// ToolCalls are the tool calls of an assistant message, in order.
+	ToolCalls []ToolCall
+	// ToolResult: the message answers a tool call.
+	ToolResult *ToolResult
+}
+
+// ToolCall is one toolCall content block.
+type ToolCall struct {
+	Index    int // position among the message's content blocks
+	ID, Name string
+}
+
+// ToolResult links a tool result to its call.
+type ToolResult struct {
+	CallID  string
+	IsError bool
 }
 
 // UsageRecord is one usage object and where it came from.

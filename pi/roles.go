@@ -1,6 +1,7 @@
 package pi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -102,7 +103,7 @@ func init() {
 			return Shown{Title: "assistant", Detail: detail, Body: body, Empty: "(empty)"}
 		},
 		Facts: func(m *schema.Message) Facts {
-			return Facts{Provider: m.Provider, Model: m.Model,
+			return Facts{Provider: m.Provider, Model: m.Model, ToolCalls: toolCalls(m.Content),
 				Usage: usageOf(schema.UsageAssistant, m.Usage, m.Provider, m.Model, "", m.ResponseID)}
 		},
 	})
@@ -125,7 +126,8 @@ func init() {
 			return Shown{Title: "tool result", Detail: detail, Body: []Part{body}, Empty: "(no output)"}
 		},
 		Facts: func(m *schema.Message) Facts {
-			return Facts{Usage: usageOf(schema.UsageToolResult, m.Usage, "", "", "", "")}
+			return Facts{Usage: usageOf(schema.UsageToolResult, m.Usage, "", "", "", ""),
+				ToolResult: &ToolResult{CallID: m.ToolCallID, IsError: m.IsError}}
 		},
 	})
 	RegisterRole(Role{
@@ -245,4 +247,27 @@ func ContentText(c schema.Content) string {
 		}
 	}
 	return joinText(parts...)
+}
+
+// toolCalls lists the toolCall blocks of message content (decoding only
+// their ids and names, and only when there is one).
+func toolCalls(c schema.Content) []ToolCall {
+	if c.IsNull() || c.IsString() || !bytes.Contains(c, []byte(`"toolCall"`)) {
+		return nil
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(c, &blocks) != nil {
+		return nil
+	}
+	var out []ToolCall
+	for i, b := range blocks {
+		if b.Type == schema.BlockToolCall {
+			out = append(out, ToolCall{Index: i, ID: b.ID, Name: b.Name})
+		}
+	}
+	return out
 }

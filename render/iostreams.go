@@ -23,6 +23,8 @@ type IOStreams struct {
 	OutTTY, ErrTTY bool
 	// Width is the terminal width in cells ($COLUMNS wins; 120 otherwise).
 	Width int
+	// Height is the terminal height in lines ($LINES wins; 24 otherwise).
+	Height int
 }
 
 // fder is a writer backed by a file descriptor (an *os.File, or a buffer
@@ -33,13 +35,17 @@ type fder interface{ Fd() uintptr }
 // it is backed by a terminal's file descriptor (not merely a character
 // device: /dev/null is one too).
 func System(out, errOut io.Writer) *IOStreams {
-	s := &IOStreams{Out: out, ErrOut: errOut, OutTTY: isTerminal(out), ErrTTY: isTerminal(errOut), Width: 120}
+	s := &IOStreams{Out: out, ErrOut: errOut, OutTTY: isTerminal(out), ErrTTY: isTerminal(errOut), Width: 120, Height: 24}
+	if f, ok := out.(fder); ok && s.OutTTY {
+		if cols, rows, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			s.Width, s.Height = cols, rows
+		}
+	}
 	if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
 		s.Width = c
-	} else if f, ok := out.(fder); ok && s.OutTTY {
-		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
-			s.Width = cols
-		}
+	}
+	if l, err := strconv.Atoi(os.Getenv("LINES")); err == nil && l > 0 {
+		s.Height = l
 	}
 	return s
 }

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/render"
+)
+
+func (a *app) sqlCmd() *cobra.Command {
+	var (
+		file, format string
+		params       []string
+		timeout      time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "sql [QUERY]",
+		Short: "Run a read-only SQL query on the catalog's views (see pidex schema)",
+		Long: `Run one SQL statement on the catalog, read-only: the query (an argument, -f
+FILE, or standard input) may be SELECT, WITH, VALUES, EXPLAIN or a PRAGMA that
+reads; anything that would change the catalog or create, write or attach a
+file (INSERT, UPDATE, DELETE, CREATE, DROP, ATTACH, VACUUM INTO, pragmas that
+set, load_extension) is refused with exit code 2, and the catalog is left
+byte for byte as it was. The stable views are listed by 'pidex schema' and in
+docs/sql.md; entry_json(path, offset) and entry_text(path, offset) read an
+entry back from its session file.
+
+--format table (the default on a terminal, capped at a screenful), tsv (the
+default when piped: tab, newline and backslash escaped as \t, \n, \\), csv,
+json (an array of objects keyed by column name; --json is the same) or
+ndjson. --param name=value binds :name (integers and reals as numbers).
+--timeout interrupts a long query.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			stmt, err := a.sqlText(args, file)
+			if err != nil {
+				return err
+			}
+			if err := query.CheckReadOnly(stmt); err != nil {
+				return err
+			}
+			ps, err := parseParams(params)
+			if err != nil {
+				return err
+			}
+			format, err = a.sqlFormat(format, cmd.Flags().Changed("format"))
+			if err != nil {
+				return err
+			}
+			if _, err := a.refresh(ctx); err != nil {
+				return err
+			}
+			if a.eng != nil { // the writer's handle: close it, the query gets its own read-only one
+				a.eng.Close()
+				a.eng = nil
+			}
+			c, err := query.OpenSQL(ctx, a.dbPath)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			if timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, timeout)
+				defer cancel()
+			}
+			rows, err := c.Query(ctx, stmt, ps)
+			if err != nil {
+				if err == query.ErrTimeout {
+					return fmt.Errorf("%w (%s)", err, timeout)
+				}
+				return err
+			}
+			limit := 0 // a screenful on a terminal
+			if format == render.FormatTable && a.io.OutTTY {
+				limit = max(a.io.Height-4, 5)
+			}
+			return render.Rows(a.stdout, rows, format, limit)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&file, "file", "f", "", "read the query from FILE")
+	f.StringVar(&format, "format", "", "table, tsv, csv, json or ndjson (default: table on a terminal, tsv when piped)")
+	f.StringArrayVar(&params, "param", nil, "bind :NAME to VALUE (NAME=VALUE, repeatable)")
+	f.DurationVar(&timeout, "timeout", 0, "interrupt the query after DURATION (e.g. 5s)")
+	return cmd
+}
+
+// sqlText is the query from the argument, -f FILE or standard input.
+func (a *app) sqlText(args []string, file string) (string, error) {
+	switch {
+	case len(args) == 1 && file != "":
+		return "", fmt.Errorf("give the query as an argument or with -f, not both: %w", errUsage)
+	case len(args) == 1:
+		return args[0], nil
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("read query: %w", err)
+		}
+		return string(b), nil
+	}
+	b, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		return "", fmt.Errorf("read query from standard input: %w", err)
+	}
+	return string(b), nil
+}
+
+func (a *app) sqlFormat(format string, set bool) (string, error) {
+	switch {
+	case a.json && set && format != render.FormatJSON:
+		return "", fmt.Errorf("--json and --format %s disagree: %w", format, errUsage)
+	case a.json:
+		return render.FormatJSON, nil
+	case !set && a.io.OutTTY:
+		return render.FormatTable, nil
+	case !set:
+		return render.FormatTSV, nil
+	}
+	switch format {
+	case render.FormatTable, render.FormatTSV, render.FormatCSV, render.FormatJSON, render.FormatNDJSON:
+		return format, nil
+	}
+	return "", fmt.Errorf("--format %q (want table, tsv, csv, json or ndjson): %w", format, errUsage)
+}
+
+func parseParams(ps []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, p := range ps {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--param %q (want NAME=VALUE): %w", p, errUsage)
+		}
+		out[strings.TrimPrefix(k, ":")] = v
+	}
+	return out, nil
+}
+
+func (a *app) schemaCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "schema",
+		Short: "Print the SQL views of the catalog and what their columns mean",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.json {
+				return render.WriteJSON(a.stdout, query.Views)
+			}
+			_, err := io.WriteString(a.stdout, render.ViewReference(query.Views))
+			return err
+		},
+	}
+}

@@ -1,0 +1,289 @@
+package query
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"modernc.org/sqlite"
+
+	"github.com/pidex-dev/pidex/schema"
+)
+
+// ErrWrite: a statement given to the read-only SQL interface would change
+// something (it wraps schema.ErrUsage: exit code 2).
+var ErrWrite = fmt.Errorf("pidex sql is read-only: %w", schema.ErrUsage)
+
+// SQLConn is a read-only connection to the catalog for ad-hoc SQL: it
+// cannot change the catalog, nor create, write or attach any file.
+// Four locks: the file is opened read-only, query_only is on, an
+// authorizer denies every action that writes, attaches or loads, and
+// only one statement, starting with SELECT, WITH, VALUES, EXPLAIN or a
+// read-only PRAGMA, is accepted (VACUUM INTO works on read-only databases
+// and has no authorizer action, so the statement check is what stops it).
+type SQLConn struct {
+	db   *sql.DB
+	conn *sql.Conn
+}
+
+// OpenSQL opens the catalog at path for Query.
+func OpenSQL(ctx context.Context, path string) (*SQLConn, error) {
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Add("_pragma", "query_only(1)")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "temp_store(MEMORY)")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open catalog read-only: %w", err)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open catalog read-only: %w", err)
+	}
+	c := &SQLConn{db: db, conn: conn}
+	if err := c.loadStamps(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	err = conn.Raw(func(dc any) error {
+		r, ok := dc.(sqlite.AuthorizerRegisterer)
+		if !ok {
+			return errors.New("the SQLite driver has no authorizer")
+		}
+		return r.RegisterAuthorizer(readOnly)
+	})
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("open catalog read-only: %w", err)
+	}
+	return c, nil
+}
+
+// loadStamps records the indexed size and mtime of every file, which
+// entry_json checks.
+func (c *SQLConn) loadStamps(ctx context.Context) error {
+	rows, err := c.conn.QueryContext(ctx, "SELECT path, size, mtime_ns FROM files WHERE kind = 'session'")
+	if err != nil {
+		return fmt.Errorf("open catalog read-only: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p string
+		var size, mtime int64
+		if err := rows.Scan(&p, &size, &mtime); err != nil {
+			return err
+		}
+		stamps.Store(p, [2]int64{size, mtime})
+	}
+	return rows.Err()
+}
+
+// Close closes the connection.
+func (c *SQLConn) Close() error {
+	c.conn.Close()
+	return c.db.Close()
+}
+
+// readOnly is the authorizer: reads, functions (but not load_extension),
+// read-only pragmas and recursion pass; every other action is refused.
+func readOnly(action sqlite.AuthorizerActionCode, arg1, arg2, _, _ string) sqlite.AuthorizerReturnCode {
+	switch action {
+	case sqlite.AuthRead, sqlite.AuthSelect, sqlite.AuthRecursive:
+		return sqlite.AuthorizerOK
+	case sqlite.AuthFunction:
+		if strings.EqualFold(arg2, "load_extension") {
+			return sqlite.AuthorizerDeny
+		}
+		return sqlite.AuthorizerOK
+	case sqlite.AuthPragma:
+		// arg2 is the pragma's argument: a table name for the schema
+		// pragmas, a new value for the others (which is a write).
+		name := strings.ToLower(arg1)
+		if (arg2 == "" && readPragmas[name]) || schemaPragmas[name] {
+			return sqlite.AuthorizerOK
+		}
+	}
+	return sqlite.AuthorizerDeny
+}
+
+// schemaPragmas take a table or index name and only read.
+var schemaPragmas = map[string]bool{
+	"table_info": true, "table_xinfo": true, "index_list": true, "index_info": true, "index_xinfo": true,
+	"foreign_key_list": true,
+}
+
+// readPragmas may be read (never set) through pidex sql.
+var readPragmas = map[string]bool{
+	"table_list": true, "function_list": true, "pragma_list": true,
+	"compile_options": true, "database_list": true, "collation_list": true, "module_list": true,
+	"user_version": true, "application_id": true, "page_count": true, "page_size": true, "freelist_count": true,
+	"encoding": true, "schema_version": true, "data_version": true, "journal_mode": true,
+}
+
+// Rows is a result: column names and rows of values (int64, float64,
+// string, []byte or nil).
+type Rows struct {
+	Columns []string
+	Rows    [][]any
+}
+
+// Query runs one read-only statement with named parameters (:name).
+func (c *SQLConn) Query(ctx context.Context, stmt string, params map[string]string) (*Rows, error) {
+	if err := CheckReadOnly(stmt); err != nil {
+		return nil, err
+	}
+	var args []any
+	for k, v := range params {
+		args = append(args, sql.Named(k, paramValue(v)))
+	}
+	rows, err := c.conn.QueryContext(ctx, stmt, args...)
+	if err != nil {
+		return nil, sqlError(ctx, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, sqlError(ctx, err)
+	}
+	out := &Rows{Columns: cols, Rows: [][]any{}}
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, sqlError(ctx, err)
+		}
+		out.Rows = append(out.Rows, vals)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, sqlError(ctx, err)
+	}
+	return out, nil
+}
+
+// ErrTimeout: the query ran past its deadline and was interrupted.
+var ErrTimeout = errors.New("query interrupted: it ran past --timeout")
+
+func sqlError(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return ErrTimeout
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "not authorized") || strings.Contains(msg, "readonly") || strings.Contains(msg, "query_only") {
+		return fmt.Errorf("refused, the statement would write, attach or load something (%s): %w", msg, ErrWrite)
+	}
+	return fmt.Errorf("sql: %w", err)
+}
+
+// paramValue types a --param value: integers and reals as numbers (SQLite
+// compares types), everything else as text.
+func paramValue(v string) any {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return n
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		return f
+	}
+	return v
+}
+
+// CheckReadOnly accepts exactly one statement that starts with SELECT,
+// WITH, VALUES, EXPLAIN or PRAGMA (the authorizer then refuses writes
+// hidden behind WITH, and pragmas that set).
+func CheckReadOnly(stmt string) error {
+	first, rest := firstWord(stmt)
+	switch strings.ToUpper(first) {
+	case "SELECT", "WITH", "VALUES", "EXPLAIN", "PRAGMA":
+	case "":
+		return fmt.Errorf("no SQL statement given: %w", schema.ErrUsage)
+	default:
+		return fmt.Errorf("%s statements are refused: %w", strings.ToUpper(first), ErrWrite)
+	}
+	if more := afterFirstStatement(rest); more != "" {
+		return fmt.Errorf("one statement at a time (found more after ';'): %w", schema.ErrUsage)
+	}
+	return nil
+}
+
+// firstWord skips white space and comments and returns the first word.
+func firstWord(s string) (string, string) {
+	s = skipSQLSpace(s)
+	i := 0
+	for i < len(s) && (unicode.IsLetter(rune(s[i])) || s[i] == '_') {
+		i++
+	}
+	return s[:i], s[i:]
+}
+
+func skipSQLSpace(s string) string {
+	for {
+		s = strings.TrimLeftFunc(s, unicode.IsSpace)
+		switch {
+		case strings.HasPrefix(s, "--"):
+			i := strings.IndexByte(s, '\n')
+			if i < 0 {
+				return ""
+			}
+			s = s[i+1:]
+		case strings.HasPrefix(s, "/*"):
+			i := strings.Index(s[2:], "*/")
+			if i < 0 {
+				return ""
+			}
+			s = s[i+4:]
+		default:
+			return s
+		}
+	}
+}
+
+// afterFirstStatement returns what follows the first top-level ';' (not
+// inside a string, identifier or comment), without white space and
+// comments.
+func afterFirstStatement(s string) string {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\'', '"', '`':
+			j := strings.IndexByte(s[i+1:], c)
+			if j < 0 {
+				return ""
+			}
+			i += j + 1
+		case '[':
+			j := strings.IndexByte(s[i+1:], ']')
+			if j < 0 {
+				return ""
+			}
+			i += j + 1
+		case '-':
+			if strings.HasPrefix(s[i:], "--") {
+				j := strings.IndexByte(s[i:], '\n')
+				if j < 0 {
+					return ""
+				}
+				i += j
+			}
+		case '/':
+			if strings.HasPrefix(s[i:], "/*") {
+				j := strings.Index(s[i+2:], "*/")
+				if j < 0 {
+					return ""
+				}
+				i += j + 3
+			}
+		case ';':
+			return strings.TrimSpace(skipSQLSpace(s[i+1:]))
+		}
+	}
+	return ""
+}
+
