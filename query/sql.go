@@ -286,4 +286,3 @@ func afterFirstStatement(s string) string {
 	}
 	return ""
 }
-
