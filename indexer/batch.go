@@ -21,7 +21,6 @@ type batch struct {
 	inlineText bool
 	text       []textRow
 	calls      []toolCallRow
-	results    []toolResultRow
 	bytes      int64 // bytes read for this batch, for progress
 	last       bool  // last batch of this file in this refresh
 	// notSession: this read found that the file is not a session (reported once).
@@ -96,14 +95,10 @@ func (s *sessionRow) addUsage(u schema.Usage) {
 	s.Cost += u.Cost.Total
 }
 
+// toolCallRow is a tool call (Index ≥ 0) or a tool result (Index -1).
 type toolCallRow struct {
 	Offset   int64
 	Index    int
 	ID, Name string
-}
-
-type toolResultRow struct {
-	Offset  int64
-	CallID  string
-	IsError bool
+	IsError  *bool
 }

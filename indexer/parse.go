@@ -233,7 +233,8 @@ func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
 		b.calls = append(b.calls, toolCallRow{Offset: l.Offset, Index: c.Index, ID: c.ID, Name: c.Name})
 	}
 	if r := f.ToolResult; r != nil && r.CallID != "" {
-		b.results = append(b.results, toolResultRow{Offset: l.Offset, CallID: r.CallID, IsError: r.IsError})
+		isErr := r.IsError
+		b.calls = append(b.calls, toolCallRow{Offset: l.Offset, Index: -1, ID: r.CallID, Name: r.Tool, IsError: &isErr})
 	}
 	if f.Label != nil {
 		b.labels = append(b.labels, labelOp{Offset: l.Offset, TargetID: f.Label.Target, Label: f.Label.Text, TS: ln.Timestamp})

@@ -51,7 +51,7 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch) (err error) {
 			return err
 		}
 	}
-	if err := insertToolCalls(ctx, tx, id, b.calls, b.results); err != nil {
+	if err := insertToolCalls(ctx, tx, id, b.calls); err != nil {
 		return err
 	}
 	if err := applyLabels(ctx, tx, id, b.labels); err != nil {
@@ -363,23 +363,15 @@ func insertText(ctx context.Context, tx *wtx, id, offset int64, rows []textRow) 
 	return nil
 }
 
-// insertToolCalls records tool calls and links results to them (a result
-// comes after its call in the file, so in this batch or a later one).
-func insertToolCalls(ctx context.Context, tx *wtx, id int64, calls []toolCallRow, results []toolResultRow) error {
-	err := bulkInsert(ctx, tx, `INSERT OR REPLACE INTO tool_calls (file_id, offset, idx, call_id, name)`,
-		5, len(calls), func(i int, args []any) []any {
+// insertToolCalls records tool calls and results, keyed by call id.
+func insertToolCalls(ctx context.Context, tx *wtx, id int64, calls []toolCallRow) error {
+	err := bulkInsert(ctx, tx, `INSERT OR REPLACE INTO tool_calls (file_id, call_id, offset, idx, name, is_error)`,
+		6, len(calls), func(i int, args []any) []any {
 			c := &calls[i]
-			return append(args, id, c.Offset, c.Index, c.ID, c.Name)
+			return append(args, id, c.ID, c.Offset, c.Index, c.Name, c.IsError)
 		})
 	if err != nil {
 		return fmt.Errorf("insert tool calls: %w", err)
-	}
-	for _, r := range results {
-		err := tx.exec(ctx, `UPDATE tool_calls SET result_offset = ?, is_error = ?
-			WHERE file_id = ? AND call_id = ? AND result_offset IS NULL`, r.Offset, r.IsError, id, r.CallID)
-		if err != nil {
-			return fmt.Errorf("link tool result: %w", err)
-		}
 	}
 	return nil
 }

@@ -1,18 +1,17 @@
 -- +goose Up
--- Tool calls: one row per toolCall block of an assistant message, linked to
--- the tool result that answers it (same file, same call id). Arguments and
+-- Tool calls and their results: one row per toolCall block of an assistant
+-- message (idx ≥ 0) and one per tool result (idx = -1, is_error set), keyed
+-- by call id so that a call finds its result by primary key. Arguments and
 -- result text stay in the session files (entry_json, entry_text).
 CREATE TABLE tool_calls (
-    file_id       INTEGER NOT NULL,
-    offset        INTEGER NOT NULL,  -- the assistant entry
-    idx           INTEGER NOT NULL,  -- position among its content blocks
-    call_id       TEXT    NOT NULL,
-    name          TEXT    NOT NULL,
-    result_offset INTEGER,           -- the toolResult entry answering it
-    is_error      INTEGER,
-    PRIMARY KEY (file_id, offset, idx)
+    file_id  INTEGER NOT NULL,
+    call_id  TEXT    NOT NULL,
+    offset   INTEGER NOT NULL,  -- the assistant entry, or the toolResult entry
+    idx      INTEGER NOT NULL,  -- position among the call's content blocks; -1 for a result
+    name     TEXT    NOT NULL,  -- tool name
+    is_error INTEGER,           -- results: 1 when isError
+    PRIMARY KEY (file_id, call_id, offset, idx)
 ) WITHOUT ROWID;
-CREATE INDEX tool_calls_call ON tool_calls(file_id, call_id);
 
 -- Fork copies are found by the call's identity (entry id first).
 CREATE INDEX usage_entry ON usage(entry_id);
@@ -46,12 +45,16 @@ FROM entries_v WHERE type = 'message';
 CREATE VIEW tool_calls_v AS
 SELECT s.session_id AS session_id, f.path AS path, t.offset AS offset, e.id AS entry_id, t.call_id AS call_id,
        t.name AS tool, json_extract(entry_json(f.path, t.offset, e.length), '$.message.content[' || t.idx || '].arguments') AS arguments,
-       t.result_offset AS result_offset,
-       CASE WHEN t.result_offset IS NOT NULL THEN entry_text(f.path, t.result_offset, r.length) END AS result_text,
-       t.is_error AS is_error, e.ts_ms AS ts_ms, r.ts_ms - e.ts_ms AS duration_ms
+       r.offset AS result_offset,
+       CASE WHEN r.offset IS NOT NULL THEN entry_text(f.path, r.offset, re.length) END AS result_text,
+       r.is_error AS is_error, e.ts_ms AS ts_ms, re.ts_ms - e.ts_ms AS duration_ms
 FROM tool_calls t JOIN sessions s ON s.file_id = t.file_id JOIN files f ON f.id = t.file_id
 JOIN entries e ON e.file_id = t.file_id AND e.offset = t.offset
-LEFT JOIN entries r ON r.file_id = t.file_id AND r.offset = t.result_offset;
+LEFT JOIN tool_calls r ON r.file_id = t.file_id AND r.call_id = t.call_id AND r.idx = -1
+    AND r.offset = (SELECT min(r2.offset) FROM tool_calls r2
+                    WHERE r2.file_id = t.file_id AND r2.call_id = t.call_id AND r2.idx = -1 AND r2.offset > t.offset)
+LEFT JOIN entries re ON re.file_id = r.file_id AND re.offset = r.offset
+WHERE t.idx >= 0;
 
 -- Entries on each session's current root-to-leaf path (pi's branch), with
 -- their depth from the leaf (0); depth-bounded so a parent cycle ends.

@@ -251,3 +251,24 @@ func Compact(raw json.RawMessage) string {
 	}
 	return b.String()
 }
+
+// EachElement calls fn with every element of a JSON array (sub-slices of
+// raw, nothing decoded); anything but an array calls it never.
+func EachElement(raw json.RawMessage, fn func(json.RawMessage)) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return
+	}
+	i = skipSpace(raw, i+1)
+	for i < len(raw) && raw[i] != ']' {
+		end, ok := scanValue(raw, i)
+		if !ok {
+			return
+		}
+		fn(raw[i:end:end])
+		i = skipSpace(raw, end)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+}

@@ -79,8 +79,8 @@ type ToolCall struct {
 
 // ToolResult links a tool result to its call.
 type ToolResult struct {
-	CallID  string
-	IsError bool
+	CallID, Tool string
+	IsError      bool
 }
 
 // UsageRecord is one usage object and where it came from.

@@ -166,3 +166,15 @@ func TestUnknownKind(t *testing.T) {
 		t.Error("an unknown kind should say nothing")
 	}
 }
+
+func TestToolCalls(t *testing.T) {
+	c := schema.Content(`[{"type":"text","text":"a \"toolCall\" in text"},{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"x"}},` +
+		`{"type":"thinking","thinking":"]"},{"type":"toolCall","id":"c\u00e92","name":"bash","arguments":{}}]`)
+	got := toolCalls(c)
+	if len(got) != 2 || got[0] != (ToolCall{Index: 1, ID: "c1", Name: "read"}) || got[1] != (ToolCall{Index: 3, ID: "cé2", Name: "bash"}) {
+		t.Errorf("toolCalls = %+v", got)
+	}
+	if toolCalls(schema.Content(`"a string"`)) != nil || toolCalls(schema.Content(`null`)) != nil {
+		t.Error("no tool calls in string or null content")
+	}
+}
