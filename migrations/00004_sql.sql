@@ -56,20 +56,34 @@ LEFT JOIN tool_calls r ON r.file_id = t.file_id AND r.call_id = t.call_id AND r.
 LEFT JOIN entries re ON re.file_id = r.file_id AND re.offset = r.offset
 WHERE t.idx >= 0;
 
--- Entries on each session's current root-to-leaf path (pi's branch), with
--- their depth from the leaf (0); depth-bounded so a parent cycle ends.
-CREATE VIEW active_path_v AS
+-- Entries on each session's current root-to-leaf path (pi's branch), by
+-- file id and offset, with their depth from the leaf (0); depth-bounded so a
+-- parent cycle ends. Internal (the _ prefix): active_path_v is the stable form.
+CREATE VIEW _active_offsets AS
 WITH RECURSIVE walk(file_id, id, depth) AS (
     SELECT file_id, leaf_id, 0 FROM sessions WHERE leaf_id IS NOT NULL
     UNION ALL
     SELECT w.file_id, ed.parent_id, w.depth + 1 FROM walk w
     JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id
     WHERE ed.parent_id IS NOT NULL AND w.depth < 1000000)
-SELECT s.session_id AS session_id, f.path AS path, ed.offset AS offset, w.id AS id, w.depth AS depth
-FROM walk w JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id
-JOIN sessions s ON s.file_id = w.file_id JOIN files f ON f.id = w.file_id;
+SELECT w.file_id AS file_id, ed.offset AS offset, w.id AS id, w.depth AS depth
+FROM walk w JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id;
 
+CREATE VIEW active_path_v AS
+SELECT s.session_id AS session_id, f.path AS path, a.offset AS offset, a.id AS id, a.depth AS depth
+FROM _active_offsets a JOIN sessions s ON s.file_id = a.file_id JOIN files f ON f.id = a.file_id;
+
+-- on_active_path joins the active offsets, computed once per query (an
+-- EXISTS or IN on the recursive view was evaluated per row: minutes).
 CREATE VIEW usage_v AS
+WITH RECURSIVE walk(file_id, id, depth) AS (
+    SELECT file_id, leaf_id, 0 FROM sessions WHERE leaf_id IS NOT NULL
+    UNION ALL
+    SELECT w.file_id, ed.parent_id, w.depth + 1 FROM walk w
+    JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id
+    WHERE ed.parent_id IS NOT NULL AND w.depth < 1000000),
+active(file_id, offset) AS MATERIALIZED (
+    SELECT DISTINCT ed.file_id, ed.offset FROM walk w JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id)
 SELECT s.session_id AS session_id, f.path AS path, u.offset AS offset, u.entry_id AS entry_id,
        u.source AS source, u.kind AS kind, u.provider AS provider, u.model AS model,
        u.input AS input, u.output AS output, u.cache_read AS cache_read, u.cache_write AS cache_write,
@@ -83,7 +97,7 @@ SELECT s.session_id AS session_id, f.path AS path, u.offset AS offset, u.entry_i
                  AND (COALESCE(os.created_ms, 0), ofl.path) < (COALESCE(s.created_ms, 0), f.path)) AS is_fork_copy,
        a.offset IS NOT NULL AS on_active_path
 FROM usage u JOIN sessions s ON s.file_id = u.file_id JOIN files f ON f.id = u.file_id
-LEFT JOIN (SELECT DISTINCT path, offset FROM active_path_v) a ON a.path = f.path AND a.offset = u.offset;
+LEFT JOIN active a ON a.file_id = u.file_id AND a.offset = u.offset;
 
 CREATE VIEW labels_v AS
 SELECT s.session_id AS session_id, f.path AS path, l.target_id AS target_id, l.label AS label,
@@ -94,6 +108,7 @@ FROM labels l JOIN sessions s ON s.file_id = l.file_id JOIN files f ON f.id = l.
 DROP VIEW labels_v;
 DROP VIEW usage_v;
 DROP VIEW active_path_v;
+DROP VIEW _active_offsets;
 DROP VIEW tool_calls_v;
 DROP VIEW messages_v;
 DROP VIEW entries_v;
