@@ -76,14 +76,7 @@ FROM _active_offsets a JOIN sessions s ON s.file_id = a.file_id JOIN files f ON 
 -- on_active_path joins the active offsets, computed once per query (an
 -- EXISTS or IN on the recursive view was evaluated per row: minutes).
 CREATE VIEW usage_v AS
-WITH RECURSIVE walk(file_id, id, depth) AS (
-    SELECT file_id, leaf_id, 0 FROM sessions WHERE leaf_id IS NOT NULL
-    UNION ALL
-    SELECT w.file_id, ed.parent_id, w.depth + 1 FROM walk w
-    JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id
-    WHERE ed.parent_id IS NOT NULL AND w.depth < 1000000),
-active(file_id, offset) AS MATERIALIZED (
-    SELECT DISTINCT ed.file_id, ed.offset FROM walk w JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id)
+WITH active(file_id, offset) AS MATERIALIZED (SELECT DISTINCT file_id, offset FROM _active_offsets)
 SELECT s.session_id AS session_id, f.path AS path, u.offset AS offset, u.entry_id AS entry_id,
        u.source AS source, u.kind AS kind, u.provider AS provider, u.model AS model,
        u.input AS input, u.output AS output, u.cache_read AS cache_read, u.cache_write AS cache_write,

@@ -255,3 +255,29 @@ the files are ` + "`cmd/pidex/testdata/sql/*.sql`" + `, and a test checks these 
 
 ` + examples
 }
+
+// pidex schema prints every view with its columns; the query can also
+// come from standard input.
+func TestSQLSchemaAndStdin(t *testing.T) {
+	e := newSQLEnv(t, showSessions)
+	out, err := e.run("schema")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range query.Views {
+		if !strings.Contains(out, "### "+v.Name+"\n") || !strings.Contains(out, "| `"+v.Columns[len(v.Columns)-1].Name+"` |") {
+			t.Errorf("pidex schema lacks %s", v.Name)
+		}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin := os.Stdin
+	os.Stdin = r
+	defer func() { os.Stdin = stdin }()
+	go func() { w.WriteString("SELECT count(*) AS n FROM sessions_v"); w.Close() }()
+	if out, err := e.run("sql", "--no-refresh", "--format", "csv"); err != nil || !strings.HasPrefix(out, "n\n") {
+		t.Errorf("query from stdin: %v %q", err, out)
+	}
+}
