@@ -113,10 +113,8 @@ const (
 // Open opens (creating if needed) the catalog at path and migrates it to
 // the current schema.
 func Open(ctx context.Context, path string) (*DB, error) {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("create catalog dir: %w", err)
-		}
+	if err := createPrivate(path); err != nil {
+		return nil, err
 	}
 	db, err := sqlx.Open("sqlite", dsn(path))
 	if err != nil {
@@ -158,4 +156,24 @@ func Migrate(ctx context.Context, db *sqlx.DB) error {
 		return fmt.Errorf("apply migrations: %w", err)
 	}
 	return nil
+}
+
+// createPrivate creates the catalog's folder (0700) and an empty catalog
+// file (0600) when they do not exist yet: session text holds secrets, and
+// SQLite gives its -wal and -shm files the mode of the database file. An
+// existing folder or file keeps its mode.
+func createPrivate(path string) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("create catalog dir: %w", err)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create catalog: %w", err)
+	}
+	return f.Close()
 }

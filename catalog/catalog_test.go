@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -130,4 +131,28 @@ func TestBoundedPoolManyReadersAndAWriter(t *testing.T) {
 		t.Fatalf("%d connections open, bound %d", st.OpenConnections, bound)
 	}
 	t.Logf("bound %d, %d readers: %d waits for a connection, %v waited in all", bound, readers, st.WaitCount, st.WaitDuration.Round(time.Millisecond))
+}
+
+// A new catalog is private: its folder 0700, the file and its WAL 0600.
+func TestNewCatalogIsPrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Unix modes")
+	}
+	dir := filepath.Join(t.TempDir(), "cache", "pidex")
+	p := filepath.Join(dir, "index.sqlite")
+	db, err := Open(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.MustExec("INSERT INTO meta (key, value) VALUES ('x', 'y')")
+	for path, want := range map[string]os.FileMode{dir: 0o700, p: 0o600, p + "-wal": 0o600} {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != want {
+			t.Errorf("%s: mode %o, want %o", filepath.Base(path), got, want)
+		}
+	}
 }

@@ -53,7 +53,7 @@ func (e *Engine) Rebuild(ctx context.Context) (*indexer.Stats, error) {
 // rebuilds at once never share one.
 func sidePath(live string) (string, error) {
 	dir := filepath.Dir(live)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create catalog dir: %w", err)
 	}
 	f, err := os.CreateTemp(dir, filepath.Base(live)+".rebuild-*")

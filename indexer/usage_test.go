@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 )
@@ -23,5 +24,18 @@ func TestUsageKeepsCacheWrite1hAndReasoning(t *testing.T) {
 	}
 	if got.CW1h != 20 || got.Reasoning != 40 {
 		t.Errorf("stored cacheWrite1h %d, reasoning %d; want 20, 40", got.CW1h, got.Reasoning)
+	}
+}
+
+// A file another process already removed from the catalog is done, not
+// an error (two refreshes racing over a deleted session file).
+func TestRemovingAnAlreadyRemovedFileIsDone(t *testing.T) {
+	ix := newIndexer(t, t.TempDir())
+	stmts := newStmtCache(ix.DB.DB)
+	defer stmts.close()
+	b := &batch{remove: true}
+	b.file.Path = "/gone/already.jsonl"
+	if err := apply(context.Background(), stmts, b); err != nil {
+		t.Fatalf("removing a file that is not in the catalog: %v", err)
 	}
 }

@@ -2,6 +2,8 @@ package indexer
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -112,7 +114,11 @@ func clearRows(ctx context.Context, tx *wtx, id int64) error {
 
 func deleteFile(ctx context.Context, tx *wtx, path string) error {
 	var id int64
-	if err := tx.GetContext(ctx, &id, "SELECT id FROM files WHERE path = ?", path); err != nil {
+	err := tx.GetContext(ctx, &id, "SELECT id FROM files WHERE path = ?", path)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil // another process removed it first: done
+	}
+	if err != nil {
 		return fmt.Errorf("find removed file %s: %w", path, err)
 	}
 	if err := clearRows(ctx, tx, id); err != nil {

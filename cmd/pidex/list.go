@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"time"
 
@@ -91,8 +92,11 @@ func parseDate(s string, endOfDay bool) (time.Time, error) {
 	if n := len(s); n > 1 {
 		unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[s[n-1]]
 		if unit != 0 {
-			var k int
+			var k int64
 			if _, err := fmt.Sscanf(s[:n-1], "%d", &k); err == nil && k >= 0 {
+				if k > int64(math.MaxInt64/unit) { // past about 292 years: would wrap around
+					return time.Time{}, fmt.Errorf("date %q is too far back: %w", s, schema.ErrUsage)
+				}
 				return time.Now().Add(-time.Duration(k) * unit), nil
 			}
 		}

@@ -20,7 +20,7 @@ func TestParseDate(t *testing.T) {
 	if _, err := parseDate("2026-11-01T10:00:00Z", false); err != nil {
 		t.Error(err)
 	}
-	for _, bad := range []string{"yesterday", "7x", "-3d"} {
+	for _, bad := range []string{"yesterday", "7x", "-3d", "106752d", "15251w", "9999999999h"} {
 		if _, err := parseDate(bad, false); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
