@@ -9,6 +9,9 @@ import "github.com/pidex-dev/pidex/schema"
 // again from the stored offset — no duplicates, no gap.
 type batch struct {
 	file    schema.File // state after this batch (ID 0 until the writer inserts it)
+	// expect is the stored state this batch follows on; the writer checks
+	// it inside the batch's transaction (else errConflict).
+	expect fileState
 	reset   bool        // drop the file's rows first (new or rewritten file)
 	remove  bool        // the file is gone: drop it and its rows
 	session *sessionRow // nil unless the file is a session
@@ -102,3 +105,7 @@ type toolCallRow struct {
 	ID, Name string
 	IsError  *bool
 }
+
+// fileState is what a batch expects the catalog to hold for its file:
+// the offset the previous batch reached, and the generation (rewrites).
+type fileState struct{ Offset, Generation int64 }

@@ -31,8 +31,10 @@ type Indexer struct {
 	Progress *Progress
 
 	// afterApply is a test hook run after each committed batch; an error
-	// aborts the refresh as a crash would.
-	afterApply func(*batch) error
+	// aborts the refresh as a crash would. beforeApply runs before each
+	// batch's transaction (tests interleave another refresh there).
+	afterApply  func(*batch) error
+	beforeApply func(*batch)
 }
 
 // Progress counts a refresh's work; safe for concurrent use. The CLI polls
@@ -62,7 +64,8 @@ type Stats struct {
 	mu sync.Mutex // guards Errors, which parser goroutines append to
 }
 
-// errConflict: another process advanced the file since it was planned.
+// errConflict: another process advanced or rewrote the file since it was
+// planned; the other refresh owns it now.
 var errConflict = errors.New("file changed by a concurrent refresh")
 
 // Refresh brings the catalog up to date with the roots. One unreadable file
@@ -204,9 +207,8 @@ func (ix *Indexer) run(ctx context.Context, jobs []job, removed []string, st *St
 	defer stmts.close()
 	g, gctx := errgroup.WithContext(ctx)
 	type req struct {
-		b    *batch
-		from int64
-		res  chan error
+		b   *batch
+		res chan error
 	}
 	reqs := make(chan req, workers)
 	writerDone := make(chan error, 1)
@@ -217,7 +219,7 @@ func (ix *Indexer) run(ctx context.Context, jobs []job, removed []string, st *St
 				r.res <- werr
 				continue
 			}
-			err := ix.write(gctx, stmts, r.b, r.from, st)
+			err := ix.write(gctx, stmts, r.b, st)
 			if err != nil && !errors.Is(err, errConflict) {
 				werr = err
 			}
@@ -237,18 +239,24 @@ func (ix *Indexer) run(ctx context.Context, jobs []job, removed []string, st *St
 	g.SetLimit(workers)
 	for _, j := range jobs {
 		g.Go(func() error {
-			from := j.file.Offset
+			// What the catalog must hold for each batch to follow on: the
+			// planned state, then what the previous batch left.
+			expect := j.stored
 			res := make(chan error, 1)
 			err := parseFile(gctx, j, func(b *batch) error {
+				b.expect = expect
 				select {
-				case reqs <- req{b: b, from: from, res: res}:
+				case reqs <- req{b: b, res: res}:
 				case <-gctx.Done():
 					return gctx.Err()
 				}
 				if err := <-res; err != nil {
 					return err
 				}
-				from = b.file.Offset
+				expect.Offset = b.file.Offset
+				if b.reset {
+					expect.Generation++
+				}
 				return nil
 			})
 			switch {
@@ -284,15 +292,13 @@ func isWriteErr(err error) bool {
 
 // write applies one batch and accounts for it. It runs on the writer
 // goroutine only, so it may touch st without locks.
-func (ix *Indexer) write(ctx context.Context, stmts *stmtCache, b *batch, from int64, st *Stats) error {
-	if !b.reset && !b.remove {
-		var cur int64
-		err := ix.DB.GetContext(ctx, &cur, "SELECT offset FROM files WHERE path = ?", b.file.Path)
-		if err == nil && cur != from {
-			return errConflict
-		}
+func (ix *Indexer) write(ctx context.Context, stmts *stmtCache, b *batch, st *Stats) error {
+	if ix.beforeApply != nil {
+		ix.beforeApply(b)
 	}
-	if err := apply(ctx, stmts, b); err != nil {
+	if err := apply(ctx, stmts, b); errors.Is(err, errConflict) {
+		return err
+	} else if err != nil {
 		return writeErr{err}
 	}
 	st.Entries += int64(len(b.entries))

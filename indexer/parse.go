@@ -33,6 +33,9 @@ type job struct {
 	skipNL  bool // the byte at Offset is the newline closing an open tail
 	// inlineText: the entries' text goes into the index with them (see plan)
 	inlineText bool
+	// stored is the catalog's state of the file when it was planned (what
+	// the first batch expects; zero for a new file)
+	stored fileState
 }
 
 // parser turns one file's new lines into batches. It carries the state

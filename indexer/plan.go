@@ -40,6 +40,7 @@ func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[strin
 			st.addError(c.Path, err)
 			continue
 		}
+		j.stored = fileState{Offset: f.Offset, Generation: f.Generation}
 		switch {
 		case j.reset:
 			st.Rewritten++

@@ -36,6 +36,13 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch) (err error) {
 		}
 		return tx.Commit()
 	}
+	// Inside the write transaction, so no other writer can slip in between
+	// the check and the rows (the check used to run before it: two first
+	// refreshes of one file could interleave their batches and leave a
+	// permanent gap behind an offset that said the file was done).
+	if err := checkExpected(ctx, tx, b); err != nil {
+		return err
+	}
 	id, err := upsertFile(ctx, tx, &b.file)
 	if err != nil {
 		return err
@@ -378,6 +385,21 @@ func insertToolCalls(ctx context.Context, tx *wtx, id int64, calls []toolCallRow
 		})
 	if err != nil {
 		return fmt.Errorf("insert tool calls: %w", err)
+	}
+	return nil
+}
+
+// checkExpected returns errConflict unless the catalog holds the state
+// the batch follows on (a file not in the catalog is at offset 0,
+// generation 0).
+func checkExpected(ctx context.Context, tx *wtx, b *batch) error {
+	var cur fileState
+	err := tx.QueryRowxContext(ctx, "SELECT offset, generation FROM files WHERE path = ?", b.file.Path).Scan(&cur.Offset, &cur.Generation)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("read file state: %w", err)
+	}
+	if cur != b.expect {
+		return errConflict
 	}
 	return nil
 }
