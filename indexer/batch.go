@@ -8,10 +8,10 @@ import "github.com/pidex-dev/pidex/schema"
 // crash loses at most the batch in flight, which the next refresh reads
 // again from the stored offset — no duplicates, no gap.
 type batch struct {
-	file    schema.File // state after this batch (ID 0 until the writer inserts it)
+	file schema.File // state after this batch (ID 0 until the writer inserts it)
 	// expect is the stored state this batch follows on; the writer checks
 	// it inside the batch's transaction (else errConflict).
-	expect fileState
+	expect  fileState
 	reset   bool        // drop the file's rows first (new or rewritten file)
 	remove  bool        // the file is gone: drop it and its rows
 	session *sessionRow // nil unless the file is a session
