@@ -124,15 +124,43 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	db.SetMaxIdleConns(maxIdleConns)
 	db.SetConnMaxIdleTime(connMaxIdleTime)
 	c := &DB{DB: db, Path: path}
-	if err := c.check(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open catalog %s: %w", path, err)
-	}
-	if err := Migrate(ctx, db); err != nil {
+	err = retryBusy(ctx, func() error {
+		if err := c.check(ctx); err != nil {
+			return err
+		}
+		return Migrate(ctx, db)
+	})
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}
 	return c, nil
+}
+
+// retryBusy runs setup again while another process is setting up the same
+// new catalog: switching to WAL and each migration take locks that the
+// busy timeout does not always wait for, and a migration the other process
+// applied between goose's version check and its own attempt fails with
+// "already exists". A second run sees the work done and does nothing.
+func retryBusy(ctx context.Context, setup func() error) error {
+	var err error
+	for range 50 {
+		if err = setup(); err == nil || !transient(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return err
+}
+
+func transient(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "already exists") ||
+		strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "duplicate column")
 }
 
 func (c *DB) check(ctx context.Context) error {

@@ -156,3 +156,27 @@ func TestNewCatalogIsPrivate(t *testing.T) {
 		}
 	}
 }
+
+// Processes creating one new catalog at once all succeed: setup is
+// retried while another one holds it (each handle here is its own
+// connection pool, as a process would be).
+func TestConcurrentCreation(t *testing.T) {
+	for round := range 3 {
+		p := filepath.Join(t.TempDir(), fmt.Sprintf("c%d.sqlite", round))
+		errs := make(chan error, 8)
+		for range 8 {
+			go func() {
+				db, err := Open(context.Background(), p)
+				if err == nil {
+					db.Close()
+				}
+				errs <- err
+			}()
+		}
+		for range 8 {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+	}
+}
