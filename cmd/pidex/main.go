@@ -19,7 +19,8 @@ const (
 	exitOK       = 0
 	exitError    = 1
 	exitUsage    = 2
-	exitWarnings = 3 // done, but some input could not be read (see stderr)
+	exitWarnings = 3   // done, but some input could not be read (see stderr)
+	exitSignal   = 130 // interrupted (Ctrl-C), as shells report SIGINT
 )
 
 func main() {
@@ -61,10 +62,23 @@ func run(args []string) int {
 	if ferr := out.Flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("write output: %w", ferr)
 	}
+	err = interrupted(ctx, err)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pidex:", err)
 	}
 	return exitCode(err, app.warned)
+}
+
+// errInterrupted: the run was stopped by Ctrl-C. Whatever failed because
+// of it (a batch rolled back: committed batches stand, the next refresh
+// goes on from them) is not worth reporting.
+var errInterrupted = errors.New("interrupted")
+
+func interrupted(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return errInterrupted
+	}
+	return err
 }
 
 // errUsage marks command-line mistakes (cobra's own and ours).
@@ -76,6 +90,8 @@ func exitCode(err error, warned bool) int {
 		return exitWarnings
 	case err == nil:
 		return exitOK
+	case errors.Is(err, errInterrupted):
+		return exitSignal
 	case errors.Is(err, errUsage):
 		return exitUsage
 	default:

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/pidex-dev/pidex/indexer"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -65,5 +69,29 @@ func TestExitCode(t *testing.T) {
 		if got := exitCode(tt.err, tt.warned); got != tt.want {
 			t.Errorf("exitCode(%v, %v) = %d, want %d", tt.err, tt.warned, got, tt.want)
 		}
+	}
+}
+
+// Ctrl-C during a cold index: the interrupted command exits 130 with one
+// word, not the rolled-back batch's SQL error.
+func TestInterruptedIndex(t *testing.T) {
+	root, _ := filepath.Abs(showSessions)
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb bytes.Buffer
+	a := newApp(&out, &errb)
+	a.progress = &indexer.Progress{}
+	go func() { // cancel as soon as the refresh has started reading
+		for a.progress.BytesDone.Load() == 0 && ctx.Err() == nil {
+			time.Sleep(50 * time.Microsecond)
+		}
+		cancel()
+	}()
+	err := interrupted(ctx, a.execute(ctx, []string{"--db", filepath.Join(t.TempDir(), "c.sqlite"), "--sessions", root, "index"}))
+	cancel()
+	if err != nil && (!errors.Is(err, errInterrupted) || exitCode(err, false) != exitSignal) {
+		t.Errorf("interrupted index: %v (exit %d)", err, exitCode(err, false))
+	}
+	if got := exitCode(interrupted(ctx, errors.New("insert entries: sql: transaction has already been committed or rolled back")), false); got != 130 {
+		t.Errorf("exit code %d after an interrupt, want 130", got)
 	}
 }
