@@ -57,7 +57,7 @@ func rowsTable(w io.Writer, r *query.Rows, maxRows int) error {
 	for _, row := range r.Rows[:n] {
 		cells := make([]string, len(row))
 		for i, v := range row {
-			cells[i] = Cut(strings.Join(strings.Fields(cell(v)), " "), 60)
+			cells[i] = Cut(Safe(strings.Join(strings.Fields(cell(v)), " ")), 60)
 		}
 		t.Row(cells...)
 	}
@@ -72,9 +72,6 @@ func rowsTable(w io.Writer, r *query.Rows, maxRows int) error {
 	return err
 }
 
-// tsvEscape keeps one row on one line: tab, newline, carriage return and
-// backslash are written \t, \n, \r and \\.
-var tsvEscape = strings.NewReplacer("\\", `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
 
 func rowsTSV(w io.Writer, r *query.Rows) error {
 	ew := &errWriter{w: w}

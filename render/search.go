@@ -35,10 +35,10 @@ func Hits(w io.Writer, hits []query.Hit, tty bool, width int) error {
 		if i > 0 {
 			ew.str("\n")
 		}
-		head := fmt.Sprintf("%s  %s  %s  %s %s", hitTime(h, true), project(h.Cwd), sessionTitle(h, 200), h.Role, h.EntryID)
+		head := Safe(fmt.Sprintf("%s  %s  %s  %s %s", hitTime(h, true), project(h.Cwd), sessionTitle(h, 200), h.Role, h.EntryID))
 		ew.str(Cut(head, width) + "\n")
 		ew.str("  " + highlighted(h.Segments) + "\n")
-		ew.str("  " + openCommand(h) + "\n")
+		ew.str("  " + Safe(openCommand(h)) + "\n")
 	}
 	return ew.err
 }
@@ -102,9 +102,9 @@ func highlighted(segs []fts.Segment) string {
 	var b strings.Builder
 	for _, s := range segs {
 		if s.Hit {
-			b.WriteString(bold + s.Text + reset)
+			b.WriteString(bold + Safe(s.Text) + reset)
 		} else {
-			b.WriteString(s.Text)
+			b.WriteString(Safe(s.Text))
 		}
 	}
 	return b.String()

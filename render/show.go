@@ -19,6 +19,9 @@ type ShowOptions struct {
 	Thinking bool // thinking text instead of "[thinking: N chars]"
 	Full     bool // tool calls, tool output and system prompts unabridged
 	Context  bool // the model context instead of the whole branch
+	// Terminal: the output is a terminal, where session text must not
+	// drive it (control characters are shown escaped).
+	Terminal bool
 }
 
 // Abbreviation limits of `pidex show` without --full.
@@ -35,6 +38,9 @@ const (
 // "[LINE] KIND · ID · TIME · DETAIL" followed by its body indented by two
 // spaces and a blank line. What each entry says comes from package pi.
 func Show(w io.Writer, ref schema.SessionRef, sc *pi.SessionContext, opts ShowOptions) error {
+	if opts.Terminal {
+		w = safeWriter{w}
+	}
 	r := &showRenderer{w: w, opts: opts}
 	r.header(ref, sc)
 	if opts.Context {

@@ -30,20 +30,23 @@ func NewTable(w io.Writer, tty bool, header ...string) *Table {
 }
 
 // Row writes one row.
+// Row writes one row. On a terminal control characters are shown escaped
+// (Safe); piped, tab, newline, carriage return and backslash are escaped
+// (\t, \n, \r, \\) so that a row stays one line.
 func (t *Table) Row(cells ...string) {
+	for i, c := range cells {
+		if t.tty {
+			cells[i] = Safe(c)
+		} else {
+			cells[i] = tsvEscape.Replace(c)
+		}
+	}
 	if t.tty {
 		fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
 		return
 	}
-	for i, c := range cells { // a tab or newline inside a value would break the columns
-		if strings.ContainsAny(c, "\t\n\r") {
-			cells[i] = flatten.Replace(c)
-		}
-	}
 	fmt.Fprintln(t.w, strings.Join(cells, "\t"))
 }
-
-var flatten = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
 
 // Flush writes out an aligned table.
 func (t *Table) Flush() error {

@@ -18,6 +18,9 @@ import (
 // (tty) each line is cut to width.
 func TreeText(w io.Writer, roots []*query.TreeNode, previews map[int64]string, tty bool, width int) error {
 	SortByFileOrder(roots)
+	if tty {
+		w = safeWriter{w}
+	}
 	tw := &treeWriter{out: w, previews: previews, width: width, tty: tty}
 	for i, r := range roots {
 		tw.node(r, "", i == len(roots)-1, len(roots) > 1)

@@ -49,6 +49,7 @@ loads it preceded by "line" and followed by pidex's annotations "currentLabel",
 			case a.json:
 				return render.WriteJSON(a.stdout, sc.Path)
 			}
+			opts.Terminal = a.io.OutTTY
 			return render.Show(a.stdout, ref, sc, opts)
 		},
 	}

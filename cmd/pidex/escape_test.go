@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pidex-dev/pidex/internal/catalogtest"
+	"github.com/pidex-dev/pidex/render"
+)
+
+// Session text cannot drive the user's terminal: escape sequences,
+// bell and backspace in a name, message, cwd or label are shown escaped on
+// a terminal; piped, a row stays one line; JSON stays exact.
+func TestHostileTextIsEscaped(t *testing.T) {
+	root := t.TempDir()
+	evil := "\x1b]0;pwned\x07\x1b[2J\bX\tY\nZ\u009b"
+	lines := []string{
+		`{"type":"session","version":3,"id":"s1","timestamp":"2026-05-01T10:00:00.000Z","cwd":` + js("/w/ap\tp\x1b[31m") + `}`,
+		`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-05-01T10:00:01.000Z","message":{"role":"user","content":` + js("hello "+evil) + `,"timestamp":1777629601000}}`,
+		`{"type":"label","id":"l1","parentId":"a1","timestamp":"2026-05-01T10:00:02.000Z","targetId":"a1","label":` + js("\x1b]8;;http://x\x07link\x1b]8;;\x07") + `}`,
+		`{"type":"session_info","id":"n1","parentId":"l1","timestamp":"2026-05-01T10:00:03.000Z","name":` + js("name "+evil) + `}`,
+	}
+	catalogtest.WriteFile(t, filepath.Join(root, "--w--", "a.jsonl"), strings.Join(lines, "\n")+"\n")
+	db := filepath.Join(t.TempDir(), "c.sqlite")
+	run := func(tty bool, args ...string) string {
+		t.Helper()
+		var out bytes.Buffer
+		a := newAppIO(&render.IOStreams{Out: &out, ErrOut: &bytes.Buffer{}, OutTTY: tty, Width: 200, Height: 50})
+		if err := a.execute(context.Background(), append([]string{"--db", db, "--sessions", root, "-q"}, args...)); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return out.String()
+	}
+	for _, args := range [][]string{{"list"}, {"tree", "s1"}, {"show", "s1"}, {"show", "s1", "--context"}, {"search", "hello"}, {"path", "s1"}} {
+		out := run(true, args...)
+		if i := strings.IndexAny(out, "\x1b\x07\x08\u009b"); i >= 0 && !strings.Contains(out[i:min(i+4, len(out))], "\x1b[1m") && !strings.Contains(out[i:min(i+3, len(out))], "\x1b[0m") {
+			t.Errorf("%v on a terminal prints a raw control character: %q", args, out[max(0, i-20):min(len(out), i+20)])
+		}
+		if !strings.Contains(out, `\e`) && args[0] != "path" {
+			t.Errorf("%v on a terminal does not show the escapes: %q", args, out)
+		}
+	}
+	piped := run(false, "list")
+	if n := strings.Count(piped, "\n"); n != 2 {
+		t.Errorf("piped list is %d lines, want a header and one row:\n%q", n, piped)
+	}
+	if !strings.Contains(piped, `hello \x1b]0;pwned`) && !strings.Contains(piped, "hello \x1b]0;pwned") {
+		t.Errorf("piped list lost the text: %q", piped)
+	}
+	var ss []struct{ Name string }
+	if err := json.Unmarshal([]byte(run(false, "list", "--json")), &ss); err != nil || len(ss) != 1 || ss[0].Name != "name "+evil {
+		t.Errorf("JSON is not exact: %v %+v", err, ss)
+	}
+}
+
+func js(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

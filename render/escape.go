@@ -1,0 +1,91 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Session text is untrusted: a name, a message or a cwd can hold escape
+// sequences (clear the screen, set the title, OSC-8 links, backspaces)
+// that a terminal would obey. On a terminal every control character is
+// shown escaped instead: \e for ESC, \t \n \r, \xHH for the rest (C0, DEL
+// and the C1 controls, which some terminals also obey). Piped TSV escapes
+// tab, newline, carriage return and backslash so that a row stays one
+// line. JSON is exact: encoding/json escapes control characters itself.
+
+// Safe returns s with every control character escaped, for a terminal.
+func Safe(s string) string {
+	if !hasControl(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == 0x1b:
+			b.WriteString(`\e`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case isControl(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// safeText is Safe for text whose line breaks and tabs are wanted (show
+// bodies): only the other control characters are escaped.
+func safeText(s string) string {
+	if !hasControl(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r != '\n' && r != '\t' && isControl(r) {
+			if r == 0x1b {
+				b.WriteString(`\e`)
+			} else {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			}
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
+
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7f {
+			return true
+		}
+		if c == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] < 0xa0 { // C1 in UTF-8
+			return true
+		}
+	}
+	return false
+}
+
+// tsvEscape keeps one row on one line: tab, newline, carriage return and
+// backslash are written \t, \n, \r and \\.
+var tsvEscape = strings.NewReplacer("\\", `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
+
+// safeWriter escapes control characters other than newline and tab in
+// everything written through it (a terminal's reading views).
+type safeWriter struct{ w io.Writer }
+
+func (s safeWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(s.w, safeText(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
