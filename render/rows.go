@@ -72,7 +72,6 @@ func rowsTable(w io.Writer, r *query.Rows, maxRows int) error {
 	return err
 }
 
-
 func rowsTSV(w io.Writer, r *query.Rows) error {
 	ew := &errWriter{w: w}
 	for i, c := range r.Columns {
