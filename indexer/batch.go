@@ -1,6 +1,10 @@
 package indexer
 
-import "github.com/pidex-dev/pidex/schema"
+import (
+	"math"
+
+	"github.com/pidex-dev/pidex/schema"
+)
 
 // batch is one unit of writing: the rows for a run of consecutive lines of
 // one file, and the file's state after them. The writer applies a batch in
@@ -89,13 +93,41 @@ type sessionRow struct {
 	Cost           float64 `db:"cost"`
 }
 
+// addUsage adds one record to the session's totals. Sums saturate: a
+// token count near the int64 limit or a cost of 1e308 written twice (files
+// are anyone's input) must not wrap around or become +Inf, which JSON
+// cannot carry. A saturated total reads as the largest finite value.
 func (s *sessionRow) addUsage(u schema.Usage) {
-	s.Input += u.Input
-	s.Output += u.Output
-	s.CacheRead += u.CacheRead
-	s.CacheWrite += u.CacheWrite
-	s.TotalTokens += u.Total()
-	s.Cost += u.Cost.Total
+	s.Input = addSat(s.Input, u.Input)
+	s.Output = addSat(s.Output, u.Output)
+	s.CacheRead = addSat(s.CacheRead, u.CacheRead)
+	s.CacheWrite = addSat(s.CacheWrite, u.CacheWrite)
+	s.TotalTokens = addSat(s.TotalTokens, u.Total())
+	s.Cost = addFinite(s.Cost, u.Cost.Total)
+}
+
+func addSat(a, b int64) int64 {
+	c := a + b
+	switch {
+	case a > 0 && b > 0 && c < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && c >= 0:
+		return math.MinInt64
+	}
+	return c
+}
+
+func addFinite(a, b float64) float64 {
+	c := a + b
+	switch {
+	case math.IsNaN(c):
+		return a
+	case math.IsInf(c, 1):
+		return math.MaxFloat64
+	case math.IsInf(c, -1):
+		return -math.MaxFloat64
+	}
+	return c
 }
 
 // toolCallRow is a tool call (Index ≥ 0) or a tool result (Index -1).

@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"testing"
 )
@@ -37,5 +38,28 @@ func TestRemovingAnAlreadyRemovedFileIsDone(t *testing.T) {
 	b.file.Path = "/gone/already.jsonl"
 	if err := apply(context.Background(), stmts, b); err != nil {
 		t.Fatalf("removing a file that is not in the catalog: %v", err)
+	}
+}
+
+// Absurd numbers stay finite: a cost of 1e308 twice saturates instead of
+// becoming +Inf (which JSON cannot carry), token sums do not wrap around.
+func TestUsageSumsSaturate(t *testing.T) {
+	root := t.TempDir()
+	rec := func(id, parent string) string {
+		return `{"type":"usage","id":"` + id + `","parentId":` + parent + `,"timestamp":"2026-05-01T10:00:01.000Z","kind":"x","provider":"p","model":"m",` +
+			`"usage":{"input":5000000000000000000,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":5000000000000000001,"cost":{"total":1e308}}}` + "\n"
+	}
+	write(t, filepath.Join(root, "p", "a.jsonl"), header+rec("u1", "null")+rec("u2", `"u1"`))
+	ix := newIndexer(t, root)
+	refresh(t, ix)
+	var got struct {
+		Input int64   `db:"input"`
+		Cost  float64 `db:"cost"`
+	}
+	if err := ix.DB.Get(&got, "SELECT input, cost FROM sessions"); err != nil {
+		t.Fatal(err)
+	}
+	if got.Input != math.MaxInt64 || math.IsInf(got.Cost, 0) || got.Cost != math.MaxFloat64 {
+		t.Errorf("sums: input %d, cost %g; want saturated at the largest finite values", got.Input, got.Cost)
 	}
 }

@@ -24,35 +24,26 @@ func WriteJSONLine(w io.Writer, v any) error {
 // WriteJSONLines prints a JSON array with one compact element per line:
 // still one JSON document, but also greppable line by line, and it skips
 // re-indenting megabytes of first messages (a third of `list --json`).
+// The document is built whole before it is written: a value that cannot
+// be encoded fails the command without printing half an array.
 func WriteJSONLines[T any](w io.Writer, items []T) error {
-	if _, err := io.WriteString(w, "["); err != nil {
-		return err
-	}
 	var buf bytes.Buffer
+	buf.WriteString("[")
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	for i := range items {
-		buf.Reset()
+		if i == 0 {
+			buf.WriteString("\n")
+		} else {
+			buf.Truncate(buf.Len() - 1) // the encoder's newline
+			buf.WriteString(",\n")
+		}
 		if err := enc.Encode(items[i]); err != nil {
 			return err
 		}
-		b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-		sep := ",\n"
-		if i == 0 {
-			sep = "\n"
-		}
-		if _, err := io.WriteString(w, sep); err != nil {
-			return err
-		}
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
 	}
-	end := "\n]\n"
-	if len(items) == 0 {
-		end = "]\n"
-	}
-	_, err := io.WriteString(w, end)
+	buf.WriteString("]\n")
+	_, err := w.Write(buf.Bytes())
 	return err
 }
 
