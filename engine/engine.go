@@ -81,7 +81,7 @@ func (e *Engine) checkDerivation(ctx context.Context) error {
 		return catalog.SetDerivation(ctx, e.db.DB, indexer.Derivation)
 	}
 	e.notify(fmt.Sprintf("the catalog was built by another version of pidex (derivation %d, this one %d): rebuilding it from the session files", d, indexer.Derivation))
-	_, err = e.Rebuild(ctx)
+	_, err = e.Rebuild(ctx, false)
 	return err
 }
 

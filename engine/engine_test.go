@@ -133,7 +133,7 @@ func TestRebuildInPlace(t *testing.T) {
 			}
 		}
 	}()
-	if _, err := a.Rebuild(context.Background()); err != nil {
+	if _, err := a.Rebuild(context.Background(), true); err != nil {
 		t.Fatal(err)
 	}
 	stop.Store(true)

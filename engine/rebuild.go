@@ -18,7 +18,11 @@ import (
 // reading and writing the live catalog, which now holds the new rows (an
 // append they ingest after the swap lands in it; a batch they planned
 // before the swap finds the stored offset moved and backs off).
-func (e *Engine) Rebuild(ctx context.Context) (*indexer.Stats, error) {
+//
+// With text, the search index is built too before the swap; without it
+// (an automatic rebuild before a `list`) the swapped-in catalog's text
+// is left to the next text pass, as after any cold index.
+func (e *Engine) Rebuild(ctx context.Context, text bool) (*indexer.Stats, error) {
 	side, err := sidePath(e.opts.DBPath)
 	if err != nil {
 		return nil, err
@@ -30,7 +34,7 @@ func (e *Engine) Rebuild(ctx context.Context) (*indexer.Stats, error) {
 	}
 	ix := e.indexer(db)
 	st, err := ix.Refresh(ctx)
-	if err == nil {
+	if err == nil && text {
 		st.Text, err = ix.IndexText(ctx)
 	}
 	if err == nil {

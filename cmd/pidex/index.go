@@ -108,7 +108,7 @@ func (a *app) index(ctx context.Context, full bool) (eng *engine.Engine, st *ind
 			eng, st, err = engine.Recreate(ctx, a.engineOptions())
 			a.eng = eng
 		case full:
-			st, err = eng.Rebuild(ctx)
+			st, err = eng.Rebuild(ctx, true)
 		default:
 			if st, err = eng.Refresh(ctx); err == nil {
 				st.Text, err = eng.RefreshText(ctx)
