@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -136,6 +137,10 @@ func (ix *Indexer) Watch(ctx context.Context, opt WatchOptions) error {
 func watchRoots(w *fsnotify.Watcher, roots []string) {
 	for _, r := range roots {
 		if err := w.Add(r); err != nil {
+			// Not there yet (pi has not run): watch the nearest folder that
+			// exists, so its creation is an event like any other instead of
+			// waiting for the safety-net refresh.
+			watchNearest(w, r)
 			continue
 		}
 		ents, err := os.ReadDir(r)
@@ -147,6 +152,19 @@ func watchRoots(w *fsnotify.Watcher, roots []string) {
 			if isDir(e, p) {
 				_ = w.Add(p)
 			}
+		}
+	}
+}
+
+// watchNearest watches the nearest existing ancestor of a missing root.
+func watchNearest(w *fsnotify.Watcher, root string) {
+	for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			_ = w.Add(dir)
+			return
+		}
+		if parent := filepath.Dir(dir); parent == dir {
+			return
 		}
 	}
 }

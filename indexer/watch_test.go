@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -190,4 +191,43 @@ func watchLatency(t *testing.T, opt WatchOptions) {
 		t.Fatalf("%d of %d entries not queryable within %v of their write: %s", len(late), count, limit, strings.Join(late, ", "))
 	}
 	t.Logf("worst latency %v over %d appends", worst.Round(time.Millisecond), count)
+}
+
+// A root that appears after the watcher started (pi's first run) is
+// picked up by its events, not a minute later by the safety net.
+func TestWatchRootThatAppearsLater(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "home", ".pi", "agent", "sessions")
+	ix := newIndexer(t, root)
+	refreshed := make(chan *Stats, 64)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		_ = ix.Watch(ctx, WatchOptions{OnRefresh: func(st *Stats, err error) {
+			if err == nil {
+				refreshed <- st
+			}
+		}})
+	}()
+	<-refreshed // the first refresh: nothing there
+	// pi creates the folders one by one, then the session.
+	for _, d := range []string{"home", "home/.pi", "home/.pi/agent", "home/.pi/agent/sessions", "home/.pi/agent/sessions/--w--"} {
+		time.Sleep(30 * time.Millisecond)
+		if err := os.Mkdir(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(30 * time.Millisecond)
+	write(t, filepath.Join(root, "--w--", "a.jsonl"), header+msg("a1", "", "user", "hello", 1))
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case st := <-refreshed:
+			if st.New == 1 {
+				return
+			}
+		case <-deadline:
+			t.Fatal("the new root's session was not picked up within 10 s (the safety net runs once a minute)")
+		}
+	}
 }
