@@ -111,7 +111,14 @@ func listDir(dir, root string) (files []candidate, subdirs []string, errs []erro
 		}
 		fi, err := e.Info() // the lstat ReadDir already did: one stat per file
 		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			fi, err = os.Stat(p)
+			if target, terr := os.Stat(p); terr == nil {
+				fi = target
+			} else {
+				// A dangling or looping link: a candidate with the link's
+				// own stat, which the parser records as unreadable once.
+				files = append(files, candidate{Path: p, Root: root, fileStat: statOf(fi)})
+				continue
+			}
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("stat %s: %w", p, err))

@@ -156,11 +156,12 @@ func AbsRoots(roots []string) ([]string, error) {
 // fileStamp is what a no-change refresh compares: path and stat.
 type fileStamp struct {
 	Path string `db:"path"`
+	Kind schema.FileKind
 	fileStat
 }
 
 func loadStamps(ctx context.Context, db *sqlx.DB, roots []string) (map[string]fileStamp, error) {
-	q, args, err := sqlx.In(`SELECT path, size, mtime_ns, dev, ino FROM files WHERE root IN (?)`, roots)
+	q, args, err := sqlx.In(`SELECT path, kind, size, mtime_ns, dev, ino FROM files WHERE root IN (?)`, roots)
 	if err != nil {
 		return nil, fmt.Errorf("load files: %w", err)
 	}
@@ -172,7 +173,7 @@ func loadStamps(ctx context.Context, db *sqlx.DB, roots []string) (map[string]fi
 	m := make(map[string]fileStamp)
 	for rows.Next() {
 		var f fileStamp
-		if err := rows.Scan(&f.Path, &f.Size, &f.MtimeNs, &f.Dev, &f.Ino); err != nil {
+		if err := rows.Scan(&f.Path, &f.Kind, &f.Size, &f.MtimeNs, &f.Dev, &f.Ino); err != nil {
 			return nil, fmt.Errorf("load files: %w", err)
 		}
 		m[f.Path] = f
@@ -307,7 +308,7 @@ func (ix *Indexer) write(ctx context.Context, stmts *stmtCache, b *batch, st *St
 	if b.last && b.notSession {
 		st.NotSessions = append(st.NotSessions, b.file.Path)
 	}
-	if b.last && b.file.Offset < b.file.Size && b.file.Kind != schema.FileNotSession {
+	if b.last && b.file.Offset < b.file.Size && b.file.Kind != schema.FileNotSession && b.file.Kind != schema.FileUnreadable {
 		st.Pending = append(st.Pending, b.file.Path)
 	}
 	if p := ix.Progress; p != nil {

@@ -56,7 +56,7 @@ type parser struct {
 func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
 	f, err := os.Open(j.cand.Path)
 	if err != nil {
-		return fmt.Errorf("open session file: %w", err)
+		return emitUnreadable(j, err, emit)
 	}
 	defer f.Close()
 	p := &parser{f: f, file: j.file, sess: j.session, inlineText: j.inlineText}
@@ -332,4 +332,16 @@ func strp(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// emitUnreadable records a file that cannot be opened (permissions, a
+// dangling or looping link) as unreadable with one warning, so that
+// `pidex warnings` lists it and the next refreshes, finding it unchanged,
+// do not report it again.
+func emitUnreadable(j job, err error, emit func(*batch) error) error {
+	b := &batch{reset: true, last: true}
+	b.file.Path, b.file.Root, b.file.Kind = j.cand.Path, j.cand.Root, schema.FileUnreadable
+	b.file.Size, b.file.MtimeNs, b.file.Dev, b.file.Ino = j.cand.Size, j.cand.MtimeNs, j.cand.Dev, j.cand.Ino
+	b.warns = []schema.Warning{{Path: j.cand.Path, Line: 0, Message: "cannot read the file: " + err.Error()}}
+	return emit(b)
 }

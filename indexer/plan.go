@@ -27,7 +27,9 @@ func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[strin
 			jobs = append(jobs, job{cand: c, reset: true})
 			continue
 		}
-		if c.fileStat == stamp.fileStat {
+		if c.fileStat == stamp.fileStat && !(stamp.Kind == schema.FileUnreadable && readable(c.Path)) {
+			// Unchanged; an unreadable file is tried again (a chmod changes
+			// no stamp) but reported only once.
 			st.Unchanged++
 			continue
 		}
@@ -133,4 +135,14 @@ func (ix *Indexer) loadSession(ctx context.Context, fileID int64) (*sessionRow, 
 		return nil, fmt.Errorf("load session: %w", err)
 	}
 	return &s, nil
+}
+
+// readable reports whether a file can be opened now.
+func readable(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
 }

@@ -3,7 +3,9 @@ package indexer
 import (
 	"context"
 	"math"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +63,45 @@ func TestUsageSumsSaturate(t *testing.T) {
 	}
 	if got.Input != math.MaxInt64 || math.IsInf(got.Cost, 0) || got.Cost != math.MaxFloat64 {
 		t.Errorf("sums: input %d, cost %g; want saturated at the largest finite values", got.Input, got.Cost)
+	}
+}
+
+// A file that cannot be read (a dangling or looping link here; a file
+// without read permission alike) is a warning with its path, listed by
+// `pidex warnings`, once: unchanged, it is not reported again; repaired,
+// it is read.
+func TestUnreadableFileReportedOnce(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "p", "ok.jsonl"), header+msg("a1", "", "user", "hello", 1))
+	target := filepath.Join(t.TempDir(), "later.jsonl")
+	if err := os.Symlink(target, filepath.Join(root, "p", "dangling.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("loop.jsonl", filepath.Join(root, "p", "loop.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	ix := newIndexer(t, root)
+	st := refresh(t, ix)
+	if len(st.Warnings) != 2 || len(st.Errors) != 0 || len(st.Pending) != 0 {
+		t.Fatalf("first refresh: warnings %v, errors %v, pending %v", st.Warnings, st.Errors, st.Pending)
+	}
+	for _, w := range st.Warnings {
+		if !strings.Contains(w.Message, "cannot read the file") {
+			t.Errorf("warning %q", w)
+		}
+	}
+	var listed int
+	if err := ix.DB.Get(&listed, "SELECT count(*) FROM warnings"); err != nil || listed != 2 {
+		t.Errorf("warnings table holds %d (%v), want 2", listed, err)
+	}
+	if st := refresh(t, ix); len(st.Warnings)+len(st.Errors) != 0 || st.Unchanged != 3 {
+		t.Errorf("second refresh reported again: %+v", st)
+	}
+	write(t, target, header+msg("b1", "", "user", "now here", 2))
+	if st := refresh(t, ix); st.Entries != 1 {
+		t.Errorf("the repaired link was not read: %+v", st)
+	}
+	if err := ix.DB.Get(&listed, "SELECT count(*) FROM warnings"); err != nil || listed != 1 {
+		t.Errorf("warnings after the repair: %d (%v), want 1 (the loop)", listed, err)
 	}
 }

@@ -10,6 +10,7 @@ const (
 	FileSession    FileKind = "session"     // first parsed line is a session header
 	FileNotSession FileKind = "not_session" // first parsed line is something else: skipped, reported once
 	FileEmpty      FileKind = "empty"       // nothing parsed yet (0 bytes, blank, or a header still being written)
+	FileUnreadable FileKind = "unreadable"  // cannot be opened (permissions, a dangling or looping link): reported once, retried every refresh
 )
 
 // File is the catalog's record of one discovered .jsonl file and how far
