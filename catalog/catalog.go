@@ -132,9 +132,70 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	})
 	if err != nil {
 		db.Close()
+		if isMigrationErr(err) {
+			return nil, fmt.Errorf("open catalog %s: %w: %w", path, ErrSchema, err)
+		}
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}
 	return c, nil
+}
+
+// ErrSchema: the catalog's schema cannot be brought to this pidex's (a
+// catalog from a development build whose migrations differ). It is a
+// cache: Reset empties it.
+var ErrSchema = errors.New("catalog schema from another pidex")
+
+func isMigrationErr(err error) bool {
+	return strings.Contains(err.Error(), "apply migrations") || strings.Contains(err.Error(), "load migrations")
+}
+
+// Reset empties a SQLite catalog whose schema pidex cannot migrate: every
+// table, view and index goes, in one transaction, and the next Open
+// creates the schema afresh. Only for a file that is a SQLite database
+// with pidex's migration table; anything else is refused and left alone.
+func Reset(ctx context.Context, path string) error {
+	db, err := sqlx.Open("sqlite", dsn(path))
+	if err != nil {
+		return fmt.Errorf("reset catalog: %w", err)
+	}
+	defer db.Close()
+	var names []struct {
+		Type string `db:"type"`
+		Name string `db:"name"`
+	}
+	err = db.SelectContext(ctx, &names, `SELECT type, name FROM sqlite_master
+		WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'
+		AND (sql IS NULL OR sql NOT LIKE 'CREATE TABLE ''text_index_%')`)
+	if err != nil {
+		return fmt.Errorf("reset catalog: %w", err)
+	}
+	pidex := false
+	for _, n := range names {
+		pidex = pidex || n.Name == "goose_db_version"
+	}
+	if !pidex {
+		return fmt.Errorf("reset catalog %s: not a pidex catalog, left alone", path)
+	}
+	tx, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("reset catalog: %w", err)
+	}
+	defer tx.Rollback()
+	for _, n := range names {
+		if n.Type == "view" {
+			if _, err := tx.ExecContext(ctx, `DROP VIEW IF EXISTS "`+n.Name+`"`); err != nil {
+				return fmt.Errorf("reset catalog: %w", err)
+			}
+		}
+	}
+	for _, n := range names {
+		if n.Type == "table" {
+			if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS "`+n.Name+`"`); err != nil {
+				return fmt.Errorf("reset catalog: %w", err)
+			}
+		}
+	}
+	return tx.Commit()
 }
 
 // retryBusy runs setup again while another process is setting up the same
@@ -204,4 +265,42 @@ func createPrivate(path string) error {
 		return fmt.Errorf("create catalog: %w", err)
 	}
 	return f.Close()
+}
+
+// SchemaMatches reports whether the catalog's tables have exactly the
+// columns a new catalog gets from the migrations. A catalog from a build
+// whose already applied migrations were edited passes goose's version
+// check and then fails queries ("no such column"); this finds it.
+func SchemaMatches(ctx context.Context, db *sqlx.DB) (bool, error) {
+	fresh, err := sqlx.Open("sqlite", "file:pidex-schema?mode=memory&cache=private")
+	if err != nil {
+		return false, fmt.Errorf("check schema: %w", err)
+	}
+	defer fresh.Close()
+	fresh.SetMaxOpenConns(1)
+	if err := Migrate(ctx, fresh); err != nil {
+		return false, fmt.Errorf("check schema: %w", err)
+	}
+	want, err := columns(ctx, fresh)
+	if err != nil {
+		return false, err
+	}
+	got, err := columns(ctx, db)
+	if err != nil {
+		return false, err
+	}
+	return got == want, nil
+}
+
+// columns lists every ordinary table's columns, in order, as text.
+func columns(ctx context.Context, db *sqlx.DB) (string, error) {
+	var rows []string
+	err := db.SelectContext(ctx, &rows, `SELECT m.name || '.' || p.name FROM sqlite_master m, pragma_table_info(m.name) p
+		WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name != 'goose_db_version'
+		AND m.sql NOT LIKE 'CREATE VIRTUAL TABLE%' AND m.name NOT LIKE 'text_index_%'
+		ORDER BY m.name, p.cid`)
+	if err != nil {
+		return "", fmt.Errorf("check schema: %w", err)
+	}
+	return strings.Join(rows, ","), nil
 }

@@ -7,6 +7,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,6 +56,16 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	db, err := catalog.Open(ctx, opts.DBPath)
+	if errors.Is(err, catalog.ErrSchema) {
+		// A catalog from a build whose migrations differ: it is a cache,
+		// so it is emptied and rebuilt (a derivation mismatch follows).
+		if opts.Notify != nil {
+			opts.Notify(fmt.Sprintf("the catalog's schema is from another pidex build: emptying it to rebuild (%v)", err))
+		}
+		if rerr := catalog.Reset(ctx, opts.DBPath); rerr == nil {
+			db, err = catalog.Open(ctx, opts.DBPath)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w\n(the catalog is only a cache: 'pidex index --full' rebuilds it, or delete %s)", err, opts.DBPath)
 	}
@@ -72,6 +83,20 @@ func (e *Engine) checkDerivation(ctx context.Context) error {
 	d, err := catalog.Derivation(ctx, e.db.DB)
 	if err != nil || d == indexer.Derivation {
 		return err
+	}
+	if ok, err := catalog.SchemaMatches(ctx, e.db.DB); err != nil {
+		return err
+	} else if !ok {
+		// Tables from a build whose migrations differ: empty the cache and
+		// start again (the rebuild below would copy rows into them).
+		e.notify("the catalog's schema is from another pidex build: emptying it to rebuild")
+		e.db.Close()
+		if err := catalog.Reset(ctx, e.opts.DBPath); err != nil {
+			return err
+		}
+		if e.db, err = catalog.Open(ctx, e.opts.DBPath); err != nil {
+			return err
+		}
 	}
 	empty, err := catalog.IsEmpty(ctx, e.db.DB)
 	if err != nil {

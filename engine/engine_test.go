@@ -208,3 +208,32 @@ func TestSubscribe(t *testing.T) {
 	cancel()
 	cancel() // twice is harmless
 }
+
+// A catalog from a build whose migrations differ (here: an edited,
+// already applied migration left sessions without a column the next one
+// needs) is emptied and rebuilt, with a message, instead of failing every
+// command.
+func TestCatalogFromAnotherBuildIsRebuilt(t *testing.T) {
+	root := corpus(t, 2)
+	db := filepath.Join(t.TempDir(), "c.sqlite")
+	e := open(t, db, root, nil)
+	refresh(t, e)
+	for _, q := range []string{
+		"DROP VIEW labels_v", "DROP VIEW usage_v", "DROP VIEW active_path_v", "DROP VIEW _active_offsets",
+		"DROP VIEW tool_calls_v", "DROP VIEW messages_v", "DROP VIEW entries_v", "DROP VIEW sessions_v",
+		"DROP TABLE tool_calls", "DROP INDEX usage_entry", "ALTER TABLE sessions DROP COLUMN branch_points",
+		"DELETE FROM goose_db_version WHERE version_id = 4", "DELETE FROM meta",
+	} {
+		e.DB().MustExec(q)
+	}
+	e.Close()
+	var msgs []string
+	e = open(t, db, root, func(m string) { msgs = append(msgs, m) })
+	if len(msgs) == 0 || !strings.Contains(msgs[0], "another pidex build") {
+		t.Errorf("messages %q", msgs)
+	}
+	refresh(t, e)
+	if got, want := catalogtest.Dump(t, e.DB().DB), fresh(t, root); got != want {
+		t.Error("the rebuilt catalog differs from a fresh one")
+	}
+}
