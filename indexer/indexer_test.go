@@ -30,6 +30,18 @@ func msg(id, parent, role, text string, ts int64) string {
 		id, p, ts%60, role, text, 1777629600000+ts*1000, usage)
 }
 
+// openIndexer opens one more handle on the catalog at dbPath, as another
+// process would.
+func openIndexer(t *testing.T, dbPath, root string) *Indexer {
+	t.Helper()
+	db, err := catalog.Open(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return &Indexer{DB: db, Roots: []string{root}}
+}
+
 func newIndexer(t *testing.T, root string) *Indexer {
 	t.Helper()
 	db, err := catalog.Open(context.Background(), filepath.Join(t.TempDir(), "c.sqlite"))
@@ -308,15 +320,7 @@ func TestConcurrentRefreshesAndReader(t *testing.T) {
 		write(t, filepath.Join(root, "p", fmt.Sprintf("s%02d.jsonl", f)), b.String())
 	}
 	dbPath := filepath.Join(t.TempDir(), "c.sqlite")
-	open := func() *Indexer {
-		db, err := catalog.Open(context.Background(), dbPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return &Indexer{DB: db, Roots: []string{root}}
-	}
-	a, b, reader := open(), open(), open()
+	a, b, reader := openIndexer(t, dbPath, root), openIndexer(t, dbPath, root), openIndexer(t, dbPath, root)
 	errs := make(chan error, 3)
 	for _, ix := range []*Indexer{a, b} {
 		go func() { _, err := ix.Refresh(context.Background()); errs <- err }()

@@ -1,13 +1,10 @@
 package indexer
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/pidex-dev/pidex/catalog"
 )
 
 // Two first refreshes of one large file, the second one running entirely
@@ -34,15 +31,7 @@ func TestInterleavedFirstRefreshesLeaveNoGap(t *testing.T) {
 	}
 	write(t, filepath.Join(root, "p", "big.jsonl"), b.String())
 	dbPath := filepath.Join(t.TempDir(), "c.sqlite")
-	open := func() *Indexer {
-		db, err := catalog.Open(context.Background(), dbPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return &Indexer{DB: db, Roots: []string{root}}
-	}
-	first, second := open(), open()
+	first, second := openIndexer(t, dbPath, root), openIndexer(t, dbPath, root)
 	batches := 0
 	first.beforeApply = func(*batch) {
 		if batches++; batches == 2 {
