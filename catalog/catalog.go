@@ -6,8 +6,10 @@ package catalog
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -113,6 +115,9 @@ const (
 // Open opens (creating if needed) the catalog at path and migrates it to
 // the current schema.
 func Open(ctx context.Context, path string) (*DB, error) {
+	if err := refuseForeign(path); err != nil {
+		return nil, err
+	}
 	if err := createPrivate(path); err != nil {
 		return nil, err
 	}
@@ -130,6 +135,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		}
 		return Migrate(ctx, db)
 	})
+	if err == nil {
+		err = stampApplicationID(ctx, db)
+	}
 	if err != nil {
 		db.Close()
 		if isMigrationErr(err) {
@@ -303,4 +311,95 @@ func columns(ctx context.Context, db *sqlx.DB) (string, error) {
 		return "", fmt.Errorf("check schema: %w", err)
 	}
 	return strings.Join(rows, ","), nil
+}
+
+// applicationID marks a SQLite file as a pidex catalog ("pidx", in the
+// database header's application_id field).
+const applicationID = 0x70696478
+
+// ErrNotCatalog: --db names a file that is neither empty nor a pidex
+// catalog. pidex refuses to add its tables to it or to replace it.
+var ErrNotCatalog = errors.New("not a pidex catalog")
+
+// refuseForeign refuses a file that is not pidex's: anything but a SQLite
+// database, or a SQLite database with tables but none of pidex's. An
+// absent or empty file, or an empty database, is fine.
+func refuseForeign(path string) error {
+	kind, err := Inspect(path)
+	if err != nil {
+		return err
+	}
+	switch kind {
+	case KindNotSQLite:
+		return fmt.Errorf("%s is %w (it is not a SQLite database): pidex will not change it; delete it or choose another --db", path, ErrNotCatalog)
+	case KindForeign:
+		return fmt.Errorf("%s is %w (a SQLite database of something else): pidex will not change it; choose another --db", path, ErrNotCatalog)
+	}
+	return nil
+}
+
+// FileKind says what a catalog path holds.
+type FileKind int
+
+// What Inspect finds.
+const (
+	KindNew       FileKind = iota // absent, empty, or a database without tables
+	KindPidex                     // a pidex catalog (header id, or pidex's tables)
+	KindForeign                   // a SQLite database of something else
+	KindNotSQLite                 // not a SQLite database at all
+)
+
+// Inspect tells what the file at path is, without changing it.
+func Inspect(path string) (FileKind, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return KindNew, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("open catalog %s: %w", path, err)
+	}
+	defer f.Close()
+	head := make([]byte, 100)
+	n, _ := io.ReadFull(f, head)
+	if n == 0 {
+		return KindNew, nil
+	}
+	if n < 100 || string(head[:16]) != "SQLite format 3\x00" {
+		return KindNotSQLite, nil
+	}
+	if binary.BigEndian.Uint32(head[68:72]) == applicationID {
+		return KindPidex, nil // even if its pages are damaged: ours to rebuild
+	}
+	db, err := sqlx.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		return KindForeign, nil // not ours to touch
+	}
+	defer db.Close()
+	var tables []string
+	if err := db.Select(&tables, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"); err != nil {
+		return KindForeign, nil // not readable as ours either: leave it alone
+	}
+	if len(tables) == 0 {
+		return KindNew, nil
+	}
+	for _, t := range tables {
+		if t == "goose_db_version" {
+			return KindPidex, nil // a pidex catalog from before the header id
+		}
+	}
+	return KindForeign, nil
+}
+
+func stampApplicationID(ctx context.Context, db *sqlx.DB) error {
+	var id int64
+	if err := db.GetContext(ctx, &id, "PRAGMA application_id"); err != nil {
+		return fmt.Errorf("read application id: %w", err)
+	}
+	if id == applicationID {
+		return nil
+	}
+	if _, err := db.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
+		return fmt.Errorf("mark catalog: %w", err)
+	}
+	return nil
 }

@@ -66,6 +66,9 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 			db, err = catalog.Open(ctx, opts.DBPath)
 		}
 	}
+	if errors.Is(err, catalog.ErrNotCatalog) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w\n(the catalog is only a cache: 'pidex index --full' rebuilds it, or delete %s)", err, opts.DBPath)
 	}

@@ -80,6 +80,14 @@ func removeDB(p string) {
 // catalog serves no one, so no other process can be relying on it; for a
 // catalog that opens, use Rebuild, which keeps the file.
 func Recreate(ctx context.Context, opts Options) (*Engine, *indexer.Stats, error) {
+	// Only a pidex catalog (by its header) is replaced: a file of anyone
+	// else's is refused (catalog.ErrNotCatalog) and never changed.
+	if kind, err := catalog.Inspect(opts.DBPath); err != nil {
+		return nil, nil, err
+	} else if kind != catalog.KindPidex && kind != catalog.KindNew {
+		_, err := Open(ctx, opts)
+		return nil, nil, err
+	}
 	side, err := sidePath(opts.DBPath)
 	if err != nil {
 		return nil, nil, err
