@@ -18,12 +18,13 @@ files=$(find "$corpus" -name '*.jsonl' | wc -l)
 echo "corpus: $corpus, $files files, $bytes bytes"
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(go version | cut -d' ' -f3)"
 
-echo "== cold index (empty catalog)"
+echo "== cold index (empty catalog): the metadata pass (pidex list), then the text pass (pidex index)"
 rm -f "$db" "$db"-wal "$db"-shm
-/usr/bin/time -f 'wall %e s, peak RSS %M KB' "$bin" --db "$db" --sessions "$corpus" index --json 2>"$work/time.txt" >"$work/index.json"
+/usr/bin/time -f 'wall %e s, peak RSS %M KB' "$bin" --db "$db" --sessions "$corpus" list 2>"$work/time.txt" >/dev/null
 cat "$work/time.txt"
 wall=$(sed -E 's/wall ([0-9.]+) s.*/\1/' "$work/time.txt")
-entries=$(grep -o '"entries": [0-9]*' "$work/index.json" | grep -o '[0-9]*')
+entries=$("$bin" --db "$db" --sessions "$corpus" sql --no-refresh --format tsv "SELECT count(*) FROM entries" | tail -1)
+/usr/bin/time -f 'text pass: wall %e s, peak RSS %M KB' "$bin" --db "$db" --sessions "$corpus" index >/dev/null
 awk -v b="$bytes" -v w="$wall" -v e="$entries" 'BEGIN {printf "cold index: %.0f MB/s, %.0f entries/s (%d entries)\n", b/1e6/w, e/w, e}'
 echo "catalog size: $(du -b "$db" | cut -f1) bytes"
 
