@@ -34,6 +34,13 @@ func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[strin
 			continue
 		}
 		f, err := loadFile(ctx, ix.DB.DB, c.Path)
+		if errors.Is(err, sql.ErrNoRows) {
+			// Another process removed or rebuilt it since the stamps were
+			// loaded: it is new to this refresh.
+			st.New++
+			jobs = append(jobs, job{cand: c, reset: true})
+			continue
+		}
 		if err != nil {
 			return nil, nil, err
 		}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/internal/catalogtest"
+)
+
+// Four processes share one catalog while pi-style writers change the
+// session files: `index` in a loop, `index --watch`, `list` in a loop and
+// `index --full` in a loop. Afterwards the catalog equals a fresh full
+// index of the same files, no command failed, and no row is duplicated.
+// It runs 4 s here; PIDEX_STRESS=1m runs it for a minute.
+func TestStressFourProcesses(t *testing.T) {
+	bin, err := exec.LookPath("pidex")
+	if err != nil {
+		t.Fatal("pidex not on PATH:", err)
+	}
+	d := 4 * time.Second
+	if s := os.Getenv("PIDEX_STRESS"); s != "" {
+		if d, err = time.ParseDuration(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root := t.TempDir()
+	db := filepath.Join(t.TempDir(), "catalog.sqlite")
+	args := func(a ...string) []string { return append([]string{"--db", db, "--sessions", root, "-q"}, a...) }
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+
+	var mu sync.Mutex
+	var failures []string
+	fail := func(what string, err error, out []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		failures = append(failures, fmt.Sprintf("%s: %v\n%s", what, err, out))
+	}
+	var wg sync.WaitGroup
+	loop := func(name string, a ...string) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				out, err := exec.Command(bin, args(a...)...).CombinedOutput()
+				if err != nil && ctx.Err() == nil && !isExit(err, exitWarnings) {
+					fail(name, err, out)
+				}
+			}
+		}()
+	}
+	watch := exec.Command(bin, args("index", "--watch")...)
+	var watchOut strings.Builder
+	watch.Stdout, watch.Stderr = &watchOut, &watchOut
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	loop("index", "index")
+	loop("list", "list")
+	loop("index --full", "index", "--full")
+
+	wg.Add(1)
+	go func() { // pi-style writers
+		defer wg.Done()
+		writePi(ctx, t, root)
+	}()
+	wg.Wait()
+	_ = watch.Process.Signal(os.Interrupt)
+	if err := watch.Wait(); err != nil && !isExit(err, exitWarnings) {
+		fail("index --watch", err, []byte(watchOut.String()))
+	}
+	for _, f := range failures {
+		t.Error(f)
+	}
+	if out, err := exec.Command(bin, args("index")...).CombinedOutput(); err != nil && !isExit(err, exitWarnings) {
+		t.Fatalf("final index: %v\n%s", err, out)
+	}
+	live, err := catalog.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := catalogtest.Dump(t, live.DB)
+	var dups int
+	if err := live.Get(&dups, `SELECT count(*) FROM (SELECT file_id, line, message FROM warnings GROUP BY 1, 2, 3 HAVING count(*) > 1)`); err != nil || dups != 0 {
+		t.Errorf("%d duplicated warnings (%v)", dups, err)
+	}
+	live.Close()
+	if want := freshDump(t, root); got != want {
+		t.Errorf("after the stress run the catalog differs from a fresh index")
+	}
+}
+
+// writePi changes sessions the way pi and its users do: appends (some in
+// two writes, a torn tail first), new sessions in new project folders, a
+// fork copied over an existing file, a deleted session, a malformed line.
+func writePi(ctx context.Context, t *testing.T, root string) {
+	r := rand.New(rand.NewPCG(1, 2))
+	type sess struct {
+		path string
+		last string
+		n    int
+	}
+	var ss []*sess
+	newSession := func() {
+		i := len(ss)
+		p := filepath.Join(root, fmt.Sprintf("--w-p%d--", i%4), fmt.Sprintf("s%03d.jsonl", i))
+		catalogtest.WriteFile(t, p, fmt.Sprintf(`{"type":"session","version":3,"id":"s%03d","timestamp":"2026-05-01T10:00:00.000Z","cwd":"/w/p%d"}`+"\n", i, i%4))
+		ss = append(ss, &sess{path: p})
+	}
+	for range 4 {
+		newSession()
+	}
+	for ctx.Err() == nil {
+		s := ss[r.IntN(len(ss))]
+		if _, err := os.Stat(s.path); err != nil {
+			continue
+		}
+		switch x := r.IntN(100); {
+		case x < 70: // an append, sometimes torn in two writes
+			s.n++
+			id := fmt.Sprintf("%s-%d", filepath.Base(s.path), s.n)
+			line := userLine(id, s.last, fmt.Sprintf("message %d", s.n)) + "\n"
+			if x < 10 {
+				catalogtest.AppendFile(t, s.path, line[:len(line)/2])
+				time.Sleep(time.Millisecond)
+				catalogtest.AppendFile(t, s.path, line[len(line)/2:])
+			} else {
+				catalogtest.AppendFile(t, s.path, line)
+			}
+			s.last = id
+		case x < 80:
+			newSession()
+		case x < 85: // a fork: another session's file copied over this one
+			o := ss[r.IntN(len(ss))]
+			if b, err := os.ReadFile(o.path); err == nil && o != s {
+				catalogtest.WriteFile(t, s.path, string(b))
+				s.last, s.n = o.last, o.n
+			}
+		case x < 88:
+			_ = os.Remove(s.path)
+		default:
+			catalogtest.AppendFile(t, s.path, "{malformed\n")
+		}
+		time.Sleep(time.Duration(r.IntN(5)) * time.Millisecond)
+	}
+}
+
+// isExit reports whether err is an exit with the given code (3: done, but
+// some lines were malformed, which the writers make on purpose).
+func isExit(err error, code int) bool {
+	ee, ok := err.(*exec.ExitError)
+	return ok && ee.ExitCode() == code
+}
