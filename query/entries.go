@@ -52,19 +52,35 @@ func Read(path string, rows []schema.PathEntry) ([]Entry, error) {
 }
 
 // Previews reads a session's lines back from its file and summarises each
-// one (pi.Preview), by entry offset: the text of tree views.
+// one (pi.Preview), by entry offset: the text of tree views. A line longer
+// than PreviewMaxLine is not read (a 200 MB tool result would cost a
+// gigabyte to decode for a one-line preview): its preview gives its size.
 func Previews(ctx context.Context, db *sqlx.DB, ref schema.SessionRef) (map[int64]string, error) {
 	rows, err := Entries(ctx, db, ref.FileID)
 	if err != nil {
 		return nil, err
 	}
-	es, err := Read(ref.Path, rows)
-	if err != nil {
-		return nil, err
+	out := make(map[int64]string, len(rows))
+	small := rows[:0:0]
+	for _, r := range rows {
+		if r.Length > PreviewMaxLine {
+			out[r.Offset] = fmt.Sprintf("[%.1f MB line, not previewed]", float64(r.Length)/(1<<20))
+			continue
+		}
+		small = append(small, r)
 	}
-	out := make(map[int64]string, len(es))
-	for _, e := range es {
-		out[e.Offset] = pi.Preview(e.Line)
+	// Read in chunks, so that memory stays bounded by the chunk, not the file.
+	for start := 0; start < len(small); start += 256 {
+		es, err := Read(ref.Path, small[start:min(start+256, len(small))])
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range es {
+			out[e.Offset] = pi.Preview(e.Line)
+		}
 	}
 	return out, nil
 }
+
+// PreviewMaxLine is the longest line Previews reads.
+const PreviewMaxLine = 1 << 20
