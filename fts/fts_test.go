@@ -2,6 +2,7 @@ package fts
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/pidex-dev/pidex/schema"
@@ -117,7 +118,7 @@ func TestSnippet(t *testing.T) {
 	if p := Plain(segs); p != "We call parse_header here. The Cafe menu and 全文検索エンジン; migrations ran." {
 		t.Errorf("plain snippet %q", p)
 	}
-	long := "aaa " + string(make([]byte, 0)) + repeat("filler ", 100) + "needle " + repeat("tail ", 100)
+	long := "aaa " + strings.Repeat("filler ", 100) + "needle " + strings.Repeat("tail ", 100)
 	n2, _ := Parse("needle")
 	segs = Snippet(long, Highlights(n2), 60)
 	if segs[0].Text != "…" || segs[len(segs)-1].Text != "…" {
@@ -130,12 +131,4 @@ func TestSnippet(t *testing.T) {
 	if !found {
 		t.Errorf("the snippet lost the match: %q", Plain(segs))
 	}
-}
-
-func repeat(s string, n int) string {
-	out := ""
-	for range n {
-		out += s
-	}
-	return out
 }

@@ -141,15 +141,6 @@ func (o Object) Str(key string) string {
 	return s
 }
 
-// Keys returns the keys in order.
-func (o Object) Keys() []string {
-	out := make([]string, len(o))
-	for i, m := range o {
-		out[i] = m.Key
-	}
-	return out
-}
-
 // Set replaces the value of key in place, or appends it.
 func (o *Object) Set(key string, val json.RawMessage) {
 	for i := range *o {

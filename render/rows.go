@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/query"
 )
 
@@ -112,8 +112,7 @@ func rowsJSON(w io.Writer, r *query.Rows, ndjson bool) error {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			key, _ := json.Marshal(r.Columns[i])
-			b.Write(key)
+			b.Write(pi.JSONString(r.Columns[i]))
 			b.WriteByte(':')
 			b.WriteString(jsonValue(v))
 		}
@@ -147,19 +146,11 @@ func jsonValue(v any) string {
 		return strconv.FormatBool(x)
 	case []byte:
 		if utf8.Valid(x) {
-			return jsonString(string(x))
+			return string(pi.JSONString(string(x)))
 		}
-		return jsonString(base64.StdEncoding.EncodeToString(x))
+		return string(pi.JSONString(base64.StdEncoding.EncodeToString(x)))
 	}
-	return jsonString(fmt.Sprint(v))
-}
-
-func jsonString(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return strings.TrimSuffix(b.String(), "\n")
+	return string(pi.JSONString(fmt.Sprint(v)))
 }
 
 // cell is a value as text: NULL is empty.

@@ -30,7 +30,7 @@ func newSQLEnv(t *testing.T, root string) *sqlEnv {
 	t.Helper()
 	root, _ = filepath.Abs(root)
 	e := &sqlEnv{t: t, root: root, db: filepath.Join(t.TempDir(), "catalog.sqlite")}
-	if _, err := e.run("index"); err != nil && !errors.Is(err, nil) {
+	if _, err := e.run("index"); err != nil {
 		t.Fatal(err)
 	}
 	return e
