@@ -280,17 +280,14 @@ func (ix *Indexer) writeText(ctx context.Context, stmts *stmtCache, group []*tex
 	// new segment whenever one goes down: rows of interleaved files in
 	// file order made a segment per batch, and merging those was most of
 	// a cold text pass (profiled). In rowid order a whole transaction is
-	// one segment. One row per statement: a multi-row INSERT opens a
-	// statement savepoint, at which FTS5 flushes too.
+	// one segment.
 	sort.Slice(rows, func(i, j int) bool { return rows[i].rowid < rows[j].rowid })
-	for _, r := range rows {
-		if err := tx.exec(wctx, "INSERT INTO text_index (rowid, text) VALUES (?, ?)", r.rowid, r.text); err != nil {
-			return writeErr{fmt.Errorf("write text index: %w", err)}
-		}
+	if err := insertText(wctx, tx, rows); err != nil {
+		return writeErr{err}
 	}
 	for f, c := range cursor {
-		if err := tx.exec(wctx, "UPDATE files SET text_offset = ? WHERE id = ?", c, f); err != nil {
-			return writeErr{fmt.Errorf("advance text cursor: %w", err)}
+		if err := advanceText(wctx, tx, f, c); err != nil {
+			return writeErr{err}
 		}
 	}
 	if err := tx.Commit(); err != nil {

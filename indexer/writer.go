@@ -55,8 +55,11 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch) (err error) {
 	if err := insertEntries(ctx, tx, id, b.entries); err != nil {
 		return err
 	}
-	if b.inlineText {
-		if err := insertText(ctx, tx, id, b.file.Offset, b.text); err != nil {
+	if b.inlineText { // an append's text with its entries (one file: rowid order already)
+		if err := insertText(ctx, tx, b.text); err != nil {
+			return err
+		}
+		if err := advanceText(ctx, tx, id, b.file.Offset); err != nil {
 			return err
 		}
 	}
@@ -361,15 +364,21 @@ func (c *stmtCache) close() {
 	}
 }
 
-// insertText writes an append's text with its entries and moves the text
-// cursor with the offset. Rows are in rowid order already (one file, file
-// order), one per statement (see writeText).
-func insertText(ctx context.Context, tx *wtx, id, offset int64, rows []textRow) error {
+// insertText writes text rows in the order given (rowid order: FTS5
+// starts a new segment when a rowid goes down), one per statement: a
+// multi-row INSERT opens a statement savepoint, at which FTS5 flushes.
+func insertText(ctx context.Context, tx *wtx, rows []textRow) error {
 	for _, r := range rows {
 		if err := tx.exec(ctx, "INSERT INTO text_index (rowid, text) VALUES (?, ?)", r.rowid, r.text); err != nil {
 			return fmt.Errorf("write text index: %w", err)
 		}
 	}
+	return nil
+}
+
+// advanceText moves a file's text cursor: its entries below offset have
+// their text in the index.
+func advanceText(ctx context.Context, tx *wtx, id, offset int64) error {
 	if err := tx.exec(ctx, "UPDATE files SET text_offset = ? WHERE id = ?", offset, id); err != nil {
 		return fmt.Errorf("advance text cursor: %w", err)
 	}
