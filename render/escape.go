@@ -15,13 +15,21 @@ import (
 // line. JSON is exact: encoding/json escapes control characters itself.
 
 // Safe returns s with every control character escaped, for a terminal.
-func Safe(s string) string {
+func Safe(s string) string { return escapeControls(s, false) }
+
+// safeText is Safe for text whose line breaks and tabs are wanted (show
+// bodies): only the other control characters are escaped.
+func safeText(s string) string { return escapeControls(s, true) }
+
+func escapeControls(s string, keepBreaks bool) string {
 	if !hasControl(s) {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
 		switch {
+		case keepBreaks && (r == '\n' || r == '\t'), !isControl(r):
+			b.WriteRune(r)
 		case r == 0x1b:
 			b.WriteString(`\e`)
 		case r == '\t':
@@ -30,32 +38,9 @@ func Safe(s string) string {
 			b.WriteString(`\n`)
 		case r == '\r':
 			b.WriteString(`\r`)
-		case isControl(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
 		default:
-			b.WriteRune(r)
+			fmt.Fprintf(&b, `\x%02x`, r)
 		}
-	}
-	return b.String()
-}
-
-// safeText is Safe for text whose line breaks and tabs are wanted (show
-// bodies): only the other control characters are escaped.
-func safeText(s string) string {
-	if !hasControl(s) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if r != '\n' && r != '\t' && isControl(r) {
-			if r == 0x1b {
-				b.WriteString(`\e`)
-			} else {
-				fmt.Fprintf(&b, `\x%02x`, r)
-			}
-			continue
-		}
-		b.WriteRune(r)
 	}
 	return b.String()
 }
