@@ -57,13 +57,10 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	db, err := catalog.Open(ctx, opts.DBPath)
 	if errors.Is(err, catalog.ErrSchema) {
-		// A catalog from a build whose migrations differ: it is a cache,
-		// so it is emptied and rebuilt (a derivation mismatch follows).
-		if opts.Notify != nil {
-			opts.Notify(fmt.Sprintf("the catalog's schema is from another pidex build: emptying it to rebuild (%v)", err))
-		}
-		if rerr := catalog.Reset(ctx, opts.DBPath); rerr == nil {
-			db, err = catalog.Open(ctx, opts.DBPath)
+		// Its migrations fail (a build whose migrations differ): keep the
+		// error if even emptying it does not help.
+		if fresh, rerr := reopenEmpty(ctx, opts, fmt.Sprintf(" (%v)", err)); rerr == nil {
+			db, err = fresh, nil
 		}
 	}
 	if errors.Is(err, catalog.ErrNotCatalog) {
@@ -74,7 +71,9 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e := &Engine{db: db, opts: opts, roots: roots, extra: map[string]bool{}, subs: map[chan Event]struct{}{}}
 	if err := e.checkDerivation(ctx); err != nil {
-		db.Close()
+		if e.db != nil { // checkDerivation may have reopened it
+			e.db.Close()
+		}
 		return nil, err
 	}
 	return e, nil
@@ -90,14 +89,11 @@ func (e *Engine) checkDerivation(ctx context.Context) error {
 	if ok, err := catalog.SchemaMatches(ctx, e.db.DB); err != nil {
 		return err
 	} else if !ok {
-		// Tables from a build whose migrations differ: empty the cache and
-		// start again (the rebuild below would copy rows into them).
-		e.notify("the catalog's schema is from another pidex build: emptying it to rebuild")
+		// Its tables differ though its migrations passed (an edited,
+		// already applied migration): the rebuild below would copy rows
+		// into them.
 		e.db.Close()
-		if err := catalog.Reset(ctx, e.opts.DBPath); err != nil {
-			return err
-		}
-		if e.db, err = catalog.Open(ctx, e.opts.DBPath); err != nil {
+		if e.db, err = reopenEmpty(ctx, e.opts, ""); err != nil {
 			return err
 		}
 	}
@@ -111,6 +107,19 @@ func (e *Engine) checkDerivation(ctx context.Context) error {
 	e.notify(fmt.Sprintf("the catalog was built by another version of pidex (derivation %d, this one %d): rebuilding it from the session files", d, indexer.Derivation))
 	_, err = e.Rebuild(ctx, false)
 	return err
+}
+
+// reopenEmpty empties a catalog whose schema came from another pidex build
+// (it is a cache; catalog.Reset refuses anything but a pidex catalog) and
+// opens it afresh; the derivation check then fills it.
+func reopenEmpty(ctx context.Context, opts Options, detail string) (*catalog.DB, error) {
+	if opts.Notify != nil {
+		opts.Notify("the catalog's schema is from another pidex build: emptying it to rebuild" + detail)
+	}
+	if err := catalog.Reset(ctx, opts.DBPath); err != nil {
+		return nil, err
+	}
+	return catalog.Open(ctx, opts.DBPath)
 }
 
 func (e *Engine) notify(msg string) {
