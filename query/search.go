@@ -77,7 +77,8 @@ func searchFrom(f SearchFilter) (string, []any, error) {
 		args = append(args, a...)
 	}
 	if len(f.Roots) > 0 {
-		add("fl.root IN ("+strings.TrimSuffix(strings.Repeat("?,", len(f.Roots)), ",")+")", anys(f.Roots)...)
+		cond, a := inRoots("fl", f.Roots)
+		add(cond, a...)
 	}
 	if f.Project != "" {
 		add("instr(s.cwd, ?) > 0", f.Project)
@@ -336,12 +337,4 @@ func TextCoverage(ctx context.Context, db *sqlx.DB, roots []string) (indexed, to
 		return 0, 0, fmt.Errorf("text coverage: %w", err)
 	}
 	return indexed, total, nil
-}
-
-func anys(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }

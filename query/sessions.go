@@ -159,10 +159,8 @@ func List(ctx context.Context, db *sqlx.DB, f ListFilter) ([]SessionInfo, error)
 	var where []string
 	var args []any
 	if len(f.Roots) > 0 {
-		where = append(where, "f.root IN (?"+strings.Repeat(",?", len(f.Roots)-1)+")")
-		for _, r := range f.Roots {
-			args = append(args, r)
-		}
+		cond, a := inRoots("f", f.Roots)
+		where, args = append(where, cond), append(args, a...)
 	}
 	if f.Cwd != "" {
 		where, args = append(where, "s.cwd = ?"), append(args, f.Cwd)
@@ -298,4 +296,14 @@ func Labels(ctx context.Context, db *sqlx.DB, fileID int64) ([]Label, error) {
 		return nil, fmt.Errorf("list labels: %w", err)
 	}
 	return ls, nil
+}
+
+// inRoots is the condition "the file (table alias t) lies under one of
+// roots", for the listings that show the current roots' sessions only.
+func inRoots(t string, roots []string) (string, []any) {
+	args := make([]any, len(roots))
+	for i, r := range roots {
+		args[i] = r
+	}
+	return t + ".root IN (?" + strings.Repeat(",?", len(roots)-1) + ")", args
 }
