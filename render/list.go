@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/pidex-dev/pidex/pi"
@@ -39,13 +38,9 @@ func Sessions(w io.Writer, ss []query.SessionInfo, tty bool, width int, now time
 		if name != "" {
 			title = name + " — " + title
 		}
-		project := "-"
-		if s.Cwd != "" {
-			project = filepath.Base(s.Cwd)
-		}
 		// The fixed columns take about 60 cells; the title gets the rest.
 		t.Row(RelTime(now, s.Modified.Time()), Cut(s.ID, 13), Itoa(s.MessageCount), fmt.Sprintf("$%.2f", s.Cost),
-			Cut(project, 20), Cut(title, max(20, width-62)))
+			Cut(project(s.Cwd), 20), Cut(title, max(20, width-62)))
 	}
 	return t.Flush()
 }

@@ -85,6 +85,7 @@ func hitTime(h query.Hit, short bool) string {
 	return h.Timestamp.Time().Format("2006-01-02T15:04:05Z07:00")
 }
 
+// project is the last element of a session's cwd, "-" without one.
 func project(cwd string) string {
 	if cwd == "" {
 		return "-"
