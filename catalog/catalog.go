@@ -370,13 +370,14 @@ func Inspect(path string) (FileKind, error) {
 	if binary.BigEndian.Uint32(head[68:72]) == applicationID {
 		return KindPidex, nil // even if its pages are damaged: ours to rebuild
 	}
-	db, err := sqlx.Open("sqlite", "file:"+path+"?mode=ro")
+	tables, err := tableNames(path)
 	if err != nil {
-		return KindForeign, nil // not ours to touch
-	}
-	defer db.Close()
-	var tables []string
-	if err := db.Select(&tables, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"); err != nil {
+		if transient(err) {
+			// Another process holds the file (creating it, or recovering
+			// its WAL): it is no evidence either way, so say so rather
+			// than call a catalog being created foreign.
+			return 0, fmt.Errorf("inspect catalog %s: %w", path, err)
+		}
 		return KindForeign, nil // not readable as ours either: leave it alone
 	}
 	if len(tables) == 0 {
@@ -388,6 +389,24 @@ func Inspect(path string) (FileKind, error) {
 		}
 	}
 	return KindForeign, nil
+}
+
+// tableNames lists the tables of the database at path, read-only. A lock
+// held by a process creating the catalog (or SQLite's WAL recovery, which
+// answers SQLITE_BUSY_RECOVERY without calling the busy handler) is waited
+// out, as Open's setup is.
+func tableNames(path string) ([]string, error) {
+	db, err := sqlx.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	var tables []string
+	err = retryBusy(context.Background(), func() error {
+		tables = tables[:0]
+		return db.Select(&tables, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+	})
+	return tables, err
 }
 
 func stampApplicationID(ctx context.Context, db *sqlx.DB) error {
