@@ -17,6 +17,11 @@ func (e *Engine) List(ctx context.Context, f query.ListFilter) ([]query.SessionI
 	return query.List(ctx, e.db.DB, f)
 }
 
+// Info is one session's listing record (the fields of List).
+func (e *Engine) Info(ctx context.Context, ref schema.SessionRef) (query.SessionInfo, error) {
+	return query.Session(ctx, e.db.DB, ref.FileID)
+}
+
 // Tree is a session's entry tree, like pi's getTree().
 func (e *Engine) Tree(ctx context.Context, ref schema.SessionRef) ([]*query.TreeNode, error) {
 	return query.Tree(ctx, e.db.DB, ref.FileID)

@@ -1,0 +1,98 @@
+package query
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/pidex-dev/pidex/schema"
+)
+
+// Parsing of the filter values people type, shared by the CLI's flags and
+// the web server's URL parameters so that both accept exactly the same
+// words.
+
+// ParseDate accepts a date, an RFC 3339 time, or a duration back from now
+// (30m, 12h, 7d, 2w); "" is the zero time (no bound). For an upper bound
+// (endOfDay) a bare date means the end of that day. A bare date is local
+// time.
+func ParseDate(s string, endOfDay bool) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.ParseInLocation("2006-01-02", s, time.Local); err == nil {
+		if endOfDay {
+			t = t.AddDate(0, 0, 1)
+		}
+		return t, nil
+	}
+	if n := len(s); n > 1 {
+		unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[s[n-1]]
+		if unit != 0 {
+			var k int64
+			if _, err := fmt.Sscanf(s[:n-1], "%d", &k); err == nil && k >= 0 {
+				if k > int64(math.MaxInt64/unit) { // past about 292 years: would wrap around
+					return time.Time{}, fmt.Errorf("date %q is too far back: %w", s, schema.ErrUsage)
+				}
+				return time.Now().Add(-time.Duration(k) * unit), nil
+			}
+		}
+		if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+			return time.Now().Add(-d), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("date %q (want 2026-11-01, an RFC 3339 time, or a duration like 7d): %w", s, schema.ErrUsage)
+}
+
+// SearchOptions are the textual options of a search (the flags of `pidex
+// search`, the parameters of /api/search).
+type SearchOptions struct {
+	Since, Until string // ParseDate
+	Sort         string // relevance (default) | newest
+	Branch       string // all (default) | active
+}
+
+// Apply checks the options and sets them on f, with f's role and limit
+// checked too; a bad value is schema.ErrUsage naming the option.
+func (o SearchOptions) Apply(f *SearchFilter) error {
+	s, err := ParseDate(o.Since, false)
+	if err != nil {
+		return err
+	}
+	u, err := ParseDate(o.Until, true)
+	if err != nil {
+		return err
+	}
+	if !s.IsZero() {
+		f.Since = s.UnixMilli()
+	}
+	if !u.IsZero() {
+		f.Until = u.UnixMilli()
+	}
+	switch o.Sort {
+	case "", "relevance":
+	case "newest":
+		f.Newest = true
+	default:
+		return fmt.Errorf("--sort %q (want relevance or newest): %w", o.Sort, schema.ErrUsage)
+	}
+	switch o.Branch {
+	case "", "all":
+	case "active":
+		f.Active = true
+	default:
+		return fmt.Errorf("--branch %q (want all or active): %w", o.Branch, schema.ErrUsage)
+	}
+	switch f.Role {
+	case "", "user", "assistant", "tool", "summary":
+	default:
+		return fmt.Errorf("--role %q (want user, assistant, tool or summary): %w", f.Role, schema.ErrUsage)
+	}
+	if f.Limit <= 0 {
+		return fmt.Errorf("--limit %d: %w", f.Limit, schema.ErrUsage)
+	}
+	return nil
+}
