@@ -38,14 +38,14 @@ func TestSessionTextIsEscaped(t *testing.T) {
 	// And the text is there, escaped, where it belongs.
 	_, _, body := f.get(t, sess)
 	for _, want := range []string{
-		"&lt;script&gt;alert(&#39;name&#39;)&lt;/script&gt;",                // name (title)
-		"/home/&lt;img src=x onerror=alert(&#39;cwd&#39;)&gt;/proj",        // cwd
-		"&lt;img src=x onerror=alert(&#39;label&#39;)&gt;",                 // label
-		"evilword &lt;script&gt;alert(&#39;user&#39;)&lt;/script&gt;",      // user text
+		"&lt;script&gt;alert(&#39;name&#39;)&lt;/script&gt;",              // name (title)
+		"/home/&lt;img src=x onerror=alert(&#39;cwd&#39;)&gt;/proj",       // cwd
+		"&lt;img src=x onerror=alert(&#39;label&#39;)&gt;",                // label
+		"evilword &lt;script&gt;alert(&#39;user&#39;)&lt;/script&gt;",     // user text
 		"<code>&lt;script&gt;alert(&#39;code&#39;)&lt;/script&gt;</code>", // inline code
-		"&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;",                          // fenced code
+		"&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;",                         // fenced code
 		"&lt;script&gt;alert(&#39;thinking&#39;)&lt;/script&gt;",          // thinking
-		"&lt;img src=x onerror=alert(&#39;tool&#39;)&gt;",                  // tool name
+		"&lt;img src=x onerror=alert(&#39;tool&#39;)&gt;",                 // tool name
 		"&lt;script&gt;alert(&#39;output&#39;)&lt;/script&gt;",            // tool output
 		"[image image/svg&#43;xml, ",                                      // SVG described, not shown
 	} {

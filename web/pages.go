@@ -42,10 +42,10 @@ func parsePages() map[string]*template.Template {
 			return fmt.Sprint(n)
 		},
 		"treeArgs": func(g *treeGroup, u func(string) string) treeArgs { return treeArgs{g, u} },
-		"money": func(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) },
-		"ptime": func(t query.JSTime) string { return displayTime(t.Time()) },
-		"iso":   func(t query.JSTime) string { return pi.FormatDate(int64(t)) },
-		"size":  size,
+		"money":    func(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) },
+		"ptime":    func(t query.JSTime) string { return displayTime(t.Time()) },
+		"iso":      func(t query.JSTime) string { return pi.FormatDate(int64(t)) },
+		"size":     size,
 		"fragment": func(id string) string {
 			return "e-" + url.PathEscape(id)
 		},
@@ -79,13 +79,13 @@ func renderPage(w http.ResponseWriter, r *http.Request, code int, name string, p
 
 // sessionsView is the sessions page: filters, one page of rows, pager.
 type sessionsView struct {
-	Form          url.Values
-	Rows          []sessionRow
-	Total         int
-	From, To      int
-	Prev, Next    string
-	Sorts         []string
-	Error         string
+	Form       url.Values
+	Rows       []sessionRow
+	Total      int
+	From, To   int
+	Prev, Next string
+	Sorts      []string
+	Error      string
 }
 
 type sessionRow struct {
@@ -402,4 +402,3 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	}
 	renderPage(w, r, code, "search", page{Title: title, Nav: "search", Data: v})
 }
-
