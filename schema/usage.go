@@ -28,7 +28,7 @@ type Usage struct {
 	CacheWrite1h float64 `json:"cacheWrite1h,omitempty"`
 	// Reasoning is the part of Output spent on reasoning (newer).
 	Reasoning float64 `json:"reasoning,omitempty"`
-	Cost      Cost  `json:"cost"`
+	Cost      Cost    `json:"cost"`
 }
 
 // Total returns TotalTokens, falling back to the sum of the parts for files
