@@ -96,7 +96,8 @@ func deriveAll(ctx context.Context, tx *wtx) error {
 // attribute fills attr_provider/attr_model where they are still NULL: a
 // record with a model keeps its own (set on insert); one without walks up
 // its ancestors (pi's id map: edges) to the nearest model_change or
-// assistant message, stopping there.
+// assistant message, stopping there; failing that, the last one before it
+// in the file.
 func attribute(ctx context.Context, tx *wtx, where string, args ...any) error {
 	err := tx.exec(ctx, `WITH RECURSIVE up(file_id, offset, next, provider, model, n) AS (
 			SELECT u.file_id, u.offset, e.parent_id, NULL, NULL, 0 FROM usage u
@@ -112,6 +113,18 @@ func attribute(ctx context.Context, tx *wtx, where string, args ...any) error {
 		UPDATE usage SET attr_provider = COALESCE(a.provider, ''), attr_model = COALESCE(a.model, '')
 		FROM (SELECT file_id, offset, max(provider) AS provider, max(model) AS model FROM up GROUP BY file_id, offset) a
 		WHERE usage.file_id = a.file_id AND usage.offset = a.offset`, args...)
+	if err != nil {
+		return fmt.Errorf("attribute usage to models: %w", err)
+	}
+	// No model on the path (a branch summary or compaction at the root of
+	// the tree): the model in effect in the file before the entry.
+	err = tx.exec(ctx, `UPDATE usage AS u SET (attr_provider, attr_model) = (
+			SELECT COALESCE(e.provider, ''), e.model FROM entries e
+			WHERE e.file_id = u.file_id AND e.offset < u.offset AND (e.type = 'model_change' OR e.role = 'assistant')
+			AND e.model IS NOT NULL AND e.model != '' ORDER BY e.offset DESC LIMIT 1)
+		WHERE u.attr_model = '' AND u.model = '' `+where+`
+		AND EXISTS (SELECT 1 FROM entries e WHERE e.file_id = u.file_id AND e.offset < u.offset
+			AND (e.type = 'model_change' OR e.role = 'assistant') AND e.model IS NOT NULL AND e.model != '')`, args...)
 	if err != nil {
 		return fmt.Errorf("attribute usage to models: %w", err)
 	}

@@ -77,13 +77,18 @@ func isWindowsAbs(p string) bool {
 // parseDate accepts a date, an RFC 3339 time, or a duration back from now
 // (30m, 12h, 7d, 2w). For --until a bare date means the end of that day.
 func parseDate(s string, endOfDay bool) (time.Time, error) {
+	return parseDateIn(s, endOfDay, time.Local)
+}
+
+// parseDateIn is parseDate with bare dates in loc (cost's --tz).
+func parseDateIn(s string, endOfDay bool, loc *time.Location) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
-	if t, err := time.ParseInLocation("2006-01-02", s, time.Local); err == nil {
+	if t, err := time.ParseInLocation("2006-01-02", s, loc); err == nil {
 		if endOfDay {
 			t = t.AddDate(0, 0, 1)
 		}
