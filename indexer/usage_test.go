@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -132,5 +133,42 @@ func TestFractionalTokensAreSummed(t *testing.T) {
 	}
 	if got.Input != 11.5 || got.Output != 2.25 || got.Total != 13.75 || got.Rows != 2 {
 		t.Errorf("got %+v; want input 11.5, output 2.25, total 13.75 from 2 usage rows", got)
+	}
+}
+
+// A bulk load derives the cost columns and rollup once at its end; the
+// result equals deriving them batch by batch, and a bulk load stopped
+// before its end is finished by the next refresh.
+func TestBulkDerivationEqualsIncremental(t *testing.T) {
+	root := filepath.Join("..", "testdata", "sessions")
+	scoped := newIndexer(t, root)
+	refresh(t, scoped)
+	defer func(n int) { bulkNew = n }(bulkNew)
+	bulkNew = 1
+	bulk := newIndexer(t, root)
+	refresh(t, bulk)
+	if got, want := dump(t, bulk), dump(t, scoped); got != want {
+		t.Fatalf("bulk derivation differs:\n--- bulk\n%s\n--- batch by batch\n%s", got, want)
+	}
+	var copies int
+	if err := bulk.DB.Get(&copies, `SELECT count(*) FROM usage WHERE is_copy = 1`); err != nil || copies == 0 {
+		t.Fatalf("no fork copies marked (%d, %v): the test corpus has two forks", copies, err)
+	}
+
+	stopped := newIndexer(t, root)
+	stopped.afterApply = func(b *batch) error {
+		if b.last {
+			return errors.New("stop")
+		}
+		return nil
+	}
+	if _, err := stopped.Refresh(context.Background()); err == nil {
+		t.Fatal("the stopped refresh did not fail")
+	}
+	stopped.afterApply = nil
+	bulkNew = 1000 // the rest is not a bulk load: only the mark repairs the first file
+	refresh(t, stopped)
+	if got, want := dump(t, stopped), dump(t, scoped); got != want {
+		t.Fatalf("after a stopped bulk load:\n--- got\n%s\n--- want\n%s", got, want)
 	}
 }

@@ -36,8 +36,8 @@ var CostKeys = []string{"day", "week", "month", "model", "provider", "project", 
 // CostSums are the figures of one row of a cost report.
 type CostSums struct {
 	Input, Output, CacheRead, CacheWrite, CacheWrite1h, TotalTokens float64
-	Cost                                                           float64
-	Calls                                                          int64
+	Cost                                                            float64
+	Calls                                                           int64
 	// Repriced is the cost from the prices file of the calls whose model
 	// it prices; Unpriced names the models it lacks (their calls are not
 	// in Repriced: never a silent $0).
