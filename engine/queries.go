@@ -65,3 +65,9 @@ func (e *Engine) SearchSessions(ctx context.Context, f query.SearchFilter) ([]qu
 func (e *Engine) TextCoverage(ctx context.Context) (indexed, total int64, err error) {
 	return query.TextCoverage(ctx, e.db.DB, e.Roots())
 }
+
+// Cost sums usage records (see query.Cost), under the engine's roots.
+func (e *Engine) Cost(ctx context.Context, f query.CostFilter) (*query.CostReport, error) {
+	f.Roots = e.Roots()
+	return query.Cost(ctx, e.db.DB, f)
+}

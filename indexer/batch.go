@@ -85,36 +85,25 @@ type sessionRow struct {
 	EntryCount     int64   `db:"entry_count"`
 	LeafID         *string `db:"leaf_id"`
 	LeafOffset     *int64  `db:"leaf_offset"`
-	Input          int64   `db:"input"`
-	Output         int64   `db:"output"`
-	CacheRead      int64   `db:"cache_read"`
-	CacheWrite     int64   `db:"cache_write"`
-	TotalTokens    int64   `db:"total_tokens"`
+	Input          float64 `db:"input"`
+	Output         float64 `db:"output"`
+	CacheRead      float64 `db:"cache_read"`
+	CacheWrite     float64 `db:"cache_write"`
+	TotalTokens    float64 `db:"total_tokens"`
 	Cost           float64 `db:"cost"`
 }
 
 // addUsage adds one record to the session's totals. Sums saturate: a
-// token count near the int64 limit or a cost of 1e308 written twice (files
-// are anyone's input) must not wrap around or become +Inf, which JSON
-// cannot carry. A saturated total reads as the largest finite value.
+// count or cost of 1e308 written twice (files are anyone's input) must not
+// become +Inf, which JSON cannot carry. A saturated total reads as the
+// largest finite value.
 func (s *sessionRow) addUsage(u schema.Usage) {
-	s.Input = addSat(s.Input, u.Input)
-	s.Output = addSat(s.Output, u.Output)
-	s.CacheRead = addSat(s.CacheRead, u.CacheRead)
-	s.CacheWrite = addSat(s.CacheWrite, u.CacheWrite)
-	s.TotalTokens = addSat(s.TotalTokens, u.Total())
+	s.Input = addFinite(s.Input, u.Input)
+	s.Output = addFinite(s.Output, u.Output)
+	s.CacheRead = addFinite(s.CacheRead, u.CacheRead)
+	s.CacheWrite = addFinite(s.CacheWrite, u.CacheWrite)
+	s.TotalTokens = addFinite(s.TotalTokens, u.Total())
 	s.Cost = addFinite(s.Cost, u.Cost.Total)
-}
-
-func addSat(a, b int64) int64 {
-	c := a + b
-	switch {
-	case a > 0 && b > 0 && c < 0:
-		return math.MaxInt64
-	case a < 0 && b < 0 && c >= 0:
-		return math.MinInt64
-	}
-	return c
 }
 
 func addFinite(a, b float64) float64 {

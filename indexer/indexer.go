@@ -107,19 +107,52 @@ func (ix *Indexer) Refresh(ctx context.Context) (*Stats, error) {
 	if err := ix.reserveIDs(ctx, jobs); err != nil {
 		return nil, err
 	}
-	if st.New >= bulkNew {
+	bulk := st.New >= bulkNew
+	if bulk {
+		// Marked first: a bulk load that stops before its end leaves the
+		// mark, and the next refresh derives everything.
+		if err := ix.exec(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES ('calls_stale', '1')`); err != nil {
+			return nil, err
+		}
 		if err := ix.exec(ctx, "DROP INDEX IF EXISTS usage_entry"); err != nil {
 			return nil, err
 		}
 	}
-	if err := ix.run(ctx, jobs, removed, st); err != nil {
+	if err := ix.run(ctx, jobs, removed, st, bulk); err != nil {
 		return st, err
 	}
 	// Always: it also repairs a bulk load that stopped before the end.
 	if err := ix.exec(ctx, usageEntryIndex); err != nil {
 		return st, err
 	}
+	if err := ix.deriveIfStale(ctx); err != nil {
+		return st, err
+	}
 	return st, nil
+}
+
+// deriveIfStale derives every usage row when a bulk load left the mark.
+func (ix *Indexer) deriveIfStale(ctx context.Context) error {
+	var stale int
+	err := ix.DB.GetContext(ctx, &stale, `SELECT count(*) FROM meta WHERE key = 'calls_stale'`)
+	if err != nil || stale == 0 {
+		return err
+	}
+	stmts := newStmtCache(ix.DB.DB)
+	defer stmts.close()
+	sqltx, err := stmts.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin deriving usage: %w", err)
+	}
+	defer sqltx.Rollback()
+	tx := &wtx{Tx: sqltx, stmts: stmts}
+	if err := deriveAll(context.WithoutCancel(ctx), tx); err != nil {
+		return err
+	}
+	if err := tx.exec(ctx, `DELETE FROM meta WHERE key = 'calls_stale'`); err != nil {
+		return fmt.Errorf("derive usage: %w", err)
+	}
+	return tx.Commit()
 }
 
 // bulkNew is the number of new files from which a refresh is a bulk load:
@@ -127,10 +160,9 @@ func (ix *Indexer) Refresh(ctx context.Context) (*Stats, error) {
 // dropped for it and built once at the end, which costs a tenth of
 // keeping it up to date row by row (2 s of a 20 s cold index). The
 // definition is migration 00004's.
-const (
-	bulkNew         = 100
-	usageEntryIndex = "CREATE INDEX IF NOT EXISTS usage_entry ON usage(entry_id)"
-)
+const usageEntryIndex = "CREATE INDEX IF NOT EXISTS usage_entry ON usage(entry_id)"
+
+var bulkNew = 100 // a variable for tests
 
 func (ix *Indexer) exec(ctx context.Context, q string) error {
 	if _, err := ix.DB.ExecContext(ctx, q); err != nil {
@@ -193,7 +225,7 @@ func loadFile(ctx context.Context, db *sqlx.DB, path string) (schema.File, error
 }
 
 // run parses jobs in parallel and applies their batches from one goroutine.
-func (ix *Indexer) run(ctx context.Context, jobs []job, removed []string, st *Stats) error {
+func (ix *Indexer) run(ctx context.Context, jobs []job, removed []string, st *Stats, bulk bool) error {
 	workers := ix.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -206,6 +238,7 @@ func (ix *Indexer) run(ctx context.Context, jobs []job, removed []string, st *St
 	}
 	stmts := newStmtCache(ix.DB.DB) // the writer's prepared statements
 	defer stmts.close()
+	stmts.bulk = bulk
 	g, gctx := errgroup.WithContext(ctx)
 	type req struct {
 		b   *batch
@@ -342,7 +375,7 @@ func (st *Stats) addError(path string, err error) {
 //	2: usage keeps cacheWrite1h and reasoning; entry meaning from package pi
 //	3: entries.ts_ms; the full-text index (text_index, files.text_offset)
 //	4: tool_calls
-const Derivation = 4
+const Derivation = 5
 
 // reserveIDs gives new files their catalog ids in the order of their
 // names before they are read (in parallel, biggest first): pi names a

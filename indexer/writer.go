@@ -14,7 +14,7 @@ import (
 )
 
 // rowTables are the tables holding a file's rows, cleared on rewrite/removal.
-var rowTables = []string{"entries", "edges", "labels", "usage", "tool_calls", "warnings", "sessions"}
+var rowTables = []string{"entries", "edges", "labels", "usage", "usage_rollup", "tool_calls", "warnings", "sessions"}
 
 // apply writes one batch in one IMMEDIATE transaction: the rows and the
 // file's new offset commit together or not at all.
@@ -32,6 +32,9 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch) (err error) {
 	tx := &wtx{Tx: sqltx, stmts: stmts}
 	if b.remove {
 		if err := deleteFile(ctx, tx, b.file.Path); err != nil {
+			return err
+		}
+		if err := deriveCalls(ctx, tx, 0); err != nil { // the copies it held may be originals now
 			return err
 		}
 		return tx.Commit()
@@ -82,6 +85,13 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch) (err error) {
 		if err := rollup(ctx, tx, id); err != nil {
 			return err
 		}
+		if err := deriveCalls(ctx, tx, id); err != nil {
+			return err
+		}
+	} else if b.reset { // no longer a session: the calls it held
+		if err := deriveCalls(ctx, tx, 0); err != nil {
+			return err
+		}
 	}
 	return tx.Commit()
 }
@@ -106,6 +116,9 @@ func upsertFile(ctx context.Context, tx *wtx, f *schema.File) (int64, error) {
 }
 
 func clearRows(ctx context.Context, tx *wtx, id int64) error {
+	if err := touchCalls(ctx, tx, id); err != nil {
+		return err
+	}
 	// The text index first, while the entries still say which rows it has.
 	if err := tx.exec(ctx, `DELETE FROM text_index WHERE rowid IN (SELECT (e.file_id << 40) | e.offset FROM entries e
 		JOIN files f ON f.id = e.file_id WHERE e.file_id = ? AND e.offset < f.text_offset)`, id); err != nil {
@@ -204,7 +217,7 @@ func bulkInsert(ctx context.Context, tx *wtx, head string, cols, n int, row func
 	return nil
 }
 
-const bulkRows = 256 // × at most 21 columns, well under SQLite's 32766 variables
+const bulkRows = 256 // × at most 23 columns, well under SQLite's 32766 variables
 
 var placeholderCache sync.Map // [2]int{cols, rows} → string
 
@@ -240,13 +253,19 @@ func insertUsage(ctx context.Context, tx *wtx, id int64, rows []usageRow) error 
 	err := bulkInsert(ctx, tx, `INSERT OR REPLACE INTO usage
 		(file_id, offset, source, entry_id, ts_ms, provider, model, kind, response_id,
 		 input, output, cache_read, cache_write, total_tokens, cache_write_1h, reasoning,
-		 cost_input, cost_output, cost_cache_read, cost_cache_write, cost_total)`,
-		21, len(rows), func(i int, args []any) []any {
+		 cost_input, cost_output, cost_cache_read, cost_cache_write, cost_total, attr_provider, attr_model)`,
+		23, len(rows), func(i int, args []any) []any {
 			r := &rows[i]
 			u := r.U
+			// A record with a model is attributed to it; one without is
+			// attributed by deriveCalls (NULL until then).
+			var attrProvider, attrModel any
+			if r.Model != "" {
+				attrProvider, attrModel = r.Provider, r.Model
+			}
 			return append(args, id, r.Offset, r.Source, r.EntryID, r.TSMs, r.Provider, r.Model, r.Kind, r.ResponseID,
 				u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Total(), u.CacheWrite1h, u.Reasoning,
-				u.Cost.Input, u.Cost.Output, u.Cost.CacheRead, u.Cost.CacheWrite, u.Cost.Total)
+				u.Cost.Input, u.Cost.Output, u.Cost.CacheRead, u.Cost.CacheWrite, u.Cost.Total, attrProvider, attrModel)
 		})
 	if err != nil {
 		return fmt.Errorf("insert usage: %w", err)
@@ -330,6 +349,9 @@ func (t *wtx) get(ctx context.Context, dest any, q string, args ...any) error {
 type stmtCache struct {
 	db *sqlx.DB
 	m  map[string]*sqlx.Stmt
+	// bulk: this refresh is a bulk load; the cost report's derived
+	// columns and rollup are derived once at its end (see calls.go).
+	bulk bool
 }
 
 func newStmtCache(db *sqlx.DB) *stmtCache {

@@ -214,7 +214,7 @@ func init() {
 		Show: func(l *schema.Line, _ Where) Shown {
 			detail := l.Kind + " " + ModelString(l.Provider, l.Model)
 			if l.Usage != nil {
-				detail += fmt.Sprintf(", %d tokens, $%.4f", l.Usage.Total(), l.Usage.Cost.Total)
+				detail += fmt.Sprintf(", %s tokens, $%.4f", strconv.FormatFloat(l.Usage.Total(), 'f', -1, 64), l.Usage.Cost.Total)
 			}
 			return Shown{Title: "usage record", Detail: detail, Body: []Part{lines(l.Note)}}
 		},

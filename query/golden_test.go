@@ -46,7 +46,7 @@ type golden struct {
 	} `json:"labels"`
 	Name  *string `json:"name"`
 	Usage *struct {
-		Input, Output, CacheRead, CacheWrite, TotalTokens int64
+		Input, Output, CacheRead, CacheWrite, TotalTokens float64
 		Cost                                              struct{ Total float64 }
 	} `json:"usage"`
 	Info    *goldenInfo     `json:"info"`

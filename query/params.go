@@ -17,13 +17,19 @@ import (
 // (endOfDay) a bare date means the end of that day. A bare date is local
 // time.
 func ParseDate(s string, endOfDay bool) (time.Time, error) {
+	return ParseDateIn(s, endOfDay, time.Local)
+}
+
+// ParseDateIn is ParseDate with bare dates in loc (the cost report's
+// time zone).
+func ParseDateIn(s string, endOfDay bool, loc *time.Location) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
-	if t, err := time.ParseInLocation("2006-01-02", s, time.Local); err == nil {
+	if t, err := time.ParseInLocation("2006-01-02", s, loc); err == nil {
 		if endOfDay {
 			t = t.AddDate(0, 0, 1)
 		}

@@ -41,11 +41,11 @@ type SessionInfo struct {
 
 // Tokens is a token total split by kind.
 type Tokens struct {
-	Input      int64 `json:"input"`
-	Output     int64 `json:"output"`
-	CacheRead  int64 `json:"cacheRead"`
-	CacheWrite int64 `json:"cacheWrite"`
-	Total      int64 `json:"total"`
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+	Total      float64 `json:"total"`
 }
 
 // JSTime is a time that marshals like JavaScript's Date.toISOString.
@@ -105,11 +105,11 @@ type infoRow struct {
 	LeafID        *string
 	BranchPoints  int64
 	Models        string
-	Input         int64
-	Output        int64
-	CacheRead     int64
-	CacheWrite    int64
-	TotalTokens   int64
+	Input         float64
+	Output        float64
+	CacheRead     float64
+	CacheWrite    float64
+	TotalTokens   float64
 	Cost          float64
 	Size          int64
 }

@@ -31,7 +31,7 @@ func Sessions(w io.Writer, ss []query.SessionInfo, tty bool, width int, now time
 				created = s.Created.Time().Format(time.RFC3339)
 			}
 			t.Row(s.Modified.Time().Format(time.RFC3339), created, s.ID, Itoa(s.MessageCount), Itoa(s.EntryCount),
-				Itoa(s.Tokens.Total), fmt.Sprintf("%.4f", s.Cost), Itoa(s.SizeBytes), s.Cwd, name, s.FirstMessage, s.Path)
+				Num(s.Tokens.Total), fmt.Sprintf("%.4f", s.Cost), Itoa(s.SizeBytes), s.Cwd, name, s.FirstMessage, s.Path)
 			continue
 		}
 		title := pi.OneLine(Cut(s.FirstMessage, 4*width)) // cut first: messages can be megabytes

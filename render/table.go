@@ -59,6 +59,10 @@ func (t *Table) Flush() error {
 // Itoa formats n in decimal.
 func Itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
+// Num is a token count as pi wrote it: an integer without a fraction, a
+// fractional count with the digits it needs (JavaScript's formatting).
+func Num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
 // Cut shortens s to n display cells (runes), marking the cut with an ellipsis.
 func Cut(s string, n int) string { return pi.Cut(s, n) }
 

@@ -50,11 +50,11 @@ func TestMillis(t *testing.T) {
 func TestUsageTotalFallsBackToParts(t *testing.T) {
 	u := Usage{Input: 1, Output: 2, CacheRead: 3, CacheWrite: 4}
 	if u.Total() != 10 {
-		t.Errorf("Total() = %d, want 10 (pre-2025-12-06 files lack totalTokens)", u.Total())
+		t.Errorf("Total() = %v, want 10 (pre-2025-12-06 files lack totalTokens)", u.Total())
 	}
 	u.TotalTokens = 7
 	if u.Total() != 7 {
-		t.Errorf("Total() = %d, want the stored 7", u.Total())
+		t.Errorf("Total() = %v, want the stored 7", u.Total())
 	}
 }
 

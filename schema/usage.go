@@ -13,22 +13,27 @@ type Cost struct {
 // Usage is one LLM call's token counts and cost. It occurs on assistant
 // messages, optionally on tool results, compactions and branch summaries,
 // and on `usage` entries.
+//
+// Token counts are float64 because pi's type is a JavaScript number: a
+// provider that reports fractional or huge counts gets them written as
+// they are, and pidex sums them as written (an int64 field rejected the
+// whole line's usage).
 type Usage struct {
-	Input       int64 `json:"input"`
-	Output      int64 `json:"output"`
-	CacheRead   int64 `json:"cacheRead"`
-	CacheWrite  int64 `json:"cacheWrite"`
-	TotalTokens int64 `json:"totalTokens"`
+	Input       float64 `json:"input"`
+	Output      float64 `json:"output"`
+	CacheRead   float64 `json:"cacheRead"`
+	CacheWrite  float64 `json:"cacheWrite"`
+	TotalTokens float64 `json:"totalTokens"`
 	// CacheWrite1h is the part of CacheWrite written with a 1h TTL (newer, Anthropic).
-	CacheWrite1h int64 `json:"cacheWrite1h,omitempty"`
+	CacheWrite1h float64 `json:"cacheWrite1h,omitempty"`
 	// Reasoning is the part of Output spent on reasoning (newer).
-	Reasoning int64 `json:"reasoning,omitempty"`
-	Cost      Cost  `json:"cost"`
+	Reasoning float64 `json:"reasoning,omitempty"`
+	Cost      Cost    `json:"cost"`
 }
 
 // Total returns TotalTokens, falling back to the sum of the parts for files
 // written before 2025-12-06, which lack totalTokens (pi does the same).
-func (u Usage) Total() int64 {
+func (u Usage) Total() float64 {
 	if u.TotalTokens != 0 {
 		return u.TotalTokens
 	}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pidex-dev/pidex/engine"
+	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/render"
+	"github.com/pidex-dev/pidex/schema"
+)
+
+func (a *app) costCmd() *cobra.Command {
+	var f query.CostFilter
+	var by, since, until, tz, session, reprice, sources string
+	var csv, chart bool
+	cmd := &cobra.Command{
+		Use:   "cost",
+		Short: "Tokens and cost per day, week, month, model, provider, project, session or source",
+		Long: `Sum the tokens and cost of every LLM call the sessions record: assistant
+messages, tool results that carry usage, compactions, branch summaries and
+usage entries (--source filters). Each call counts once: a fork's copies of
+calls (same entry id, time, source and tokens) are left out (--no-dedup keeps
+them). Calls without a model are attributed to the model in effect on their
+path. --branch active counts calls on a session's current branch, abandoned
+the rest (active + abandoned = all).
+
+Days, weeks (ISO, 2026-W48) and months follow --tz (default the local zone).
+--reprice FILE adds the cost from a prices file in LiteLLM's JSON shape next
+to the recorded one, and names the models it lacks.
+
+On a terminal: an aligned table with a totals row; piped: tab-separated;
+--csv: CSV; --chart: cost per period as bars stacked by model.
+--json: {"rows":[{<key>…, "input", "output", "cacheRead", "cacheWrite",
+"totalTokens", "cost", "calls"}], "totals":{…}} (see README).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if err := costFlags(&f, by, sources, tz, since, until); err != nil {
+				return err
+			}
+			if reprice != "" {
+				p, err := query.LoadPrices(reprice)
+				if err != nil {
+					return err
+				}
+				f.Prices = p
+			}
+			var eng *engine.Engine
+			var err error
+			if session != "" {
+				var ref schema.SessionRef
+				eng, ref, err = a.session(ctx, session)
+				f.FileID = ref.FileID
+			} else {
+				eng, err = a.refresh(ctx)
+			}
+			if err != nil {
+				return err
+			}
+			r, err := eng.Cost(ctx, f)
+			if err != nil {
+				return err
+			}
+			if len(r.Totals.Unpriced) > 0 && !a.quiet {
+				fmt.Fprintf(a.stderr, "pidex: %s has no price for %s: their calls are not in the repriced cost\n",
+					reprice, strings.Join(r.Totals.Unpriced, ", "))
+			}
+			switch {
+			case a.json:
+				return render.CostJSON(a.stdout, r)
+			case csv:
+				return render.CostCSV(a.stdout, r)
+			case chart:
+				return render.CostChart(a.stdout, r, a.io.Width)
+			}
+			return render.CostTable(a.stdout, r, a.io.OutTTY)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&by, "by", "day", "group by day, week, month, model, provider, project, session or source; several with commas (day,model)")
+	fl.StringVar(&since, "since", "", "only calls at or after DATE (2026-11-01 in --tz, RFC 3339, or a duration like 7d)")
+	fl.StringVar(&until, "until", "", "only calls before DATE (a bare date includes that day)")
+	fl.StringVar(&tz, "tz", "", "time zone of days, weeks and months (IANA, e.g. Asia/Kathmandu; default the local zone)")
+	fl.StringVar(&f.Project, "project", "", "only sessions whose working directory contains SUBSTRING")
+	fl.StringVar(&f.Cwd, "cwd", "", "only sessions whose working directory is exactly DIR")
+	fl.StringVar(&session, "session", "", "only this session (id, prefix, name or file)")
+	fl.StringVar(&f.Model, "model", "", "only calls whose provider/model contains SUBSTRING")
+	fl.StringVar(&sources, "source", "", "only these sources: "+strings.Join(query.UsageSources, ", ")+" (commas)")
+	fl.StringVar(&f.Branch, "branch", "all", "all, active (on a current branch) or abandoned (the rest)")
+	fl.BoolVar(&f.NoDedup, "no-dedup", false, "count every copy of a call that forks hold (the raw sum of the files)")
+	fl.StringVar(&reprice, "reprice", "", "also price the calls with FILE (LiteLLM's model_prices JSON shape)")
+	fl.BoolVar(&csv, "csv", false, "print CSV")
+	fl.BoolVar(&chart, "chart", false, "draw cost per period as a bar chart, stacked by model with --by PERIOD,model")
+	return cmd
+}
+
+// costFlags fills the filter from the flags' text.
+func costFlags(f *query.CostFilter, by, sources, tz, since, until string) error {
+	f.By = splitList(by)
+	f.Sources = splitList(sources)
+	f.TZ = time.Local
+	if tz != "" {
+		loc, err := time.LoadLocation(tz)
+		if err != nil {
+			return fmt.Errorf("--tz %q: %v: %w", tz, err, schema.ErrUsage)
+		}
+		f.TZ = loc
+	}
+	var err error
+	if f.Since, err = parseDateIn(since, false, f.TZ); err != nil {
+		return err
+	}
+	if f.Until, err = parseDateIn(until, true, f.TZ); err != nil {
+		return err
+	}
+	if f.Cwd != "" && !filepath.IsAbs(f.Cwd) && !isWindowsAbs(f.Cwd) {
+		if f.Cwd, err = filepath.Abs(f.Cwd); err != nil {
+			return fmt.Errorf("resolve --cwd: %w", err)
+		}
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

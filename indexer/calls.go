@@ -1,0 +1,194 @@
+package indexer
+
+import (
+	"context"
+	"fmt"
+)
+
+// What the cost report derives from the usage rows (migration 00005):
+//
+//   - attribution: a record without a model (compaction, branch summary,
+//     tool result) is attributed to the model in effect on the path at its
+//     entry: the nearest model_change or assistant message among its
+//     ancestors;
+//   - on_path: the record lies on its file's current root-to-leaf path;
+//   - is_copy: an earlier record holds the same call — entry id, timestamp,
+//     source and token counts equal; earlier = the session created first,
+//     then the path, then the offset — so a fork's copies count once;
+//   - call_active: some record of the same call is on its file's path;
+//   - usage_rollup: the file's sums per quarter hour, model, source and flags.
+//
+// An append moves a file's leaf, which can move its records on or off the
+// path, which changes call_active in every file holding the same calls;
+// a fork changes which record of a call is the original. So a batch
+// derives its file's rows and every row sharing an entry id with them
+// (before a file's rows are cleared, its entry ids are noted in
+// calls_touched), all in the batch's transaction. A bulk load (a cold
+// index) instead derives everything once at the end: per-row lookups by
+// entry id would need the index it drops.
+
+// touchCalls notes the entry ids of a file's usage rows before they are
+// cleared, so that the records of the same calls in other files are
+// derived again.
+func touchCalls(ctx context.Context, tx *wtx, id int64) error {
+	if tx.stmts.bulk {
+		return nil
+	}
+	if err := tx.exec(ctx, `INSERT OR IGNORE INTO calls_touched SELECT entry_id FROM usage WHERE file_id = ?`, id); err != nil {
+		return fmt.Errorf("note touched calls: %w", err)
+	}
+	return nil
+}
+
+// deriveCalls derives file id's usage rows (id 0: only the touched calls,
+// for a removed file) and every row sharing an entry id with them.
+func deriveCalls(ctx context.Context, tx *wtx, id int64) error {
+	if tx.stmts.bulk {
+		return nil
+	}
+	if id != 0 {
+		if err := touchCalls(ctx, tx, id); err != nil {
+			return err
+		}
+		if err := attribute(ctx, tx, "AND u.file_id = ?", id); err != nil {
+			return err
+		}
+		if err := markPath(ctx, tx, "WHERE file_id = ?", "AND u.file_id = ?", id); err != nil {
+			return err
+		}
+	}
+	const touched = "WHERE u.entry_id IN (SELECT entry_id FROM calls_touched)"
+	if err := markCopies(ctx, tx, touched); err != nil {
+		return err
+	}
+	const files = `SELECT DISTINCT file_id FROM usage WHERE entry_id IN (SELECT entry_id FROM calls_touched)`
+	if err := tx.exec(ctx, `DELETE FROM usage_rollup WHERE file_id IN (`+files+`)`); err != nil {
+		return fmt.Errorf("clear usage rollup: %w", err)
+	}
+	if err := sumBuckets(ctx, tx, "WHERE file_id IN ("+files+")"); err != nil {
+		return err
+	}
+	if err := tx.exec(ctx, `DELETE FROM calls_touched`); err != nil {
+		return fmt.Errorf("derive calls: %w", err)
+	}
+	return nil
+}
+
+// DeriveAll derives every usage row and rebuilds the rollup, in one
+// transaction: the end of a bulk load, and the repair of one that stopped
+// before its end (meta calls_stale).
+func deriveAll(ctx context.Context, tx *wtx) error {
+	if err := attribute(ctx, tx, ""); err != nil {
+		return err
+	}
+	if err := markPath(ctx, tx, "", ""); err != nil {
+		return err
+	}
+	if err := markCopies(ctx, tx, ""); err != nil {
+		return err
+	}
+	if err := tx.exec(ctx, `DELETE FROM usage_rollup`); err != nil {
+		return fmt.Errorf("clear usage rollup: %w", err)
+	}
+	return sumBuckets(ctx, tx, "")
+}
+
+// attribute fills attr_provider/attr_model where they are still NULL: a
+// record with a model keeps its own (set on insert); one without walks up
+// its ancestors (pi's id map: edges) to the nearest model_change or
+// assistant message, stopping there; failing that, the last one before it
+// in the file.
+func attribute(ctx context.Context, tx *wtx, where string, args ...any) error {
+	err := tx.exec(ctx, `WITH RECURSIVE up(file_id, offset, next, provider, model, n) AS (
+			SELECT u.file_id, u.offset, e.parent_id, NULL, NULL, 0 FROM usage u
+			JOIN entries e ON e.file_id = u.file_id AND e.offset = u.offset
+			WHERE u.attr_model IS NULL `+where+`
+			UNION ALL
+			SELECT up.file_id, up.offset, en.parent_id,
+				CASE WHEN en.type = 'model_change' OR en.role = 'assistant' THEN en.provider END,
+				CASE WHEN en.type = 'model_change' OR en.role = 'assistant' THEN en.model END, up.n + 1
+			FROM up JOIN edges ed ON ed.file_id = up.file_id AND ed.child_id = up.next
+			JOIN entries en ON en.file_id = ed.file_id AND en.offset = ed.offset
+			WHERE up.model IS NULL AND up.n < 100000)
+		UPDATE usage SET attr_provider = COALESCE(a.provider, ''), attr_model = COALESCE(a.model, '')
+		FROM (SELECT file_id, offset, max(provider) AS provider, max(model) AS model FROM up GROUP BY file_id, offset) a
+		WHERE usage.file_id = a.file_id AND usage.offset = a.offset`, args...)
+	if err != nil {
+		return fmt.Errorf("attribute usage to models: %w", err)
+	}
+	// No model on the path (a branch summary or compaction at the root of
+	// the tree): the model in effect in the file before the entry.
+	err = tx.exec(ctx, `UPDATE usage AS u SET (attr_provider, attr_model) = (
+			SELECT COALESCE(e.provider, ''), e.model FROM entries e
+			WHERE e.file_id = u.file_id AND e.offset < u.offset AND (e.type = 'model_change' OR e.role = 'assistant')
+			AND e.model IS NOT NULL AND e.model != '' ORDER BY e.offset DESC LIMIT 1)
+		WHERE u.attr_model = '' AND u.model = '' `+where+`
+		AND EXISTS (SELECT 1 FROM entries e WHERE e.file_id = u.file_id AND e.offset < u.offset
+			AND (e.type = 'model_change' OR e.role = 'assistant') AND e.model IS NOT NULL AND e.model != '')`, args...)
+	if err != nil {
+		return fmt.Errorf("attribute usage to models: %w", err)
+	}
+	return nil
+}
+
+// markPath sets on_path from each session's current leaf (pi's path: the
+// leaf, then parent by parent through the id map). UNION, not UNION ALL:
+// an id loop in a hostile file ends instead of walking forever.
+func markPath(ctx context.Context, tx *wtx, sessWhere, usageWhere string, args ...any) error {
+	err := tx.exec(ctx, `WITH RECURSIVE walk(file_id, id) AS (
+			SELECT file_id, leaf_id FROM sessions `+sessWhere+andNotNull(sessWhere, "leaf_id")+`
+			UNION
+			SELECT w.file_id, ed.parent_id FROM walk w
+			JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id
+			WHERE ed.parent_id IS NOT NULL),
+		path(file_id, offset) AS MATERIALIZED (
+			SELECT w.file_id, ed.offset FROM walk w JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id)
+		UPDATE usage AS u SET on_path = EXISTS (SELECT 1 FROM path p WHERE p.file_id = u.file_id AND p.offset = u.offset)
+		WHERE 1 `+usageWhere, append(args, args...)...)
+	if err != nil {
+		return fmt.Errorf("mark usage on the current path: %w", err)
+	}
+	return nil
+}
+
+func andNotNull(where, col string) string {
+	if where == "" {
+		return " WHERE " + col + " IS NOT NULL"
+	}
+	return " AND " + col + " IS NOT NULL"
+}
+
+// markCopies sets is_copy and call_active for the rows that where selects
+// (all of a call's rows are always selected together: where filters by
+// entry id).
+func markCopies(ctx context.Context, tx *wtx, where string) error {
+	err := tx.exec(ctx, `WITH k AS MATERIALIZED (
+			SELECT u.file_id, u.offset,
+				row_number() OVER (PARTITION BY u.entry_id, u.source, u.ts_ms, u.input, u.output, u.cache_read, u.cache_write
+					ORDER BY COALESCE(s.created_ms, 0), f.path, u.offset) > 1 AS copy,
+				max(u.on_path) OVER (PARTITION BY u.entry_id, u.source, u.ts_ms, u.input, u.output, u.cache_read, u.cache_write) AS act
+			FROM usage u LEFT JOIN sessions s ON s.file_id = u.file_id JOIN files f ON f.id = u.file_id `+where+`)
+		UPDATE usage SET is_copy = k.copy, call_active = k.act FROM k
+		WHERE usage.file_id = k.file_id AND usage.offset = k.offset
+		AND (usage.is_copy, usage.call_active) IS NOT (k.copy, k.act)`)
+	if err != nil {
+		return fmt.Errorf("mark fork copies: %w", err)
+	}
+	return nil
+}
+
+// sumBuckets inserts the rollup rows of the usage rows where selects.
+func sumBuckets(ctx context.Context, tx *wtx, where string) error {
+	err := tx.exec(ctx, `INSERT INTO usage_rollup (file_id, bucket, provider, model, source, is_copy, active,
+			calls, input, output, cache_read, cache_write, cache_write_1h, total_tokens, cost)
+		SELECT file_id, COALESCE(ts_ms / 900000, -1), COALESCE(attr_provider, provider), COALESCE(attr_model, model),
+			source, is_copy, call_active,
+			count(*), total(input), total(output), total(cache_read), total(cache_write), total(cache_write_1h),
+			total(total_tokens), total(cost_total)
+		FROM usage `+where+`
+		GROUP BY 1, 2, 3, 4, 5, 6, 7`)
+	if err != nil {
+		return fmt.Errorf("sum usage buckets: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,239 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/pidex-dev/pidex/schema"
+)
+
+// CostFilter selects and groups the usage records of a cost report.
+type CostFilter struct {
+	Roots        []string  // sessions under these roots only (absolute)
+	Since, Until time.Time // call time in [Since, Until); zero: open
+	Project      string    // cwd contains this, case-insensitive
+	Cwd          string    // cwd is exactly this
+	FileID       int64     // one session (0: all)
+	Model        string    // "provider/model" (attributed) contains this, case-insensitive
+	Sources      []string  // schema.UsageSource values; empty: all
+	// Branch: "all" (default), "active" (calls on a current path of some
+	// file holding them) or "abandoned" (the rest).
+	Branch  string
+	NoDedup bool           // count every copy of a call (forks), as the files hold them
+	By      []string       // CostKeys, in the order given
+	TZ      *time.Location // day, week and month boundaries; nil: UTC
+	Prices  *Prices        // reprice with these; nil: recorded cost only
+}
+
+// CostKeys are the groupings of a cost report.
+var CostKeys = []string{"day", "week", "month", "model", "provider", "project", "session", "source"}
+
+// CostSums are the figures of one row of a cost report.
+type CostSums struct {
+	Input, Output, CacheRead, CacheWrite, CacheWrite1h, TotalTokens float64
+	Cost                                                            float64
+	Calls                                                           int64
+	// Repriced is the cost from the prices file of the calls whose model
+	// it prices; Unpriced names the models it lacks (their calls are not
+	// in Repriced: never a silent $0).
+	Repriced float64
+	Unpriced []string
+}
+
+// CostRow is one group: Keys holds the value of each of the report's By keys.
+type CostRow struct {
+	Keys []string
+	CostSums
+}
+
+// CostReport is the answer to a CostFilter.
+type CostReport struct {
+	By       []string
+	Rows     []CostRow
+	Totals   CostSums
+	Repriced bool // the filter had prices
+}
+
+// costPart is what the SQL returns: sums per bucket and model (and file,
+// when a key needs it).
+type costPart struct {
+	Bucket       int64   `db:"bucket"`
+	Provider     string  `db:"provider"`
+	Model        string  `db:"model"`
+	Source       string  `db:"source"`
+	Cwd          string  `db:"cwd"`
+	SessionID    string  `db:"session_id"`
+	Calls        int64   `db:"calls"`
+	Input        float64 `db:"input"`
+	Output       float64 `db:"output"`
+	CacheRead    float64 `db:"cache_read"`
+	CacheWrite   float64 `db:"cache_write"`
+	CacheWrite1h float64 `db:"cache_write_1h"`
+	TotalTokens  float64 `db:"total_tokens"`
+	Cost         float64 `db:"cost"`
+}
+
+const bucketMs = 900_000 // the rollup's quarter hour
+
+// Cost sums the usage records f selects. It reads the quarter-hour rollup
+// (usage_rollup); only when --since/--until fall inside a quarter hour are
+// the records of those edge quarters read one by one, so the answer is
+// exact and its cost grows with buckets, not calls.
+func Cost(ctx context.Context, db *sqlx.DB, f CostFilter) (*CostReport, error) {
+	if err := checkCostFilter(&f); err != nil {
+		return nil, err
+	}
+	q, args := costSQL(f)
+	var parts []costPart
+	if err := db.SelectContext(ctx, &parts, q, args...); err != nil {
+		return nil, fmt.Errorf("sum usage: %w", err)
+	}
+	return groupCost(f, parts), nil
+}
+
+func checkCostFilter(f *CostFilter) error {
+	for _, k := range f.By {
+		if !slices.Contains(CostKeys, k) {
+			return fmt.Errorf("group cost by %q: not one of %s: %w", k, strings.Join(CostKeys, ", "), schema.ErrUsage)
+		}
+	}
+	switch f.Branch {
+	case "":
+		f.Branch = "all"
+	case "all", "active", "abandoned":
+	default:
+		return fmt.Errorf("cost branch %q: want all, active or abandoned: %w", f.Branch, schema.ErrUsage)
+	}
+	for _, s := range f.Sources {
+		if !slices.Contains(UsageSources, s) {
+			return fmt.Errorf("cost source %q: not one of %s: %w", s, strings.Join(UsageSources, ", "), schema.ErrUsage)
+		}
+	}
+	if f.TZ == nil {
+		f.TZ = time.UTC
+	}
+	return nil
+}
+
+// UsageSources are the usage record sources, as --source takes them.
+var UsageSources = []string{string(schema.UsageAssistant), string(schema.UsageToolResult), string(schema.UsageCompaction),
+	string(schema.UsageBranchSummary), string(schema.UsageEntry)}
+
+// costSQL builds the query: whole buckets from the rollup, plus the single
+// records of the edge buckets that Since/Until cut.
+func costSQL(f CostFilter) (string, []any) {
+	var cond []string
+	var args []any
+	add := func(c string, a ...any) { cond, args = append(cond, c), append(args, a...) }
+	if !f.NoDedup {
+		add("x.is_copy = 0")
+	}
+	switch f.Branch {
+	case "active":
+		add("x.active = 1")
+	case "abandoned":
+		add("x.active = 0")
+	}
+	if len(f.Sources) > 0 {
+		add("x.source IN (?"+strings.Repeat(",?", len(f.Sources)-1)+")", anys(f.Sources)...)
+	}
+	if f.Model != "" {
+		add("instr(lower(x.provider || '/' || x.model), lower(?)) > 0", f.Model)
+	}
+	if f.FileID != 0 {
+		add("x.file_id = ?", f.FileID)
+	}
+	if f.Cwd != "" {
+		add("s.cwd = ?", f.Cwd)
+	}
+	if f.Project != "" {
+		add("instr(lower(s.cwd), lower(?)) > 0", f.Project)
+	}
+	if len(f.Roots) > 0 {
+		c, a := inRoots("fl", f.Roots)
+		add(c, a...)
+	}
+	src, srcArgs := costSource(f)
+	q := `SELECT x.bucket, x.provider, x.model, x.source, ` + perFile(f) + `,
+		sum(x.calls) AS calls, total(x.input) AS input, total(x.output) AS output, total(x.cache_read) AS cache_read,
+		total(x.cache_write) AS cache_write, total(x.cache_write_1h) AS cache_write_1h,
+		total(x.total_tokens) AS total_tokens, total(x.cost) AS cost
+		FROM (` + src + `) x JOIN sessions s ON s.file_id = x.file_id JOIN files fl ON fl.id = x.file_id`
+	if len(cond) > 0 {
+		q += " WHERE " + strings.Join(cond, " AND ")
+	}
+	q += " GROUP BY 1, 2, 3, 4, 5, 6"
+	return q, append(srcArgs, args...)
+}
+
+// perFile selects the session's cwd and id when a key needs them; else
+// constants, so that rows of all files fold together in SQL.
+func perFile(f CostFilter) string {
+	cwd, sid := "''", "''"
+	if slices.Contains(f.By, "project") {
+		cwd = "s.cwd"
+	}
+	if slices.Contains(f.By, "session") {
+		sid = "s.session_id"
+	}
+	return cwd + " AS cwd, " + sid + " AS session_id"
+}
+
+const rollupCols = `file_id, bucket, provider, model, source, is_copy, active, calls,
+	input, output, cache_read, cache_write, cache_write_1h, total_tokens, cost`
+
+// rawCols are the same columns from single usage records.
+const rawCols = `file_id, ts_ms / 900000 AS bucket, COALESCE(attr_provider, provider) AS provider,
+	COALESCE(attr_model, model) AS model, source, is_copy, call_active AS active, 1 AS calls,
+	input, output, cache_read, cache_write, cache_write_1h, total_tokens, cost_total AS cost`
+
+func costSource(f CostFilter) (string, []any) {
+	if f.Since.IsZero() && f.Until.IsZero() {
+		return "SELECT " + rollupCols + " FROM usage_rollup", nil
+	}
+	lo, hi := int64(0), int64(1)<<62 // ms; records without a time (bucket -1) are out
+	if !f.Since.IsZero() {
+		lo = f.Since.UnixMilli()
+	}
+	if !f.Until.IsZero() {
+		hi = f.Until.UnixMilli()
+	}
+	first, last := ceilDiv(lo, bucketMs), hi/bucketMs // whole buckets: [first, last)
+	if first >= last {                                // inside one bucket
+		return "SELECT " + rawCols + ` FROM usage WHERE file_id IN (SELECT file_id FROM usage_rollup WHERE bucket = ?)
+			AND ts_ms >= ? AND ts_ms < ?`, []any{lo / bucketMs, lo, hi}
+	}
+	q := "SELECT " + rollupCols + " FROM usage_rollup WHERE bucket >= ? AND bucket < ?"
+	args := []any{first, last}
+	if lo%bucketMs != 0 {
+		q += " UNION ALL SELECT " + rawCols + ` FROM usage WHERE file_id IN (SELECT file_id FROM usage_rollup WHERE bucket = ?)
+			AND ts_ms >= ? AND ts_ms < ?`
+		args = append(args, first-1, lo, first*bucketMs)
+	}
+	if hi%bucketMs != 0 && hi < int64(1)<<62 {
+		q += " UNION ALL SELECT " + rawCols + ` FROM usage WHERE file_id IN (SELECT file_id FROM usage_rollup WHERE bucket = ?)
+			AND ts_ms >= ? AND ts_ms < ?`
+		args = append(args, last, last*bucketMs, hi)
+	}
+	return q, args
+}
+
+func ceilDiv(a, b int64) int64 {
+	if a%b == 0 {
+		return a / b
+	}
+	return a/b + 1
+}
+
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
