@@ -3,6 +3,7 @@ package query
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/pidex-dev/pidex/schema"
@@ -101,4 +102,44 @@ func (o SearchOptions) Apply(f *SearchFilter) error {
 		return fmt.Errorf("--limit %d: %w", f.Limit, schema.ErrUsage)
 	}
 	return nil
+}
+
+// CostOptions are the textual options of a cost report (the flags of
+// `pidex cost`, the parameters of /api/cost).
+type CostOptions struct {
+	By, Sources  string // comma-separated lists
+	TZ           string // IANA zone; "" is the local zone
+	Since, Until string // ParseDateIn, bare dates in TZ
+}
+
+// Apply checks the options and sets them on f; a bad value is
+// schema.ErrUsage naming the option.
+func (o CostOptions) Apply(f *CostFilter) error {
+	f.By = SplitList(o.By)
+	f.Sources = SplitList(o.Sources)
+	f.TZ = time.Local
+	if o.TZ != "" {
+		loc, err := time.LoadLocation(o.TZ)
+		if err != nil {
+			return fmt.Errorf("--tz %q: %v: %w", o.TZ, err, schema.ErrUsage)
+		}
+		f.TZ = loc
+	}
+	var err error
+	if f.Since, err = ParseDateIn(o.Since, false, f.TZ); err != nil {
+		return err
+	}
+	f.Until, err = ParseDateIn(o.Until, true, f.TZ)
+	return err
+}
+
+// SplitList splits a comma-separated list, dropping empty items.
+func SplitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -74,8 +74,3 @@ func isWindowsAbs(p string) bool {
 
 // parseDate is query.ParseDate (shared with the web server's parameters).
 func parseDate(s string, endOfDay bool) (time.Time, error) { return query.ParseDate(s, endOfDay) }
-
-// parseDateIn is parseDate with bare dates in loc (cost's --tz).
-func parseDateIn(s string, endOfDay bool, loc *time.Location) (time.Time, error) {
-	return query.ParseDateIn(s, endOfDay, loc)
-}
