@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pidex-dev/pidex/fts"
 	"github.com/pidex-dev/pidex/query"
@@ -51,7 +52,12 @@ func TestAPIMatchesCLIJSON(t *testing.T) {
 	info, _ := f.eng.Info(ctx, ref)
 	q, _ := fts.Parse("login")
 	hits, _ := f.eng.Search(ctx, query.SearchFilter{Query: q, Limit: 5, Role: "user"})
+	cost, err := f.eng.Cost(ctx, query.CostFilter{By: []string{"day", "model"}, TZ: time.UTC, Branch: "abandoned"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ path, want string }{
+		{"/api/cost?by=day,model&tz=UTC&branch=abandoned", want(func(b *bytes.Buffer) error { return render.CostJSON(b, cost) })},
 		{"/api/sessions", list(query.ListFilter{})},
 		{"/api/sessions?project=alpha&sort=cost&limit=2", list(query.ListFilter{Project: "alpha", Sort: "cost", Limit: 2})},
 		{"/api/sessions?name=flaky", list(query.ListFilter{Name: "flaky"})},
@@ -106,6 +112,12 @@ func TestAPIShapesAndErrors(t *testing.T) {
 		{"/api/sessions/" + copied, 409, []string{`ambiguous`}},
 		{"/api/sessions/" + copied + "?file=" + copyFile, 200, []string{`"messageCount": 152`}},
 		{"/api/nothing", 404, []string{`"error":`}},
+		{"/api/cost", 200, []string{`"rows":`, `"totals":`, `"day":`, `"cacheWrite":`, `"calls":`}},
+		{"/api/cost?by=month,project&tz=Asia/Kathmandu&since=2026-01-01", 200, []string{`"month": "2026-09"`, `"project":`}},
+		{"/api/cost?by=hour", 400, []string{`hour`}},
+		{"/api/cost?tz=Mars/Olympus", 400, []string{`--tz`}},
+		{"/api/cost?branch=dead", 400, []string{`branch`}},
+		{"/api/cost?session=" + branchy + "&by=model", 200, []string{`"model":`}},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			code, ctype, body := f.get(t, tc.path)
@@ -234,7 +246,10 @@ func TestPages(t *testing.T) {
 		{"/search?q=%22open", 400, []string{"unclosed quote"}},
 		{"/search?q=login&partial=1", 200, []string{`<ol class="hits">`}},
 		{"/search", 200, []string{`id="q"`}},
-		{"/cost", 200, nil},
+		{"/cost?tz=UTC", 200, []string{`<svg class="cost-chart"`, `<rect class="c0"`, "abandoned branches", `<table class="cost">`}},
+		{"/cost?tz=UTC&period=month&stack=project&partial=1", 200, []string{"proj-alpha", "Cost per month by project"}},
+		{"/cost?tz=Nowhere/City", 400, []string{"--tz"}},
+		{sess + "", 200, []string{"on abandoned branches"}},
 		{"/s/nope", 404, []string{"404"}},
 		{"/nowhere", 404, []string{"404"}},
 		{"/static/app.js", 200, []string{"EventSource"}},

@@ -46,6 +46,7 @@ func parsePages() map[string]*template.Template {
 		"ptime":    func(t query.JSTime) string { return displayTime(t.Time()) },
 		"iso":      func(t query.JSTime) string { return pi.FormatDate(int64(t)) },
 		"size":     size,
+		"tokens":   func(v float64) string { return comma(int64(v)) },
 		"fragment": func(id string) string {
 			return "e-" + url.PathEscape(id)
 		},
@@ -262,6 +263,14 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 		return sessionURL(info.ID, info.Path, "leaf", id, "view", view) + "#e-" + url.PathEscape(id)
 	}
 	v.Tree = treeView(roots, previews, onPath, v.Leaf)
+	// The session's own calls (every copy it holds, like its total) off
+	// its current branch.
+	rep, err := s.eng.Cost(ctx, query.CostFilter{FileID: ref.FileID, Branch: "abandoned", NoDedup: true})
+	if err != nil {
+		httpError(w, r, err)
+		return
+	}
+	v.Abandoned = &rep.Totals.Cost
 	vw := viewer{full: v.Full}
 	if v.Context {
 		n := 0

@@ -131,4 +131,3 @@ func openBrowser(url string) {
 		go func() { _ = cmd.Wait() }()
 	}
 }
-

@@ -88,7 +88,24 @@ function treeInView() {
   if (sel) tree.scrollTop = sel.offsetTop - tree.offsetTop - tree.clientHeight / 2;
 }
 
+// The cost report counts days in the browser's time zone.
+function browserZone() {
+  const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (!tz) return;
+  for (const a of document.querySelectorAll('a[href="/cost"]')) a.href = "/cost?tz=" + encodeURIComponent(tz);
+  const input = document.querySelector('form input[name="tz"]');
+  if (input && !input.value) {
+    input.value = tz;
+    const u = new URL(location.href);
+    if (!u.searchParams.has("tz")) {
+      u.searchParams.set("tz", tz);
+      location.replace(u);
+    }
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  browserZone();
   localTimes(document);
   liveForms();
   treeInView();
