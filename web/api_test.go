@@ -239,7 +239,7 @@ func TestPages(t *testing.T) {
 		{"/?project=zzz-none", 200, []string{"No sessions"}},
 		{"/?since=bad", 400, []string{"date &#34;bad&#34;"}},
 		{"/?partial=1", 200, []string{"Sessions 1–"}},
-		{sess, 200, []string{`class="tree"`, `class="entries"`, `⑂2`, `class="label"`}},
+		{sess, 200, []string{`class="tree"`, `class="entries"`, `2 branches`, `class="label"`}},
 		{sess + "?view=context", 200, []string{"messages pi sends to the model", `id="toggle-context" class="on"`}},
 		{"/search?q=login", 200, []string{`<mark>`, "/s/"}},
 		{"/search?q=login&sessionsOnly=1", 200, []string{`<td class="num">`}},

@@ -38,6 +38,8 @@ func parsePages() map[string]*template.Template {
 				return comma(int64(x))
 			case int64:
 				return comma(x)
+			case float64: // token sums (saturating floats)
+				return comma(int64(x))
 			}
 			return fmt.Sprint(n)
 		},

@@ -40,9 +40,17 @@ type fixture struct {
 // newFixture indexes the test sessions (text included) and serves them
 // with opts (Addr is filled in with the test server's address).
 func newFixture(t testing.TB, opts Options) *fixture {
+	return newFixtureWith(t, opts, evilSession)
+}
+
+// newFixtureWith is newFixture with the given session in the writable
+// root ("" for none: the repository's sessions alone).
+func newFixtureWith(t testing.TB, opts Options, extra string) *fixture {
 	t.Helper()
 	root := t.TempDir()
-	catalogtest.WriteFile(t, filepath.Join(root, "--evil--", "evil.jsonl"), evilSession)
+	if extra != "" {
+		catalogtest.WriteFile(t, filepath.Join(root, "--evil--", "evil.jsonl"), extra)
+	}
 	ctx := context.Background()
 	eng, err := engine.Open(ctx, engine.Options{DBPath: filepath.Join(t.TempDir(), "db.sqlite"),
 		Roots: []string{"../testdata/sessions", root}})
