@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/pidex-dev/pidex/render"
+	"github.com/pidex-dev/pidex/schema"
 )
 
 // The JSON API: each endpoint answers with exactly what the matching
@@ -20,6 +21,19 @@ func writeJSON(w http.ResponseWriter, r *http.Request, write func(*bytes.Buffer)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(buf.Bytes())
+}
+
+// withSession resolves the URL's {id} before h runs; an unknown or
+// ambiguous one is the answer.
+func (s *Server) withSession(h func(http.ResponseWriter, *http.Request, schema.SessionRef)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ref, err := s.session(r, r.PathValue("id"))
+		if err != nil {
+			httpError(w, r, err)
+			return
+		}
+		h(w, r, ref)
+	}
 }
 
 // GET /api/sessions = pidex list --json (?cwd ?project ?name ?since ?until ?sort ?limit).
@@ -38,12 +52,7 @@ func (s *Server) apiSessions(w http.ResponseWriter, r *http.Request) {
 }
 
 // GET /api/sessions/{id}: one object of pidex list --json.
-func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
-	ref, err := s.session(r, r.PathValue("id"))
-	if err != nil {
-		httpError(w, r, err)
-		return
-	}
+func (s *Server) apiSession(w http.ResponseWriter, r *http.Request, ref schema.SessionRef) {
 	si, err := s.eng.Info(r.Context(), ref)
 	if err != nil {
 		httpError(w, r, err)
@@ -53,12 +62,7 @@ func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
 }
 
 // GET /api/sessions/{id}/tree = pidex tree --json (?flat=1, ?pathOnly=1).
-func (s *Server) apiTree(w http.ResponseWriter, r *http.Request) {
-	ref, err := s.session(r, r.PathValue("id"))
-	if err != nil {
-		httpError(w, r, err)
-		return
-	}
+func (s *Server) apiTree(w http.ResponseWriter, r *http.Request, ref schema.SessionRef) {
 	roots, err := s.eng.Tree(r.Context(), ref)
 	if err != nil {
 		httpError(w, r, err)
@@ -77,12 +81,7 @@ func (s *Server) apiTree(w http.ResponseWriter, r *http.Request) {
 }
 
 // GET /api/sessions/{id}/path = pidex path --json (?leaf=).
-func (s *Server) apiPath(w http.ResponseWriter, r *http.Request) {
-	ref, err := s.session(r, r.PathValue("id"))
-	if err != nil {
-		httpError(w, r, err)
-		return
-	}
+func (s *Server) apiPath(w http.ResponseWriter, r *http.Request, ref schema.SessionRef) {
 	path, err := s.eng.Path(r.Context(), ref, r.URL.Query().Get("leaf"))
 	if err != nil {
 		httpError(w, r, err)
@@ -92,21 +91,16 @@ func (s *Server) apiPath(w http.ResponseWriter, r *http.Request) {
 }
 
 // GET /api/sessions/{id}/context = pidex show --context --json (?leaf=).
-func (s *Server) apiContext(w http.ResponseWriter, r *http.Request) {
-	s.apiShow(w, r, true)
+func (s *Server) apiContext(w http.ResponseWriter, r *http.Request, ref schema.SessionRef) {
+	s.apiShow(w, r, ref, true)
 }
 
 // GET /api/sessions/{id}/entries = pidex show --json (?leaf=).
-func (s *Server) apiEntries(w http.ResponseWriter, r *http.Request) {
-	s.apiShow(w, r, false)
+func (s *Server) apiEntries(w http.ResponseWriter, r *http.Request, ref schema.SessionRef) {
+	s.apiShow(w, r, ref, false)
 }
 
-func (s *Server) apiShow(w http.ResponseWriter, r *http.Request, context bool) {
-	ref, err := s.session(r, r.PathValue("id"))
-	if err != nil {
-		httpError(w, r, err)
-		return
-	}
+func (s *Server) apiShow(w http.ResponseWriter, r *http.Request, ref schema.SessionRef, context bool) {
 	sc, err := s.eng.Context(r.Context(), ref, r.URL.Query().Get("leaf"))
 	if err != nil {
 		httpError(w, r, err)

@@ -76,12 +76,7 @@ func (s *Server) costPage(w http.ResponseWriter, r *http.Request) {
 	v := costView{Form: q, Period: pick(q.Get("period"), "day", "week", "month"), Stack: pick(q.Get("stack"), "model", "project", "provider", "source"),
 		Periods: []string{"day", "week", "month"}, Stacks: []string{"model", "project", "provider", "source"}}
 	code := http.StatusOK
-	err := s.costReport(r, &v)
-	switch {
-	case err != nil && status(err) == http.StatusBadRequest:
-		v.Error, code = err.Error(), http.StatusBadRequest
-	case err != nil:
-		httpError(w, r, err)
+	if err := s.costReport(r, &v); err != nil && !formError(w, r, err, &v.Error, &code) {
 		return
 	}
 	renderPage(w, r, code, "cost", page{Title: "Cost", Nav: "cost", Data: v})

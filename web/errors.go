@@ -67,3 +67,15 @@ type errorView struct {
 	Status  string
 	Message string
 }
+
+// formError keeps a page up when its form holds a bad value: a usage
+// error becomes the message above the form (and 400), and formError says
+// true; any other error is answered with the error page (false).
+func formError(w http.ResponseWriter, r *http.Request, err error, msg *string, code *int) bool {
+	if status(err) != http.StatusBadRequest {
+		httpError(w, r, err)
+		return false
+	}
+	*msg, *code = err.Error(), http.StatusBadRequest
+	return true
+}

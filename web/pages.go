@@ -115,12 +115,8 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		all, err = s.eng.List(r.Context(), f)
 	}
-	if err != nil {
-		if status(err) != http.StatusBadRequest {
-			httpError(w, r, err)
-			return
-		}
-		v.Error, code = err.Error(), http.StatusBadRequest
+	if err != nil && !formError(w, r, err, &v.Error, &code) {
+		return
 	}
 	start, _ := strconv.Atoi(q.Get("start"))
 	start = max(0, min(start, len(all)-1))
@@ -189,14 +185,9 @@ type sessionView struct {
 	TreeURL    func(leaf string) string
 }
 
-func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
+func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref schema.SessionRef) {
 	ctx := r.Context()
 	q := r.URL.Query()
-	ref, err := s.session(r, r.PathValue("id"))
-	if err != nil {
-		httpError(w, r, err)
-		return
-	}
 	info, err := s.eng.Info(ctx, ref)
 	if err != nil {
 		httpError(w, r, err)
@@ -380,11 +371,10 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	if v.Query != "" {
 		res, err := s.search(r)
 		switch {
-		case err != nil && status(err) == http.StatusBadRequest:
-			v.Error, code = err.Error(), http.StatusBadRequest
 		case err != nil:
-			httpError(w, r, err)
-			return
+			if !formError(w, r, err, &v.Error, &code) {
+				return
+			}
 		case res.sessionsOnly:
 			for _, sh := range res.sessions {
 				title := pi.Cut(pi.OneLine(pi.Cut(sh.FirstMessage, 400)), 120)
