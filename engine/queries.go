@@ -17,6 +17,12 @@ func (e *Engine) List(ctx context.Context, f query.ListFilter) ([]query.SessionI
 	return query.List(ctx, e.db.DB, f)
 }
 
+// Count is the number of sessions List would return without a limit.
+func (e *Engine) Count(ctx context.Context, f query.ListFilter) (int, error) {
+	f.Roots = e.Roots()
+	return query.Count(ctx, e.db.DB, f)
+}
+
 // Info is one session's listing record (the fields of List).
 func (e *Engine) Info(ctx context.Context, ref schema.SessionRef) (query.SessionInfo, error) {
 	return query.Session(ctx, e.db.DB, ref.FileID)

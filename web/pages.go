@@ -111,18 +111,24 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 	v := sessionsView{Form: q, Sorts: []string{query.SortModified, query.SortCreated, query.SortCost, query.SortSize}}
 	code := http.StatusOK
 	f, err := listFilter(q)
-	var all []query.SessionInfo
+	start, _ := strconv.Atoi(q.Get("start"))
+	start = max(0, start)
+	var rows []query.SessionInfo
 	if err == nil {
-		all, err = s.eng.List(r.Context(), f)
+		// One page from SQLite (its top-N sort), and the count for the pager:
+		// never the whole listing.
+		if v.Total, err = s.eng.Count(r.Context(), f); err == nil {
+			start = min(start, max(0, v.Total-1))
+			f.Offset, f.Limit = start, pageSize
+			rows, err = s.eng.List(r.Context(), f)
+		}
 	}
 	if err != nil && !formError(w, r, err, &v.Error, &code) {
 		return
 	}
-	start, _ := strconv.Atoi(q.Get("start"))
-	start = max(0, min(start, len(all)-1))
-	end := min(start+pageSize, len(all))
-	v.Total, v.From, v.To = len(all), start+1, end
-	for _, si := range all[start:end] {
+	end := start + len(rows)
+	v.From, v.To = start+1, end
+	for _, si := range rows {
 		row := sessionRow{URL: sessionURL(si.ID, si.Path), First: pi.Cut(pi.OneLine(pi.Cut(si.FirstMessage, 600)), 160),
 			Project: project(si.Cwd), Cwd: si.Cwd, Messages: si.MessageCount, Cost: si.Cost, Modified: si.Modified}
 		if si.Name != nil {
@@ -145,7 +151,7 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 	if start > 0 {
 		v.Prev = pageURL(max(0, start-pageSize))
 	}
-	if end < len(all) {
+	if end < v.Total {
 		v.Next = pageURL(end)
 	}
 	renderPage(w, r, code, "sessions", page{Title: "Sessions", Nav: "sessions", Data: v})
