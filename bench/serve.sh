@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Measures `pidex serve` on one corpus: server time of the sessions page,
-# the largest session's page, searches and the cost page (median and
-# slowest of 21 requests over loopback, curl's time to first byte: the
-# server renders a page whole before sending it), and the server's idle
-# CPU over a minute. Prints the figures recorded in BENCHMARKS.md. Usage:
+# the largest session's page, searches and the cost page (the first
+# request, then the median and slowest of 21 more, over loopback: curl's
+# time to first byte, as the server renders a page whole before sending
+# it), and the server's idle CPU over a minute. Prints the figures recorded in BENCHMARKS.md. Usage:
 #   bench/serve.sh CORPUS_DIR [WORK_DIR]
 # CORPUS_DIR: e.g. go run ./bench/gencorpus -out /tmp/r3000 -files 3000 -size 1.7GB -seed 1 -text realistic
 set -euo pipefail
@@ -30,13 +30,13 @@ size=$(echo "$largest" | grep -o '"sizeBytes":[0-9]*' | cut -d: -f2)
 entries=$(echo "$largest" | grep -o '"entryCount":[0-9]*' | cut -d: -f2)
 echo "largest session: $id, $size bytes, $entries entries"
 
-measure() { # name path
-	local times
+measure() { # name path: the first request (cold: nothing cached), then the median and slowest of 21
+	local first times bytes
+	first=$(curl -s -o /dev/null -w '%{time_starttransfer}' "$url$2")
 	times=$(for _ in $(seq 21); do curl -s -o /dev/null -w '%{time_starttransfer}\n' "$url$2"; done | sort -n)
-	local bytes
 	bytes=$(curl -s "$url$2" | wc -c)
-	printf '%-34s median %6.1f ms   slowest %6.1f ms   %8d bytes\n' "$1" \
-		"$(echo "$times" | sed -n 11p | awk '{print $1*1000}')" "$(echo "$times" | tail -1 | awk '{print $1*1000}')" "$bytes"
+	printf '%-34s first %7.1f ms   median %6.1f ms   slowest %6.1f ms   %8d bytes\n' "$1" \
+		"$(echo "$first" | awk '{print $1*1000}')" "$(echo "$times" | sed -n 11p | awk '{print $1*1000}')" "$(echo "$times" | tail -1 | awk '{print $1*1000}')" "$bytes"
 }
 measure "sessions page (first 100)" "/"
 measure "sessions page, filtered" "/?project=proj-0&since=2020-01-01"

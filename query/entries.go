@@ -60,6 +60,12 @@ func Previews(ctx context.Context, db *sqlx.DB, ref schema.SessionRef) (map[int6
 	if err != nil {
 		return nil, err
 	}
+	return PreviewRows(ref.Path, rows)
+}
+
+// PreviewRows is Previews of the given entries of the session file at
+// path (a caller that keeps earlier previews asks only for new entries).
+func PreviewRows(path string, rows []schema.PathEntry) (map[int64]string, error) {
 	out := make(map[int64]string, len(rows))
 	small := rows[:0:0]
 	for _, r := range rows {
@@ -71,7 +77,7 @@ func Previews(ctx context.Context, db *sqlx.DB, ref schema.SessionRef) (map[int6
 	}
 	// Read in chunks, so that memory stays bounded by the chunk, not the file.
 	for start := 0; start < len(small); start += 256 {
-		es, err := Read(ref.Path, small[start:min(start+256, len(small))])
+		es, err := Read(path, small[start:min(start+256, len(small))])
 		if err != nil {
 			return nil, err
 		}

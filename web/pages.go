@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -188,7 +189,11 @@ type sessionView struct {
 	BranchURL  string
 	ContextURL string
 	FullURL    string
-	TreeURL    func(leaf string) string
+	// The window of entries shown, 1-based, of how many; links to the
+	// entries before and after it.
+	From, To, Of         int
+	EarlierURL, LaterURL string
+	TreeURL              func(leaf string) string
 }
 
 func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref schema.SessionRef) {
@@ -213,12 +218,14 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref schema.
 		}
 		leaf = branchLeaf(n)
 	}
-	sc, err := s.eng.Context(ctx, ref, leaf)
+	sc, err := s.contexts.get(contextKey{ref.Path, info.SizeBytes, info.EntryCount, leaf}, func() (*query.SessionContext, error) {
+		return s.eng.Context(ctx, ref, leaf)
+	})
 	if err != nil {
 		httpError(w, r, err)
 		return
 	}
-	previews, err := s.eng.Previews(ctx, ref)
+	previews, err := s.previews.previews(ref, roots)
 	if err != nil {
 		httpError(w, r, err)
 		return
@@ -258,8 +265,9 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref schema.
 	if v.Context {
 		view = "context"
 	}
+	treeBase := sessionURL(info.ID, info.Path, "view", view) + "&leaf=" // built once: the tree may have thousands of links
 	v.TreeURL = func(id string) string {
-		return sessionURL(info.ID, info.Path, "leaf", id, "view", view) + "#e-" + url.PathEscape(id)
+		return treeBase + url.QueryEscape(id) + "#e-" + url.PathEscape(id)
 	}
 	v.Tree = treeView(roots, previews, onPath, v.Leaf)
 	// The session's own calls (every copy it holds, like its total) off
@@ -272,15 +280,35 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref schema.
 	v.Abandoned = &rep.Totals.Cost
 	vw := viewer{full: v.Full}
 	if v.Context {
-		n := 0
+		type msg struct {
+			raw json.RawMessage
+			src *pi.PathItem
+		}
+		var msgs []msg
+		target := -1
 		for _, ce := range sc.Entries {
 			for _, m := range ce.Messages {
-				n++
-				v.Entries = append(v.Entries, vw.message(n, m, &sc.Path[ce.Index]))
+				if sc.Path[ce.Index].ID == at && target < 0 {
+					target = len(msgs)
+				}
+				msgs = append(msgs, msg{m, &sc.Path[ce.Index]})
 			}
 		}
+		from, to := span(q, len(msgs), target)
+		for i := from; i < to; i++ {
+			v.Entries = append(v.Entries, vw.message(i+1, msgs[i].raw, msgs[i].src))
+		}
+		v.windowLinks(link, from, to, len(msgs))
 	} else {
-		v.Entries = pathEntries(vw, sc)
+		target := -1
+		for i := range sc.Path {
+			if sc.Path[i].ID == at {
+				target = i
+			}
+		}
+		from, to := span(q, len(sc.Path), target)
+		v.Entries = pathEntries(vw, sc, from, to)
+		v.windowLinks(link, from, to, len(sc.Path))
 	}
 	for i := range v.Entries {
 		v.Entries[i].Target = v.Entries[i].ID == at
@@ -288,8 +316,40 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref schema.
 	renderPage(w, r, http.StatusOK, "session", page{Title: v.Title, Nav: "sessions", Data: v})
 }
 
-// pathEntries is every entry of the branch, as `pidex show` sees them.
-func pathEntries(vw viewer, sc *query.SessionContext) []entryView {
+// window is how many entries (or context messages) a session page shows
+// at once: the largest sessions hold thousands, and a page must stay
+// light. Links page through the rest.
+const window = 200
+
+// span is the window of n items to show: from ?from=, else starting a
+// little before the target (-1: none), else the last ones.
+func span(q url.Values, n, target int) (from, to int) {
+	switch f, err := strconv.Atoi(q.Get("from")); {
+	case err == nil:
+		from = f
+	case target >= 0:
+		from = target - 20
+	default:
+		from = n - window
+	}
+	from = max(0, min(from, n-window))
+	return from, min(n, from+window)
+}
+
+// windowLinks sets the links to the entries before and after the window.
+func (v *sessionView) windowLinks(link func(...string) string, from, to, n int) {
+	v.From, v.To, v.Of = from+1, to, n
+	if from > 0 {
+		v.EarlierURL = link("from", strconv.Itoa(max(0, from-window)))
+	}
+	if to < n {
+		v.LaterURL = link("from", strconv.Itoa(to))
+	}
+}
+
+// pathEntries is the entries from..to of the branch, as `pidex show` sees
+// them.
+func pathEntries(vw viewer, sc *query.SessionContext, from, to int) []entryView {
 	before := map[string]bool{} // ids shown so far: a context edit names an earlier entry
 	effect := map[string]string{}
 	for _, p := range sc.Path {
@@ -298,10 +358,12 @@ func pathEntries(vw viewer, sc *query.SessionContext) []entryView {
 		}
 	}
 	at := pi.Where{Before: func(id string) bool { return before[id] }}
-	out := make([]entryView, 0, len(sc.Path))
-	for i := range sc.Path {
+	out := make([]entryView, 0, to-from)
+	for i := range sc.Path[:to] {
 		p := &sc.Path[i]
-		out = append(out, vw.entry(p, at, effect[p.EditedBy]+" by "+p.EditedBy))
+		if i >= from {
+			out = append(out, vw.entry(p, at, effect[p.EditedBy]+" by "+p.EditedBy))
+		}
 		before[p.ID] = true
 	}
 	return out

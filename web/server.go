@@ -34,9 +34,11 @@ type Options struct {
 
 // Server serves one engine.
 type Server struct {
-	eng  *engine.Engine
-	opts Options
-	mux  *http.ServeMux
+	eng      *engine.Engine
+	opts     Options
+	mux      *http.ServeMux
+	previews previewCache
+	contexts contextCache
 }
 
 // New builds the server's routes over eng. It does not listen.

@@ -85,16 +85,13 @@ func row(n *query.TreeNode, previews map[int64]string, onPath map[string]bool, s
 
 // find returns the node with id, nil if none.
 func find(roots []*query.TreeNode, id string) *query.TreeNode {
-	stack := append([]*query.TreeNode(nil), roots...)
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if n.ID == id {
-			return n
+	var found *query.TreeNode
+	walk(roots, func(n *query.TreeNode) {
+		if n.ID == id && found == nil {
+			found = n
 		}
-		stack = append(stack, n.Children...)
-	}
-	return nil
+	})
+	return found
 }
 
 // branchLeaf is the leaf of the branch through n that a reader expects

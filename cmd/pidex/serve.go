@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -41,6 +43,11 @@ The URL is printed on stdout when the server is ready; logs go to stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			if os.Getenv("GOMEMLIMIT") == "" {
+				// tuneGC's 128 MiB suits a short command; a server rendering a
+				// 50 MB session would collect without pause under it.
+				debug.SetMemoryLimit(1 << 30)
+			}
 			loopback, err := isLoopback(addr)
 			if err != nil {
 				return err
