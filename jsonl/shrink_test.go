@@ -1,0 +1,61 @@
+package jsonl
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestShrink(t *testing.T) {
+	long := strings.Repeat("ab", 50)
+	for _, tc := range []struct{ in, want string }{
+		{`{"a":1,"b":[true,false,null],"c":"short","d":{}}`, `{"a":1,"b":[true,false,null],"c":"short","d":{}}`},
+		{` [ 1 , -2.5e3 , "x" ] `, `[1,-2.5e3,"x"]`},
+		{`"` + long + `"`, `"abababababababababab…"`},
+		// never inside an escape or a character
+		{`"abcdefghijklmnopq\u00e9jklmnopqrstuvwxyz"`, `"abcdefghijklmnopq…"`},
+		{`"abcdefghijklmnopqr\"stuvwxyz"`, `"abcdefghijklmnopqr\"…"`},
+		{`"abcdefghijklmnopqrs\"tuvwxyz"`, `"abcdefghijklmnopqrs…"`},
+		{`"abcdefghijklmnopqrséééééééé"`, `"abcdefghijklmnopqrs…"`},
+		// an escaped quote or backslash does not end a string
+		{`["a\\",  "b\"c", "\\\\\""]`, `["a\\","b\"c","\\\\\""]`},
+		// past the budget: elements dropped, the top two levels' members kept
+		{`{"type":"m","message":{"content":["` + long + `","x","y"],"model":"m1","deep":{"k":1}},"ts":2}`,
+			`{"type":"m","message":{"content":["abababababababababab…"],"model":"m1","deep":{}},"ts":2}`},
+	} {
+		got, err := Shrink(strings.NewReader(tc.in), 20, 40)
+		if err != nil {
+			t.Errorf("Shrink(%.40q): %v", tc.in, err)
+			continue
+		}
+		if string(got) != tc.want {
+			t.Errorf("Shrink(%.40q)\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+		if !json.Valid(got) {
+			t.Errorf("Shrink(%.40q) = %s: not valid JSON", tc.in, got)
+		}
+	}
+	for _, bad := range []string{`{"a":1`, `{"a" 1}`, `[1 2]`, `{"a":1}x`, `"open`, `{1:2}`, ``, `]`} {
+		if _, err := Shrink(strings.NewReader(bad), 20, 30); err == nil {
+			t.Errorf("Shrink(%q) took it", bad)
+		} else if !errors.Is(err, ErrSyntax) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("Shrink(%q): %v", bad, err)
+		}
+	}
+}
+
+// A string far longer than the reader's buffer, with escapes across its
+// chunk boundaries, is scanned to its end.
+func TestShrinkLongString(t *testing.T) {
+	body := strings.Repeat(`x\\\"`, 100_000)
+	got, err := Shrink(strings.NewReader(`{"s":"`+body+`","after":"ok"}`), 64, 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct{ S, After string }
+	if err := json.Unmarshal(got, &v); err != nil || v.After != "ok" || !strings.HasSuffix(v.S, "…") || len(v.S) > 70 {
+		t.Errorf("got %s (%v)", got, err)
+	}
+}
