@@ -29,6 +29,9 @@ import (
 type DB struct {
 	*sqlx.DB
 	Path string
+	// ReadOnly: this process cannot write the catalog (ErrReadOnly); it
+	// was opened to be read as it is.
+	ReadOnly bool
 
 	// writer serialises the writers of this handle: one refresh at a time
 	// per process (a watcher and a request may both want one). Other
@@ -113,13 +116,17 @@ const (
 )
 
 // Open opens (creating if needed) the catalog at path and migrates it to
-// the current schema.
+// the current schema. A catalog this process cannot write is opened
+// read-only (DB.ReadOnly), if it needs no migration.
 func Open(ctx context.Context, path string) (*DB, error) {
 	if err := refuseForeign(path); err != nil {
 		return nil, err
 	}
 	if err := createPrivate(path); err != nil {
 		return nil, err
+	}
+	if !writable(path) {
+		return openReadOnly(ctx, path)
 	}
 	db, err := sqlx.Open("sqlite", dsn(path))
 	if err != nil {
@@ -396,7 +403,11 @@ func Inspect(path string) (FileKind, error) {
 // answers SQLITE_BUSY_RECOVERY without calling the busy handler) is waited
 // out, as Open's setup is.
 func tableNames(path string) ([]string, error) {
-	db, err := sqlx.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+	uri, err := ReadOnlyURI(path, "busy_timeout(5000)")
+	if err != nil {
+		return nil, err
+	}
+	db, err := sqlx.Open("sqlite", uri)
 	if err != nil {
 		return nil, err
 	}
