@@ -115,6 +115,13 @@ const (
 	connMaxIdleTime = 30 * time.Second
 )
 
+// setPool bounds a catalog handle's connections (see maxOpenConns).
+func setPool(db *sqlx.DB) {
+	db.SetMaxOpenConns(maxOpenConns())
+	db.SetMaxIdleConns(maxIdleConns)
+	db.SetConnMaxIdleTime(connMaxIdleTime)
+}
+
 // Open opens (creating if needed) the catalog at path and migrates it to
 // the current schema. A catalog this process cannot write is opened
 // read-only (DB.ReadOnly), if it needs no migration.
@@ -132,9 +139,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(maxOpenConns())
-	db.SetMaxIdleConns(maxIdleConns)
-	db.SetConnMaxIdleTime(connMaxIdleTime)
+	setPool(db)
 	c := &DB{DB: db, Path: path}
 	err = retryBusy(ctx, func() error {
 		if err := c.check(ctx); err != nil {
@@ -252,14 +257,23 @@ func (c *DB) check(ctx context.Context) error {
 
 // Migrate applies the embedded migrations with goose's Provider API.
 func Migrate(ctx context.Context, db *sqlx.DB) error {
-	p, err := goose.NewProvider(goose.DialectSQLite3, db.DB, migrations.FS)
+	p, err := provider(db)
 	if err != nil {
-		return fmt.Errorf("load migrations: %w", err)
+		return err
 	}
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("apply migrations: %w", err)
 	}
 	return nil
+}
+
+// provider is goose's view of the embedded migrations over db.
+func provider(db *sqlx.DB) (*goose.Provider, error) {
+	p, err := goose.NewProvider(goose.DialectSQLite3, db.DB, migrations.FS)
+	if err != nil {
+		return nil, fmt.Errorf("load migrations: %w", err)
+	}
+	return p, nil
 }
 
 // createPrivate creates the catalog's folder (0700) and an empty catalog

@@ -9,9 +9,6 @@ import (
 	"path/filepath"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/pressly/goose/v3"
-
-	"github.com/pidex-dev/pidex/migrations"
 )
 
 // ErrReadOnly: this process cannot write the catalog (its file, its
@@ -58,9 +55,7 @@ func openReadOnly(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(maxOpenConns())
-	db.SetMaxIdleConns(maxIdleConns)
-	db.SetConnMaxIdleTime(connMaxIdleTime)
+	setPool(db)
 	if err := current(ctx, db, path); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open catalog: %w", err)
@@ -71,9 +66,9 @@ func openReadOnly(ctx context.Context, path string) (*DB, error) {
 // current checks, without writing, that a read-only catalog has every
 // migration of this pidex.
 func current(ctx context.Context, db *sqlx.DB, path string) error {
-	p, err := goose.NewProvider(goose.DialectSQLite3, db.DB, migrations.FS)
+	p, err := provider(db)
 	if err != nil {
-		return fmt.Errorf("load migrations: %w", err)
+		return err
 	}
 	pending, err := p.HasPending(ctx)
 	if err != nil {

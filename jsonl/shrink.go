@@ -62,8 +62,15 @@ func (s *shrinker) next() (byte, error) {
 	}
 }
 
+// maxDepth bounds nesting as encoding/json does (its own limit), so a
+// line of a million '[' fails instead of exhausting the stack.
+const maxDepth = 10000
+
 // value reads the value starting with c, copying it when emit.
 func (s *shrinker) value(c byte, depth int, emit bool) error {
+	if depth > maxDepth {
+		return fmt.Errorf("%w: nested more than %d deep", ErrSyntax, maxDepth)
+	}
 	switch c {
 	case '{':
 		return s.object(depth, emit)
@@ -217,8 +224,8 @@ func safeCut(b []byte, n int) int {
 	return i
 }
 
-// scalar reads a number or literal starting with c; an absurdly long one
-// (a number of a million digits) is copied as 0.
+// scalar reads a number or literal starting with c; one longer than
+// maxString (a number of a million digits) is copied as 0.
 func (s *shrinker) scalar(c byte, emit bool) error {
 	if !scalarByte(c) {
 		return orSyntax(nil, c, "instead of a value")
@@ -236,11 +243,11 @@ func (s *shrinker) scalar(c byte, emit bool) error {
 			s.r.UnreadByte() // cannot fail right after ReadByte
 			break
 		}
-		if len(tok) <= 64 {
+		if len(tok) <= s.maxString {
 			tok = append(tok, b)
 		}
 	}
-	if len(tok) > 64 {
+	if len(tok) > s.maxString {
 		tok = []byte("0")
 	}
 	s.put(emit, tok...)

@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -37,11 +38,11 @@ func TestShrink(t *testing.T) {
 			t.Errorf("Shrink(%.40q) = %s: not valid JSON", tc.in, got)
 		}
 	}
-	for _, bad := range []string{`{"a":1`, `{"a" 1}`, `[1 2]`, `{"a":1}x`, `"open`, `{1:2}`, ``, `]`} {
+	for _, bad := range []string{strings.Repeat("[", 20000) + strings.Repeat("]", 20000), `{"a":1`, `{"a" 1}`, `[1 2]`, `{"a":1}x`, `"open`, `{1:2}`, ``, `]`} {
 		if _, err := Shrink(strings.NewReader(bad), 20, 30); err == nil {
-			t.Errorf("Shrink(%q) took it", bad)
+			t.Errorf("Shrink(%.40q) took it", bad)
 		} else if !errors.Is(err, ErrSyntax) && !errors.Is(err, io.ErrUnexpectedEOF) {
-			t.Errorf("Shrink(%q): %v", bad, err)
+			t.Errorf("Shrink(%.40q): %v", bad, err)
 		}
 	}
 }
@@ -58,4 +59,29 @@ func TestShrinkLongString(t *testing.T) {
 	if err := json.Unmarshal(got, &v); err != nil || v.After != "ok" || !strings.HasSuffix(v.S, "…") || len(v.S) > 70 {
 		t.Errorf("got %s (%v)", got, err)
 	}
+}
+
+// Whatever valid JSON it is given, Shrink returns valid JSON; what fits
+// in its limits comes back as it was, white space aside.
+func FuzzShrink(f *testing.F) {
+	for _, s := range []string{`{"a":[1,"b\"\\",{"c":null}],"d":"é\u00e9"}`, `"` + strings.Repeat(`\\\"é`, 40) + `"`, `[[],{},""]`} {
+		f.Add(s, 10, 40)
+	}
+	f.Fuzz(func(t *testing.T, in string, maxString, budget int) {
+		if !json.Valid([]byte(in)) || maxString < 1 || maxString > 1<<10 || budget < 0 || budget > 1<<12 {
+			return
+		}
+		got, err := Shrink(strings.NewReader(in), maxString, budget)
+		if err != nil {
+			t.Fatalf("Shrink(%q): %v", in, err)
+		}
+		if !json.Valid(got) {
+			t.Fatalf("Shrink(%q) = %q: not valid JSON", in, got)
+		}
+		var compact bytes.Buffer
+		json.Compact(&compact, []byte(in))
+		if len(in) < maxString && len(in) < budget && string(got) != compact.String() {
+			t.Fatalf("Shrink(%q) = %q, want it as it was", in, got)
+		}
+	})
 }
