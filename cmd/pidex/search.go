@@ -168,7 +168,7 @@ func (a *app) searchRefresh(ctx context.Context, session string, f *query.Search
 	if err != nil {
 		return nil, err
 	}
-	if !a.noRefresh {
+	if a.refreshes(eng) {
 		var st *indexer.TextStats
 		if err := a.drawing(func() (err error) { st, err = eng.RefreshText(ctx); return err }); err != nil {
 			return nil, err
