@@ -48,6 +48,8 @@ type parser struct {
 	done       bool // stop reading: the file is not a session
 	// notSession is set when this read found the first line not a header.
 	notSession bool
+	// path follows a file read from its start (nil for an append).
+	path *pathTracker
 }
 
 // parseFile reads j's file from its stored offset and emits batches in
@@ -65,6 +67,9 @@ func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
 	p.file.Path, p.file.Root = j.cand.Path, j.cand.Root
 	p.file.Size, p.file.MtimeNs, p.file.Dev, p.file.Ino = j.cand.Size, j.cand.MtimeNs, j.cand.Dev, j.cand.Ino
 	start := p.file.Offset
+	if start == 0 {
+		p.path = newPathTracker()
+	}
 	if j.skipNL {
 		start++
 		p.file.OpenTail = false
@@ -122,6 +127,9 @@ func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
 	if p.sess != nil {
 		s := *p.sess
 		b.session = &s
+		if last && p.path != nil {
+			b.pathUsage = p.path.onPath(s.LeafID)
+		}
 	}
 	return emit(b)
 }
@@ -249,6 +257,9 @@ func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
 		if text := pi.Text(ln); text != "" {
 			b.text = append(b.text, textRow{rowid: p.file.ID<<40 | l.Offset, text: fts.Prepare(text)})
 		}
+	}
+	if p.path != nil {
+		p.path.add(&row, len(f.Usage) > 0)
 	}
 	id, off := row.ID, row.Offset
 	s.LeafID, s.LeafOffset = &id, &off
