@@ -333,7 +333,13 @@ func activityTime(row *entryRow, ln *schema.Line) (int64, bool) {
 func (p *parser) usage(row *entryRow, u pi.UsageRecord, b *batch) {
 	ur := usageRow{Offset: row.Offset, Source: u.Source, EntryID: row.ID, Provider: u.Provider, Model: u.Model,
 		Kind: u.Kind, ResponseID: u.ResponseID, U: u.Usage}
+	// A call's time is its entry's (when pi recorded the response), as
+	// the usage reporters count it; the message's start time only when
+	// the entry's does not parse.
 	ur.TSMs = row.TSMs
+	if ms, ok := pi.ParseDate(row.TS); ok {
+		ur.TSMs = &ms
+	}
 	b.usage = append(b.usage, ur)
 	p.sess.addUsage(u.Usage)
 }

@@ -3,6 +3,7 @@ package query_test
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/pidex-dev/pidex/catalog"
@@ -34,4 +35,29 @@ func BenchmarkList(b *testing.B) {
 		n = len(ss)
 	}
 	b.ReportMetric(float64(n), "sessions")
+}
+
+// BenchmarkCost is `pidex cost --by day` and `--by day,model` without the
+// process around it, on $PIDEX_BENCH_DB or the testdata corpus.
+func BenchmarkCost(b *testing.B) {
+	ctx := context.Background()
+	var db *catalog.DB
+	if p := os.Getenv("PIDEX_BENCH_DB"); p != "" {
+		var err error
+		if db, err = catalog.Open(ctx, p); err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+	} else {
+		db = corpus(b)
+	}
+	for _, by := range [][]string{{"day"}, {"day", "model"}, {"session"}} {
+		b.Run(strings.Join(by, ","), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := query.Cost(ctx, db.DB, query.CostFilter{By: by}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -40,10 +40,10 @@ func groupCost(f CostFilter, parts []costPart) *CostReport {
 func costKey(k string, p *costPart, tz *time.Location) string {
 	switch k {
 	case "day", "week", "month":
-		if p.Bucket < 0 {
+		if p.Day < 0 {
 			return "unknown"
 		}
-		t := time.UnixMilli(p.Bucket * bucketMs).In(tz)
+		t := localDay(p.Day)
 		switch k {
 		case "day":
 			return t.Format("2006-01-02")
