@@ -79,7 +79,7 @@ func sumsOf(p *costPart, prices *Prices) CostSums {
 		CacheWrite1h: p.CacheWrite1h, TotalTokens: p.TotalTokens, Cost: p.Cost, Calls: p.Calls}
 	if prices != nil {
 		if price, ok := prices.Lookup(p.Provider, p.Model); ok {
-			s.Repriced = price.Cost(s)
+			s.Repriced, s.PricedCalls = price.Cost(s), s.Calls
 		} else {
 			s.Unpriced = []string{pi.ModelString(p.Provider, p.Model)}
 		}
@@ -97,6 +97,7 @@ func (s *CostSums) add(o CostSums) {
 	s.Cost += o.Cost
 	s.Calls += o.Calls
 	s.Repriced += o.Repriced
+	s.PricedCalls += o.PricedCalls
 	for _, m := range o.Unpriced {
 		if !slices.Contains(s.Unpriced, m) {
 			s.Unpriced = append(s.Unpriced, m)

@@ -259,7 +259,7 @@ func TestCostReprice(t *testing.T) {
 	for _, row := range r.Rows {
 		m := row.Keys[0]
 		if _, priced := testPrices[m]; !priced {
-			if len(row.Unpriced) != 1 || row.Unpriced[0] != m || row.Repriced != 0 {
+			if len(row.Unpriced) != 1 || row.Unpriced[0] != m || row.Repriced != 0 || row.PricedCalls != 0 {
 				t.Errorf("%s: unpriced %v repriced %v; want it named, not priced", m, row.Unpriced, row.Repriced)
 			}
 			continue
