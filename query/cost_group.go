@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/pidex-dev/pidex/pi"
 )
@@ -19,7 +18,7 @@ func groupCost(f CostFilter, parts []costPart) *CostReport {
 		p := &parts[i]
 		keys := make([]string, len(f.By))
 		for j, k := range f.By {
-			keys[j] = costKey(k, p, f.TZ)
+			keys[j] = costKey(k, p)
 		}
 		id := strings.Join(keys, "\x00")
 		n, ok := index[id]
@@ -36,8 +35,8 @@ func groupCost(f CostFilter, parts []costPart) *CostReport {
 	return r
 }
 
-// costKey is part p's value of key k.
-func costKey(k string, p *costPart, tz *time.Location) string {
+// costKey is part p's value of key k (its day is already local: see cost_zone.go).
+func costKey(k string, p *costPart) string {
 	switch k {
 	case "day", "week", "month":
 		if p.Day < 0 {
