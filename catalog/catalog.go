@@ -29,6 +29,9 @@ import (
 type DB struct {
 	*sqlx.DB
 	Path string
+	// ReadOnly: this process cannot write the catalog (ErrReadOnly); it
+	// was opened to be read as it is.
+	ReadOnly bool
 
 	// writer serialises the writers of this handle: one refresh at a time
 	// per process (a watcher and a request may both want one). Other
@@ -112,8 +115,16 @@ const (
 	connMaxIdleTime = 30 * time.Second
 )
 
+// setPool bounds a catalog handle's connections (see maxOpenConns).
+func setPool(db *sqlx.DB) {
+	db.SetMaxOpenConns(maxOpenConns())
+	db.SetMaxIdleConns(maxIdleConns)
+	db.SetConnMaxIdleTime(connMaxIdleTime)
+}
+
 // Open opens (creating if needed) the catalog at path and migrates it to
-// the current schema.
+// the current schema. A catalog this process cannot write is opened
+// read-only (DB.ReadOnly), if it needs no migration.
 func Open(ctx context.Context, path string) (*DB, error) {
 	if err := refuseForeign(path); err != nil {
 		return nil, err
@@ -121,13 +132,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err := createPrivate(path); err != nil {
 		return nil, err
 	}
+	if !writable(path) {
+		return openReadOnly(ctx, path)
+	}
 	db, err := sqlx.Open("sqlite", dsn(path))
 	if err != nil {
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(maxOpenConns())
-	db.SetMaxIdleConns(maxIdleConns)
-	db.SetConnMaxIdleTime(connMaxIdleTime)
+	setPool(db)
 	c := &DB{DB: db, Path: path}
 	err = retryBusy(ctx, func() error {
 		if err := c.check(ctx); err != nil {
@@ -245,14 +257,23 @@ func (c *DB) check(ctx context.Context) error {
 
 // Migrate applies the embedded migrations with goose's Provider API.
 func Migrate(ctx context.Context, db *sqlx.DB) error {
-	p, err := goose.NewProvider(goose.DialectSQLite3, db.DB, migrations.FS)
+	p, err := provider(db)
 	if err != nil {
-		return fmt.Errorf("load migrations: %w", err)
+		return err
 	}
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("apply migrations: %w", err)
 	}
 	return nil
+}
+
+// provider is goose's view of the embedded migrations over db.
+func provider(db *sqlx.DB) (*goose.Provider, error) {
+	p, err := goose.NewProvider(goose.DialectSQLite3, db.DB, migrations.FS)
+	if err != nil {
+		return nil, fmt.Errorf("load migrations: %w", err)
+	}
+	return p, nil
 }
 
 // createPrivate creates the catalog's folder (0700) and an empty catalog
@@ -396,7 +417,11 @@ func Inspect(path string) (FileKind, error) {
 // answers SQLITE_BUSY_RECOVERY without calling the busy handler) is waited
 // out, as Open's setup is.
 func tableNames(path string) ([]string, error) {
-	db, err := sqlx.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+	uri, err := ReadOnlyURI(path, "busy_timeout(5000)")
+	if err != nil {
+		return nil, err
+	}
+	db, err := sqlx.Open("sqlite", uri)
 	if err != nil {
 		return nil, err
 	}

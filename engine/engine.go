@@ -63,8 +63,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 			db, err = fresh, nil
 		}
 	}
-	if errors.Is(err, catalog.ErrNotCatalog) {
-		return nil, err
+	if errors.Is(err, catalog.ErrNotCatalog) || errors.Is(err, catalog.ErrReadOnly) {
+		return nil, err // rebuilding would not help
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w\n(the catalog is only a cache: 'pidex index --full' rebuilds it, or delete %s)", err, opts.DBPath)
@@ -85,6 +85,10 @@ func (e *Engine) checkDerivation(ctx context.Context) error {
 	d, err := catalog.Derivation(ctx, e.db.DB)
 	if err != nil || d == indexer.Derivation {
 		return err
+	}
+	if e.db.ReadOnly {
+		return fmt.Errorf("catalog %s is %w and was built by another version of pidex (derivation %d, this one %d): rebuilding it needs writing it (make it writable, or choose another --db)",
+			e.db.Path, catalog.ErrReadOnly, d, indexer.Derivation)
 	}
 	if ok, err := catalog.SchemaMatches(ctx, e.db.DB); err != nil {
 		return err
@@ -134,6 +138,20 @@ func (e *Engine) Close() error { return e.db.Close() }
 // DB is the open catalog, for queries the engine does not wrap.
 func (e *Engine) DB() *catalog.DB { return e.db }
 
+// ReadOnly reports whether the catalog cannot be written by this process:
+// it can be read as it is, and Refresh, RefreshText, Rebuild and Watch
+// fail with catalog.ErrReadOnly.
+func (e *Engine) ReadOnly() bool { return e.db.ReadOnly }
+
+// writable refuses work that writes a read-only catalog, before SQLite
+// would fail halfway with "attempt to write a readonly database".
+func (e *Engine) writable() error {
+	if e.db.ReadOnly {
+		return fmt.Errorf("catalog %s is %w: pidex cannot write it (make the file and its folder writable, or choose another --db)", e.db.Path, catalog.ErrReadOnly)
+	}
+	return nil
+}
+
 // Roots returns the session roots, absolute.
 func (e *Engine) Roots() []string { return append([]string(nil), e.roots...) }
 
@@ -152,6 +170,9 @@ func (e *Engine) indexer(db *catalog.DB) *indexer.Indexer {
 // added by Session). One unreadable file never stops the others: problems
 // are in the Stats.
 func (e *Engine) Refresh(ctx context.Context) (*indexer.Stats, error) {
+	if err := e.writable(); err != nil {
+		return nil, fmt.Errorf("refresh catalog: %w", err)
+	}
 	st, err := e.indexer(e.db).Refresh(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("refresh catalog: %w", err)
@@ -162,6 +183,9 @@ func (e *Engine) Refresh(ctx context.Context) (*indexer.Stats, error) {
 // RefreshText brings the full-text index up to date behind the metadata
 // (see indexer.IndexText); Refresh first.
 func (e *Engine) RefreshText(ctx context.Context) (*indexer.TextStats, error) {
+	if err := e.writable(); err != nil {
+		return nil, fmt.Errorf("index text: %w", err)
+	}
 	st, err := e.indexer(e.db).IndexText(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("index text: %w", err)

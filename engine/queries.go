@@ -48,6 +48,13 @@ func (e *Engine) Context(ctx context.Context, ref schema.SessionRef, leaf string
 	return query.Context(ctx, e.db.DB, ref, leaf)
 }
 
+// ContextForReading is Context with every line longer than
+// query.ShowMaxLine read cut (query.ContextCut): what `pidex show` prints,
+// in memory that does not grow with a huge line.
+func (e *Engine) ContextForReading(ctx context.Context, ref schema.SessionRef, leaf string) (*pi.SessionContext, error) {
+	return query.ContextCut(ctx, e.db.DB, ref, leaf, query.ShowMaxLine)
+}
+
 // Warnings lists every line that could not be read.
 func (e *Engine) Warnings(ctx context.Context) ([]schema.Warning, error) {
 	return query.Warnings(ctx, e.db.DB)

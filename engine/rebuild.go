@@ -23,6 +23,9 @@ import (
 // (an automatic rebuild before a `list`) the swapped-in catalog's text
 // is left to the next text pass, as after any cold index.
 func (e *Engine) Rebuild(ctx context.Context, text bool) (*indexer.Stats, error) {
+	if err := e.writable(); err != nil {
+		return nil, fmt.Errorf("rebuild catalog: %w", err)
+	}
 	side, err := sidePath(e.opts.DBPath)
 	if err != nil {
 		return nil, err

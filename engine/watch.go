@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/pidex-dev/pidex/indexer"
 )
@@ -57,6 +58,9 @@ type WatchOptions = indexer.WatchOptions
 // wait) and periodically as a safety net. Every refresh goes to
 // OnRefresh and to the subscribers.
 func (e *Engine) Watch(ctx context.Context, opts WatchOptions) error {
+	if err := e.writable(); err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
 	on := opts.OnRefresh
 	opts.OnRefresh = func(st *indexer.Stats, err error) {
 		if on != nil {

@@ -30,6 +30,9 @@ type batch struct {
 	calls      []toolCallRow
 	bytes      int64 // bytes read for this batch, for progress
 	last       bool  // last batch of this file in this refresh
+	// pathUsage: on the last batch of a file read from its start, the
+	// offsets of its usage records on the current path (nil otherwise).
+	pathUsage []int64
 	// notSession: this read found that the file is not a session (reported once).
 	notSession bool
 }

@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 )
 
@@ -41,8 +42,14 @@ func touchCalls(ctx context.Context, tx *wtx, id int64) error {
 }
 
 // deriveCalls derives file id's usage rows (id 0: only the touched calls,
-// for a removed file) and every row sharing an entry id with them.
-func deriveCalls(ctx context.Context, tx *wtx, id int64) error {
+// for a removed file) and every row sharing an entry id with them. In a
+// bulk load only the path flags are set, at each file's last batch.
+func deriveCalls(ctx context.Context, tx *wtx, id int64, b *batch) error {
+	if id != 0 && (b.last || !tx.stmts.bulk) {
+		if err := markFilePath(ctx, tx, id, b.pathUsage); err != nil {
+			return err
+		}
+	}
 	if tx.stmts.bulk {
 		return nil
 	}
@@ -53,12 +60,9 @@ func deriveCalls(ctx context.Context, tx *wtx, id int64) error {
 		if err := attribute(ctx, tx, "AND u.file_id = ?", id); err != nil {
 			return err
 		}
-		if err := markPath(ctx, tx, "WHERE file_id = ?", "AND u.file_id = ?", id); err != nil {
-			return err
-		}
 	}
-	const touched = "WHERE u.entry_id IN (SELECT entry_id FROM calls_touched)"
-	if err := markCopies(ctx, tx, touched); err != nil {
+	const touched = "entry_id IN (SELECT entry_id FROM calls_touched)"
+	if err := markCopies(ctx, tx, touched, touched); err != nil {
 		return err
 	}
 	const files = `SELECT DISTINCT file_id FROM usage WHERE entry_id IN (SELECT entry_id FROM calls_touched)`
@@ -74,23 +78,41 @@ func deriveCalls(ctx context.Context, tx *wtx, id int64) error {
 	return nil
 }
 
-// DeriveAll derives every usage row and rebuilds the rollup, in one
+// deriveAll derives every usage row and rebuilds the rollup, in one
 // transaction: the end of a bulk load, and the repair of one that stopped
-// before its end (meta calls_stale).
+// before its end (meta calls_stale). The path flags are already set: by
+// each file's last batch, and a file whose last batch did not commit is
+// read again.
 func deriveAll(ctx context.Context, tx *wtx) error {
 	if err := attribute(ctx, tx, ""); err != nil {
 		return err
 	}
-	if err := markPath(ctx, tx, "", ""); err != nil {
-		return err
-	}
-	if err := markCopies(ctx, tx, ""); err != nil {
+	// A call held twice has an entry id held twice: only those need the
+	// window (fork copies are a small part of all calls).
+	const dup = "entry_id IN (SELECT entry_id FROM usage GROUP BY entry_id HAVING count(*) > 1)"
+	if err := markCopies(ctx, tx, "1", dup); err != nil {
 		return err
 	}
 	if err := tx.exec(ctx, `DELETE FROM usage_rollup`); err != nil {
 		return fmt.Errorf("clear usage rollup: %w", err)
 	}
 	return sumBuckets(ctx, tx, "")
+}
+
+// markFilePath sets on_path for a file's usage rows: from the offsets the
+// parser found on the path when it read the whole file, else by walking
+// the stored tree.
+func markFilePath(ctx context.Context, tx *wtx, id int64, onPath []int64) error {
+	if onPath == nil {
+		return markPath(ctx, tx, "WHERE file_id = ?", "AND u.file_id = ?", id)
+	}
+	list, _ := json.Marshal(onPath)
+	err := tx.exec(ctx, `UPDATE usage SET on_path = offset IN (SELECT value FROM json_each(?))
+		WHERE file_id = ?`, string(list), id)
+	if err != nil {
+		return fmt.Errorf("mark usage on the current path: %w", err)
+	}
+	return nil
 }
 
 // attribute fills attr_provider/attr_model where they are still NULL: a
@@ -158,16 +180,23 @@ func andNotNull(where, col string) string {
 	return " AND " + col + " IS NOT NULL"
 }
 
-// markCopies sets is_copy and call_active for the rows that where selects
-// (all of a call's rows are always selected together: where filters by
-// entry id).
-func markCopies(ctx context.Context, tx *wtx, where string) error {
-	err := tx.exec(ctx, `WITH k AS MATERIALIZED (
+// markCopies sets is_copy and call_active for the rows that scope selects
+// (a condition on entry_id: all of a call's rows are selected together).
+// A row whose entry id no other row in scope has is its call's only
+// record; only the rows of entry ids in dup (those held more than once)
+// go through the window.
+func markCopies(ctx context.Context, tx *wtx, scope, dup string) error {
+	err := tx.exec(ctx, `UPDATE usage SET is_copy = 0, call_active = on_path
+		WHERE `+scope+` AND (is_copy != 0 OR call_active != on_path)`)
+	if err != nil {
+		return fmt.Errorf("mark fork copies: %w", err)
+	}
+	err = tx.exec(ctx, `WITH k AS MATERIALIZED (
 			SELECT u.file_id, u.offset,
 				row_number() OVER (PARTITION BY u.entry_id, u.source, u.ts_ms, u.input, u.output, u.cache_read, u.cache_write
 					ORDER BY COALESCE(s.created_ms, 0), f.path, u.offset) > 1 AS copy,
 				max(u.on_path) OVER (PARTITION BY u.entry_id, u.source, u.ts_ms, u.input, u.output, u.cache_read, u.cache_write) AS act
-			FROM usage u LEFT JOIN sessions s ON s.file_id = u.file_id JOIN files f ON f.id = u.file_id `+where+`)
+			FROM usage u LEFT JOIN sessions s ON s.file_id = u.file_id JOIN files f ON f.id = u.file_id WHERE u.`+dup+`)
 		UPDATE usage SET is_copy = k.copy, call_active = k.act FROM k
 		WHERE usage.file_id = k.file_id AND usage.offset = k.offset
 		AND (usage.is_copy, usage.call_active) IS NOT (k.copy, k.act)`)

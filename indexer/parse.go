@@ -48,6 +48,8 @@ type parser struct {
 	done       bool // stop reading: the file is not a session
 	// notSession is set when this read found the first line not a header.
 	notSession bool
+	// path follows a file read from its start (nil for an append).
+	path *pathTracker
 }
 
 // parseFile reads j's file from its stored offset and emits batches in
@@ -65,6 +67,9 @@ func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
 	p.file.Path, p.file.Root = j.cand.Path, j.cand.Root
 	p.file.Size, p.file.MtimeNs, p.file.Dev, p.file.Ino = j.cand.Size, j.cand.MtimeNs, j.cand.Dev, j.cand.Ino
 	start := p.file.Offset
+	if start == 0 {
+		p.path = newPathTracker()
+	}
 	if j.skipNL {
 		start++
 		p.file.OpenTail = false
@@ -122,6 +127,9 @@ func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
 	if p.sess != nil {
 		s := *p.sess
 		b.session = &s
+		if last && p.path != nil {
+			b.pathUsage = p.path.onPath(s.LeafID)
+		}
 	}
 	return emit(b)
 }
@@ -250,6 +258,9 @@ func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
 			b.text = append(b.text, textRow{rowid: p.file.ID<<40 | l.Offset, text: fts.Prepare(text)})
 		}
 	}
+	if p.path != nil {
+		p.path.add(&row, len(f.Usage) > 0)
+	}
 	id, off := row.ID, row.Offset
 	s.LeafID, s.LeafOffset = &id, &off
 	s.EntryCount++
@@ -322,7 +333,13 @@ func activityTime(row *entryRow, ln *schema.Line) (int64, bool) {
 func (p *parser) usage(row *entryRow, u pi.UsageRecord, b *batch) {
 	ur := usageRow{Offset: row.Offset, Source: u.Source, EntryID: row.ID, Provider: u.Provider, Model: u.Model,
 		Kind: u.Kind, ResponseID: u.ResponseID, U: u.Usage}
+	// A call's time is its entry's (when pi recorded the response), as
+	// the usage reporters count it; the message's start time only when
+	// the entry's does not parse.
 	ur.TSMs = row.TSMs
+	if ms, ok := pi.ParseDate(row.TS); ok {
+		ur.TSMs = &ms
+	}
 	b.usage = append(b.usage, ur)
 	p.sess.addUsage(u.Usage)
 }

@@ -34,7 +34,7 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch) (err error) {
 		if err := deleteFile(ctx, tx, b.file.Path); err != nil {
 			return err
 		}
-		if err := deriveCalls(ctx, tx, 0); err != nil { // the copies it held may be originals now
+		if err := deriveCalls(ctx, tx, 0, b); err != nil { // the copies it held may be originals now
 			return err
 		}
 		return tx.Commit()
@@ -85,11 +85,11 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch) (err error) {
 		if err := rollup(ctx, tx, id); err != nil {
 			return err
 		}
-		if err := deriveCalls(ctx, tx, id); err != nil {
+		if err := deriveCalls(ctx, tx, id, b); err != nil {
 			return err
 		}
 	} else if b.reset { // no longer a session: the calls it held
-		if err := deriveCalls(ctx, tx, 0); err != nil {
+		if err := deriveCalls(ctx, tx, 0, b); err != nil {
 			return err
 		}
 	}

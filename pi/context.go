@@ -17,6 +17,9 @@ type Entry struct {
 	// Line is Raw decoded (nil when the file changed under the catalog and
 	// the bytes no longer parse).
 	Line *schema.Line `json:"-"`
+	// Cut: the line was too long to read whole for display, and Raw is a
+	// cut copy of it (long strings end with "…"; see jsonl.Shrink).
+	Cut bool `json:"-"`
 }
 
 // SessionContext is the model context pi rebuilds for a session when it

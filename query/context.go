@@ -38,6 +38,14 @@ func BuildContext(path []Entry, version int, firstKept map[int64]string) (*Sessi
 // cycle yields the path up to the cycle (pi hangs); see pi.BuildContext
 // for the rest.
 func Context(ctx context.Context, db *sqlx.DB, ref schema.SessionRef, leafID string) (*SessionContext, error) {
+	return ContextCut(ctx, db, ref, leafID, 0)
+}
+
+// ContextCut is Context for display: an entry whose line is longer than
+// maxLine bytes (0: no limit) is read cut (see ReadCut), so that memory
+// stays bounded whatever the session holds. What such an entry contributes
+// is then its cut copy, not pi's message: for reading, not for a model.
+func ContextCut(ctx context.Context, db *sqlx.DB, ref schema.SessionRef, leafID string, maxLine int64) (*SessionContext, error) {
 	rows, err := Path(ctx, db, ref.FileID, leafID)
 	if err != nil {
 		return nil, err
@@ -46,7 +54,7 @@ func Context(ctx context.Context, db *sqlx.DB, ref schema.SessionRef, leafID str
 	if err := db.GetContext(ctx, &version, "SELECT version FROM sessions WHERE file_id = ?", ref.FileID); err != nil {
 		return nil, fmt.Errorf("load session: %w", err)
 	}
-	entries, err := Read(ref.Path, rows)
+	entries, err := ReadCut(ref.Path, rows, maxLine)
 	if err != nil {
 		return nil, err
 	}

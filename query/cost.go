@@ -41,8 +41,9 @@ type CostSums struct {
 	// Repriced is the cost from the prices file of the calls whose model
 	// it prices; Unpriced names the models it lacks (their calls are not
 	// in Repriced: never a silent $0).
-	Repriced float64
-	Unpriced []string
+	Repriced    float64
+	Unpriced    []string
+	PricedCalls int64 // calls in Repriced: 0 with Unpriced set means "no price", not $0
 }
 
 // CostRow is one group: Keys holds the value of each of the report's By keys.
@@ -62,7 +63,7 @@ type CostReport struct {
 // costPart is what the SQL returns: sums per bucket and model (and file,
 // when a key needs it).
 type costPart struct {
-	Bucket       int64   `db:"bucket"`
+	Day          int64   `db:"day"` // local day number (see cost_zone.go); -1: no time
 	Provider     string  `db:"provider"`
 	Model        string  `db:"model"`
 	Source       string  `db:"source"`
@@ -88,7 +89,10 @@ func Cost(ctx context.Context, db *sqlx.DB, f CostFilter) (*CostReport, error) {
 	if err := checkCostFilter(&f); err != nil {
 		return nil, err
 	}
-	q, args := costSQL(f)
+	q, args, err := costSQL(ctx, db, f)
+	if err != nil {
+		return nil, err
+	}
 	var parts []costPart
 	if err := db.SelectContext(ctx, &parts, q, args...); err != nil {
 		return nil, fmt.Errorf("sum usage: %w", err)
@@ -126,7 +130,7 @@ var UsageSources = []string{string(schema.UsageAssistant), string(schema.UsageTo
 
 // costSQL builds the query: whole buckets from the rollup, plus the single
 // records of the edge buckets that Since/Until cut.
-func costSQL(f CostFilter) (string, []any) {
+func costSQL(ctx context.Context, db *sqlx.DB, f CostFilter) (string, []any, error) {
 	var cond []string
 	var args []any
 	add := func(c string, a ...any) { cond, args = append(cond, c), append(args, a...) }
@@ -154,34 +158,77 @@ func costSQL(f CostFilter) (string, []any) {
 	if f.Project != "" {
 		add("instr(lower(s.cwd), lower(?)) > 0", f.Project)
 	}
+	joins := ""
+	if f.Cwd != "" || f.Project != "" || slices.Contains(f.By, "project") || slices.Contains(f.By, "session") {
+		joins += " JOIN sessions s ON s.file_id = x.file_id"
+	}
 	if len(f.Roots) > 0 {
-		c, a := inRoots("fl", f.Roots)
-		add(c, a...)
+		outside, err := filesOutside(ctx, db, f.Roots)
+		if err != nil {
+			return "", nil, err
+		}
+		if outside { // else every file is under the roots: no join per row
+			c, a := inRoots("fl", f.Roots)
+			add(c, a...)
+			joins += " JOIN files fl ON fl.id = x.file_id"
+		}
 	}
 	src, srcArgs := costSource(f)
-	q := `SELECT x.bucket, x.provider, x.model, x.source, ` + perFile(f) + `,
+	day, dayArgs := "-1", []any(nil)
+	if byTime(f.By) {
+		lo, hi, err := bucketRange(ctx, db, f)
+		if err != nil {
+			return "", nil, err
+		}
+		day, dayArgs = dayExpr("x.bucket", zoneSpans(f.TZ, lo, hi))
+	}
+	q := `SELECT ` + day + ` AS day, ` + keyCols(f) + `,
 		sum(x.calls) AS calls, total(x.input) AS input, total(x.output) AS output, total(x.cache_read) AS cache_read,
 		total(x.cache_write) AS cache_write, total(x.cache_write_1h) AS cache_write_1h,
 		total(x.total_tokens) AS total_tokens, total(x.cost) AS cost
-		FROM (` + src + `) x JOIN sessions s ON s.file_id = x.file_id JOIN files fl ON fl.id = x.file_id`
+		FROM (` + src + `) x` + joins
 	if len(cond) > 0 {
 		q += " WHERE " + strings.Join(cond, " AND ")
 	}
 	q += " GROUP BY 1, 2, 3, 4, 5, 6"
-	return q, append(srcArgs, args...)
+	return q, append(append(dayArgs, srcArgs...), args...), nil
 }
 
-// perFile selects the session's cwd and id when a key needs them; else
-// constants, so that rows of all files fold together in SQL.
-func perFile(f CostFilter) string {
-	cwd, sid := "''", "''"
-	if slices.Contains(f.By, "project") {
-		cwd = "s.cwd"
+// filesOutside reports whether the catalog holds files outside roots
+// (another --sessions run's); only then does the report join files.
+func filesOutside(ctx context.Context, db *sqlx.DB, roots []string) (bool, error) {
+	c, a := inRoots("f", roots)
+	var n int
+	if err := db.GetContext(ctx, &n, `SELECT EXISTS (SELECT 1 FROM files f WHERE NOT (`+c+`))`, a...); err != nil {
+		return false, fmt.Errorf("sum usage: %w", err)
 	}
-	if slices.Contains(f.By, "session") {
-		sid = "s.session_id"
+	return n == 1, nil
+}
+
+// keyCols selects only the keys the report groups by (and the model when
+// repricing); the others are constants, so that SQLite folds their rows
+// together instead of handing Go a row per model and source.
+func keyCols(f CostFilter) string {
+	col := func(need bool, expr, name string) string {
+		if need {
+			return expr + " AS " + name
+		}
+		return "'' AS " + name
 	}
-	return cwd + " AS cwd, " + sid + " AS session_id"
+	by := func(k string) bool { return slices.Contains(f.By, k) }
+	model := by("model") || f.Prices != nil
+	return strings.Join([]string{
+		col(model || by("provider"), "x.provider", "provider"),
+		col(model, "x.model", "model"),
+		col(by("source"), "x.source", "source"),
+		col(by("project"), "s.cwd", "cwd"),
+		col(by("session"), "s.session_id", "session_id"),
+	}, ", ")
+}
+
+// byTime: the report has a day, week or month key.
+func byTime(by []string) bool {
+	return slices.Contains(by, "day") || slices.Contains(by, "week") || slices.Contains(by, "month")
 }
 
 const rollupCols = `file_id, bucket, provider, model, source, is_copy, active, calls,

@@ -117,8 +117,8 @@ func rawFileCalls(t *testing.T, path string) []rawCall {
 		if e.Message != nil {
 			u, source = e.Message.Usage, e.Message.Role
 			provider, model = e.Message.Provider, e.Message.Model
-			if e.Message.Timestamp != nil {
-				ts = int64(*e.Message.Timestamp)
+			if e.Message.Timestamp != nil && ts == 0 {
+				ts = int64(*e.Message.Timestamp) // the entry's time first, as ccusage
 			}
 		}
 		if u == nil || (source != "assistant" && source != "toolResult" && source != "compaction" &&

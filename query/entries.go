@@ -3,10 +3,12 @@ package query
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/pidex-dev/pidex/jsonl"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
 )
@@ -30,6 +32,14 @@ func Entries(ctx context.Context, db *sqlx.DB, fileID int64) ([]schema.PathEntry
 // their stored offsets, and decodes them. The catalog holds no content:
 // the file stays the source of truth.
 func Read(path string, rows []schema.PathEntry) ([]Entry, error) {
+	return ReadCut(path, rows, 0)
+}
+
+// ReadCut is Read for display: a line longer than maxLine bytes (0: no
+// limit) is read as a stream and kept cut (jsonl.Shrink: its long strings
+// end with "…", Entry.Cut is set), so that memory does not grow with the
+// longest line of the session.
+func ReadCut(path string, rows []schema.PathEntry, maxLine int64) ([]Entry, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open session file: %w", err)
@@ -37,11 +47,12 @@ func Read(path string, rows []schema.PathEntry) ([]Entry, error) {
 	defer f.Close()
 	out := make([]Entry, len(rows))
 	for i, r := range rows {
-		buf := make([]byte, r.Length)
-		if _, err := f.ReadAt(buf, r.Offset); err != nil {
+		cut := maxLine > 0 && r.Length > maxLine
+		buf, err := readEntry(f, r, cut)
+		if err != nil {
 			return nil, fmt.Errorf("read %s line %d: %w (the file changed; refresh the catalog)", path, r.Line, err)
 		}
-		out[i] = Entry{PathEntry: r, Raw: buf}
+		out[i] = Entry{PathEntry: r, Raw: buf, Cut: cut}
 		if l, err := schema.DecodeLine(buf); l != nil {
 			out[i].Line = l
 		} else {
@@ -49,6 +60,23 @@ func Read(path string, rows []schema.PathEntry) ([]Entry, error) {
 		}
 	}
 	return out, nil
+}
+
+// Strings in a cut line keep their first CutString bytes; the cut copy
+// holds about CutBudget bytes (see jsonl.Shrink).
+const (
+	CutString = 4 << 10
+	CutBudget = 64 << 10
+)
+
+// readEntry reads one entry's line, whole or cut.
+func readEntry(f *os.File, r schema.PathEntry, cut bool) ([]byte, error) {
+	if cut {
+		return jsonl.Shrink(io.NewSectionReader(f, r.Offset, r.Length), CutString, CutBudget)
+	}
+	buf := make([]byte, r.Length)
+	_, err := f.ReadAt(buf, r.Offset)
+	return buf, err
 }
 
 // Previews reads a session's lines back from its file and summarises each
@@ -90,3 +118,7 @@ func PreviewRows(path string, rows []schema.PathEntry) (map[int64]string, error)
 
 // PreviewMaxLine is the longest line Previews reads.
 const PreviewMaxLine = 1 << 20
+
+// ShowMaxLine is the longest line ContextCut reads whole for display
+// (longer ones are cut), the same bound as tree previews.
+const ShowMaxLine = PreviewMaxLine

@@ -5,13 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"modernc.org/sqlite"
 
+	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/schema"
 )
 
@@ -33,12 +33,11 @@ type SQLConn struct {
 
 // OpenSQL opens the catalog at path for Query.
 func OpenSQL(ctx context.Context, path string) (*SQLConn, error) {
-	q := url.Values{}
-	q.Set("mode", "ro")
-	q.Add("_pragma", "query_only(1)")
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "temp_store(MEMORY)")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	uri, err := catalog.ReadOnlyURI(path, "query_only(1)", "busy_timeout(10000)", "temp_store(MEMORY)")
+	if err != nil {
+		return nil, fmt.Errorf("open catalog read-only: %w", err)
+	}
+	db, err := sql.Open("sqlite", uri)
 	if err != nil {
 		return nil, fmt.Errorf("open catalog read-only: %w", err)
 	}

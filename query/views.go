@@ -89,7 +89,7 @@ var Views = []View{
 		{"cost", "USD, pi's recorded total"}, {"cost_input", "USD for input"}, {"cost_output", "USD for output"},
 		{"cost_cache_read", "USD for cache reads"}, {"cost_cache_write", "USD for cache writes"},
 		{"ts_ms", "time of the call (Unix ms)"},
-		{"is_fork_copy", "1 when a session file created earlier holds the same call (entry id, source, time, tokens): a fork's copy"},
+		{"is_fork_copy", "1 when an earlier record holds the same call (entry id, source, time, tokens): a fork's copy (earlier: in a session created earlier, else earlier in the same file); pidex cost counts each call once"},
 		{"on_active_path", "1 when the record's entry lies on its session's current root-to-leaf path"},
 	}},
 	{"labels_v", "Current labels (file order, last wins, empty clears).", []Column{

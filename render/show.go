@@ -55,6 +55,7 @@ type showRenderer struct {
 	w    io.Writer
 	opts ShowOptions
 	err  error
+	cut  bool // the entry being written was read cut: its line count is not the line's
 }
 
 func (r *showRenderer) printf(format string, args ...any) {
@@ -140,6 +141,7 @@ func (r *showRenderer) path(sc *pi.SessionContext) {
 		if p.Label != "" {
 			parts = append(parts, "label "+strconv.Quote(p.Label))
 		}
+		parts = append(parts, cutNote(p.Entry))
 		// Only entries that can carry messages are marked: settings before a
 		// compaction still apply, labels and the like never join the context.
 		carries := pi.KindOf(p.Type).Carries
@@ -151,6 +153,7 @@ func (r *showRenderer) path(sc *pi.SessionContext) {
 		case carries && !p.InContext:
 			parts = append(parts, "(not in context)")
 		}
+		r.cut = p.Cut
 		r.block(parts, r.body(s))
 	}
 }
@@ -161,12 +164,22 @@ func (r *showRenderer) context(sc *pi.SessionContext) {
 	n := 0
 	for _, ce := range sc.Entries {
 		src := sc.Path[ce.Index]
+		r.cut = src.Cut
 		for _, m := range ce.Messages {
 			n++
 			s := pi.ShowMessage(m)
-			r.block([]string{fmt.Sprintf("#%d %s", n, s.Title), fmt.Sprintf("line %d %s", src.PathEntry.Line, src.ID), s.Detail}, r.body(s))
+			r.block([]string{fmt.Sprintf("#%d %s", n, s.Title), fmt.Sprintf("line %d %s", src.PathEntry.Line, src.ID), s.Detail, cutNote(src.Entry)}, r.body(s))
 		}
 	}
+}
+
+// cutNote says that an entry's line was too long to read whole ("" when
+// it was read whole): what follows is its beginning.
+func cutNote(e pi.Entry) string {
+	if !e.Cut {
+		return ""
+	}
+	return fmt.Sprintf("(%s line, cut: --full reads it whole)", showSize(e.Length))
 }
 
 // body renders the parts of a shown entry as lines.
@@ -334,7 +347,11 @@ func (r *showRenderer) abbreviate(lines []string) []string {
 	out := make([]string, 0, min(len(lines), showToolLines+1))
 	for i, l := range lines {
 		if i == showToolLines {
-			out = append(out, fmt.Sprintf("… %d more %s", len(lines)-i, plural(len(lines)-i, "line", "lines")))
+			more := fmt.Sprintf("… %d more %s", len(lines)-i, plural(len(lines)-i, "line", "lines"))
+			if r.cut {
+				more = "… more lines" // a cut copy does not know how many
+			}
+			out = append(out, more)
 			break
 		}
 		out = append(out, Cut(l, showLineRunes))

@@ -31,6 +31,7 @@ type app struct {
 	eng      *engine.Engine
 	progress *indexer.Progress
 	warned   bool // some input could not be read: exit code 3
+	roWarned bool // said once that the catalog is read-only
 }
 
 // newApp builds the CLI over two streams, telling terminals from pipes by
@@ -131,7 +132,7 @@ func (a *app) engineOptions() engine.Options {
 // Problems with the input are summarised on stderr; they never stop the read.
 func (a *app) refresh(ctx context.Context) (*engine.Engine, error) {
 	eng, err := a.engine(ctx)
-	if err != nil || a.noRefresh {
+	if err != nil || !a.refreshes(eng) {
 		return eng, err
 	}
 	var st *indexer.Stats
@@ -151,11 +152,29 @@ func (a *app) session(ctx context.Context, arg string) (*engine.Engine, schema.S
 	}
 	var ref schema.SessionRef
 	var st *indexer.Stats
-	err = a.refreshing(func() (err error) { ref, st, err = eng.Session(ctx, arg, !a.noRefresh); return err })
+	refresh := a.refreshes(eng)
+	err = a.refreshing(func() (err error) { ref, st, err = eng.Session(ctx, arg, refresh); return err })
 	if st != nil {
 		a.report(st, false)
 	}
 	return eng, ref, err
+}
+
+// refreshes says whether a read refreshes the catalog first: not with
+// --no-refresh, and not when the catalog is read-only for this process,
+// which is answered from as it is, with one warning per run.
+func (a *app) refreshes(eng *engine.Engine) bool {
+	if a.noRefresh {
+		return false
+	}
+	if !eng.ReadOnly() {
+		return true
+	}
+	if !a.roWarned && !a.quiet {
+		fmt.Fprintf(a.stderr, "pidex: catalog %s is read-only: answering from it as it is, without refreshing\n", a.dbPath)
+	}
+	a.roWarned = true
+	return false
 }
 
 // refreshing runs a refresh of the roots: it mentions roots that do not

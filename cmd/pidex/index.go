@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/render"
@@ -99,8 +101,8 @@ func (a *app) watch(cmd *cobra.Command, eng *engine.Engine) error {
 // does not even open is replaced whole by --full (it serves no one).
 func (a *app) index(ctx context.Context, full bool) (eng *engine.Engine, st *indexer.Stats, err error) {
 	eng, err = a.engine(ctx)
-	if err != nil && !full {
-		return nil, nil, err
+	if err != nil && (!full || errors.Is(err, catalog.ErrReadOnly)) {
+		return nil, nil, err // a read-only catalog cannot be replaced either
 	}
 	err = a.refreshing(func() (err error) {
 		switch {

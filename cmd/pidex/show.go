@@ -17,7 +17,10 @@ func (a *app) showCmd() *cobra.Command {
 		Long: `Print the conversation from the root to the current leaf (pi's leaf: the last
 entry in the file), or to --leaf ENTRY_ID, for reading: user and assistant text,
 thinking folded to its length (--thinking shows it), tool calls and results
-abbreviated (--full shows them whole), images as a placeholder. Every entry
+abbreviated (--full shows them whole), images as a placeholder. A line over
+1 MiB (a huge tool result) is read as a stream and shown cut: its strings keep
+their first 4 KiB, and its header says "(N MB line, cut)"; --full and --json
+read it whole. Every entry
 starts with a line "[LINE] KIND · ID · TIME (UTC)"; entries replaced by a
 compaction summary are marked (compacted), context edits (edited by …) or
 (omitted by …).
@@ -39,7 +42,12 @@ loads it preceded by "line" and followed by pidex's annotations "currentLabel",
 			if err != nil {
 				return err
 			}
-			sc, err := eng.Context(ctx, ref, leaf)
+			// Only exact output reads a huge line whole; reading cuts it.
+			context := eng.ContextForReading
+			if a.json || opts.Full {
+				context = eng.Context
+			}
+			sc, err := context(ctx, ref, leaf)
 			if err != nil {
 				return err
 			}

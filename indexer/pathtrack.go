@@ -1,0 +1,48 @@
+package indexer
+
+// pathTracker follows a file read from its start, so that its last batch
+// can say which usage records lie on the current path without the SQL
+// walk (seconds over a whole cold index; here a map lookup per entry).
+// The rules are the edges table's: an id's latest entry wins, the leaf is
+// the last entry, a loop ends the walk.
+type pathTracker struct {
+	node  map[string]pathNode
+	usage []int64 // offsets of entries with usage records, file order
+}
+
+type pathNode struct {
+	parent *string
+	offset int64
+}
+
+func newPathTracker() *pathTracker { return &pathTracker{node: map[string]pathNode{}} }
+
+func (t *pathTracker) add(row *entryRow, hasUsage bool) {
+	t.node[row.ID] = pathNode{parent: row.ParentID, offset: row.Offset}
+	if hasUsage && (len(t.usage) == 0 || t.usage[len(t.usage)-1] != row.Offset) {
+		t.usage = append(t.usage, row.Offset)
+	}
+}
+
+// onPath returns the offsets of the usage-bearing entries on the path
+// from leaf to the root.
+func (t *pathTracker) onPath(leaf *string) []int64 {
+	path := map[int64]bool{}
+	seen := map[string]bool{}
+	for id := leaf; id != nil && !seen[*id]; {
+		seen[*id] = true
+		n, ok := t.node[*id]
+		if !ok {
+			break
+		}
+		path[n.offset] = true
+		id = n.parent
+	}
+	out := []int64{}
+	for _, off := range t.usage {
+		if path[off] {
+			out = append(out, off)
+		}
+	}
+	return out
+}
