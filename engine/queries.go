@@ -48,6 +48,18 @@ func (e *Engine) Context(ctx context.Context, ref schema.SessionRef, leaf string
 	return query.Context(ctx, e.db.DB, ref, leaf)
 }
 
+// ContextWindow is ContextForReading (or, whole, Context) for a reader
+// who sees only the entries of the branch that window picks
+// (query.ContextWindow).
+func (e *Engine) ContextWindow(ctx context.Context, ref schema.SessionRef, leaf string, whole bool,
+	window query.Window) (*pi.SessionContext, int, int, error) {
+	maxLine := int64(query.ShowMaxLine)
+	if whole {
+		maxLine = 0
+	}
+	return query.ContextWindow(ctx, e.db.DB, ref, leaf, maxLine, window)
+}
+
 // ContextForReading is Context with every line longer than
 // query.ShowMaxLine read cut (query.ContextCut): what `pidex show` prints,
 // in memory that does not grow with a huge line.

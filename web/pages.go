@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -218,9 +219,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref schema.
 		}
 		leaf = branchLeaf(n)
 	}
-	sc, err := s.contexts.get(contextKey{ref.Path, info.SizeBytes, info.EntryCount, leaf}, func() (*query.SessionContext, error) {
-		return s.eng.Context(ctx, ref, leaf)
-	})
+	sc, err := s.sessionContext(ctx, ref, info, leaf, at, q)
 	if err != nil {
 		httpError(w, r, err)
 		return
@@ -314,6 +313,32 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref schema.
 		v.Entries[i].Target = v.Entries[i].ID == at
 	}
 	renderPage(w, r, http.StatusOK, "session", page{Title: v.Title, Nav: "sessions", Data: v})
+}
+
+// sessionContext is the rebuilt context the page needs: pi's exact one
+// for the model-context view; for the conversation, one whose entries are
+// read whole only in the window shown (the others cut: a 50 MB session
+// decoded whole took a second).
+func (s *Server) sessionContext(ctx context.Context, ref schema.SessionRef, info query.SessionInfo, leaf, at string,
+	q url.Values) (*query.SessionContext, error) {
+	key := contextKey{ref.Path, info.SizeBytes, info.EntryCount, leaf, ""}
+	if q.Get("view") == "context" {
+		return s.contexts.get(key, func() (*query.SessionContext, error) { return s.eng.Context(ctx, ref, leaf) })
+	}
+	whole := boolParam(q, "full")
+	key.window = fmt.Sprintf("from=%s&at=%s&full=%v", q.Get("from"), at, whole)
+	return s.contexts.get(key, func() (*query.SessionContext, error) {
+		sc, _, _, err := s.eng.ContextWindow(ctx, ref, leaf, whole, func(rows []schema.PathEntry) (int, int) {
+			target := -1
+			for i, r := range rows {
+				if r.ID == at {
+					target = i
+				}
+			}
+			return span(q, len(rows), target) // as the page picks it below, from the same rows
+		})
+		return sc, err
+	})
 }
 
 // window is how many entries (or context messages) a session page shows

@@ -99,6 +99,7 @@ type contextKey struct {
 	path          string
 	size, entries int64
 	leaf          string
+	window        string // "": pi's whole context; else the window read whole (see sessionContext)
 }
 
 type cachedContext struct {

@@ -69,6 +69,8 @@ func (v viewer) entry(p *pi.PathItem, at pi.Where, editNote string) entryView {
 		Label: p.Label, Class: entryClass(p.Type, p.Role, s.Title)}
 	carries := pi.KindOf(p.Type).Carries
 	switch {
+	case p.Cut:
+		e.Note = size(p.Length) + " line, cut (full view reads it whole)"
 	case p.EditedBy != "":
 		e.Note = editNote
 	case carries && p.Compacted:
