@@ -86,12 +86,25 @@ func (c *DB) Analyze(ctx context.Context) error {
 	return analyze(ctx, conn)
 }
 
+// analyze leaves out the full-text index's shadow tables: gathered after
+// the metadata pass, when the index is still empty, their statistics
+// misled FTS5's own statements for the whole text pass that follows (a
+// cold index 2.4 times slower, its system time 9 times). Its statements
+// are lookups by key that need none.
 func analyze(ctx context.Context, conn *sqlx.Conn) error {
 	if _, err := conn.ExecContext(ctx, "PRAGMA analysis_limit = 400"); err != nil {
 		return fmt.Errorf("analyze catalog: %w", err)
 	}
-	if _, err := conn.ExecContext(ctx, "ANALYZE main"); err != nil {
+	var tables []string
+	err := conn.SelectContext(ctx, &tables, `SELECT name FROM main.sqlite_master WHERE type = 'table'
+		AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'text_index%' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'`)
+	if err != nil {
 		return fmt.Errorf("analyze catalog: %w", err)
+	}
+	for _, t := range tables {
+		if _, err := conn.ExecContext(ctx, `ANALYZE main."`+t+`"`); err != nil {
+			return fmt.Errorf("analyze catalog: %w", err)
+		}
 	}
 	return nil
 }
