@@ -69,6 +69,30 @@ func ReplaceFrom(ctx context.Context, db *DB, src string) error {
 	if err := copyTables(ctx, conn); err != nil {
 		return fmt.Errorf("replace catalog: %w", err)
 	}
+	return analyze(ctx, conn)
+}
+
+// Analyze gathers the query planner's statistics (sqlite_stat1), after a
+// bulk load. Without them SQLite scanned usage through its entry-id index,
+// a random lookup per row (a usage_v report: 2.1 s; with them 0.65 s).
+// analysis_limit bounds the rows it reads per index: 0.1 s on a
+// 3,000-session catalog, where a full ANALYZE takes 2 s.
+func (c *DB) Analyze(ctx context.Context) error {
+	conn, err := c.Connx(ctx)
+	if err != nil {
+		return fmt.Errorf("analyze catalog: %w", err)
+	}
+	defer conn.Close()
+	return analyze(ctx, conn)
+}
+
+func analyze(ctx context.Context, conn *sqlx.Conn) error {
+	if _, err := conn.ExecContext(ctx, "PRAGMA analysis_limit = 400"); err != nil {
+		return fmt.Errorf("analyze catalog: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, "ANALYZE main"); err != nil {
+		return fmt.Errorf("analyze catalog: %w", err)
+	}
 	return nil
 }
 

@@ -128,6 +128,11 @@ func (ix *Indexer) Refresh(ctx context.Context) (*Stats, error) {
 	if err := ix.deriveIfStale(ctx); err != nil {
 		return st, err
 	}
+	if bulk {
+		if err := ix.DB.Analyze(ctx); err != nil {
+			return st, err
+		}
+	}
 	return st, nil
 }
 

@@ -16,16 +16,7 @@ import (
 // testdata corpus.
 func BenchmarkList(b *testing.B) {
 	ctx := context.Background()
-	var db *catalog.DB
-	if p := os.Getenv("PIDEX_BENCH_DB"); p != "" {
-		var err error
-		if db, err = catalog.Open(ctx, p); err != nil {
-			b.Fatal(err)
-		}
-		defer db.Close()
-	} else {
-		db = corpus(b)
-	}
+	db := benchDB(b)
 	n := 0
 	for b.Loop() {
 		ss, err := query.List(ctx, db.DB, query.ListFilter{})
@@ -41,16 +32,7 @@ func BenchmarkList(b *testing.B) {
 // process around it, on $PIDEX_BENCH_DB or the testdata corpus.
 func BenchmarkCost(b *testing.B) {
 	ctx := context.Background()
-	var db *catalog.DB
-	if p := os.Getenv("PIDEX_BENCH_DB"); p != "" {
-		var err error
-		if db, err = catalog.Open(ctx, p); err != nil {
-			b.Fatal(err)
-		}
-		defer db.Close()
-	} else {
-		db = corpus(b)
-	}
+	db := benchDB(b)
 	for _, by := range [][]string{{"day"}, {"day", "model"}, {"session"}} {
 		b.Run(strings.Join(by, ","), func(b *testing.B) {
 			for b.Loop() {
@@ -60,4 +42,18 @@ func BenchmarkCost(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchDB opens the catalog at $PIDEX_BENCH_DB, else indexes testdata.
+func benchDB(b *testing.B) *catalog.DB {
+	p := os.Getenv("PIDEX_BENCH_DB")
+	if p == "" {
+		return corpus(b)
+	}
+	db, err := catalog.Open(context.Background(), p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	return db
 }

@@ -41,8 +41,9 @@ type CostSums struct {
 	// Repriced is the cost from the prices file of the calls whose model
 	// it prices; Unpriced names the models it lacks (their calls are not
 	// in Repriced: never a silent $0).
-	Repriced float64
-	Unpriced []string
+	Repriced    float64
+	Unpriced    []string
+	PricedCalls int64 // calls in Repriced: 0 with Unpriced set means "no price", not $0
 }
 
 // CostRow is one group: Keys holds the value of each of the report's By keys.

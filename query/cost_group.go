@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/pidex-dev/pidex/pi"
 )
@@ -19,7 +18,7 @@ func groupCost(f CostFilter, parts []costPart) *CostReport {
 		p := &parts[i]
 		keys := make([]string, len(f.By))
 		for j, k := range f.By {
-			keys[j] = costKey(k, p, f.TZ)
+			keys[j] = costKey(k, p)
 		}
 		id := strings.Join(keys, "\x00")
 		n, ok := index[id]
@@ -36,8 +35,8 @@ func groupCost(f CostFilter, parts []costPart) *CostReport {
 	return r
 }
 
-// costKey is part p's value of key k.
-func costKey(k string, p *costPart, tz *time.Location) string {
+// costKey is part p's value of key k (its day is already local: see cost_zone.go).
+func costKey(k string, p *costPart) string {
 	switch k {
 	case "day", "week", "month":
 		if p.Day < 0 {
@@ -79,7 +78,7 @@ func sumsOf(p *costPart, prices *Prices) CostSums {
 		CacheWrite1h: p.CacheWrite1h, TotalTokens: p.TotalTokens, Cost: p.Cost, Calls: p.Calls}
 	if prices != nil {
 		if price, ok := prices.Lookup(p.Provider, p.Model); ok {
-			s.Repriced = price.Cost(s)
+			s.Repriced, s.PricedCalls = price.Cost(s), s.Calls
 		} else {
 			s.Unpriced = []string{pi.ModelString(p.Provider, p.Model)}
 		}
@@ -97,6 +96,7 @@ func (s *CostSums) add(o CostSums) {
 	s.Cost += o.Cost
 	s.Calls += o.Calls
 	s.Repriced += o.Repriced
+	s.PricedCalls += o.PricedCalls
 	for _, m := range o.Unpriced {
 		if !slices.Contains(s.Unpriced, m) {
 			s.Unpriced = append(s.Unpriced, m)

@@ -259,7 +259,7 @@ func TestCostReprice(t *testing.T) {
 	for _, row := range r.Rows {
 		m := row.Keys[0]
 		if _, priced := testPrices[m]; !priced {
-			if len(row.Unpriced) != 1 || row.Unpriced[0] != m || row.Repriced != 0 {
+			if len(row.Unpriced) != 1 || row.Unpriced[0] != m || row.Repriced != 0 || row.PricedCalls != 0 {
 				t.Errorf("%s: unpriced %v repriced %v; want it named, not priced", m, row.Unpriced, row.Repriced)
 			}
 			continue
@@ -329,4 +329,52 @@ func mustTime(t *testing.T, s string) time.Time {
 		t.Fatal(err)
 	}
 	return tm
+}
+
+// The copies pi's createBranchedSession (A3, from A2) and forkFrom (B2,
+// from A1) wrote count once, under the original: a fork's own report
+// holds only the calls whose key its original lacks.
+func TestCostForkCopiesCountOnce(t *testing.T) {
+	root := costCorpus(t)
+	db := costCatalog(t, root)
+	calls := rawCalls(t, root)
+	for _, fk := range []struct{ name, fork, orig string }{
+		{"createBranchedSession", "01a0a5a4-bfab-724f-a634-c152f85adaef", "01a0a561-3aba-724f-a634-c15148c18a5a"},
+		{"forkFrom", "01a0b36c-1844-724f-a634-c158a6e908a8", "01a09f30-132d-724f-a634-c14fac694f8c"},
+	} {
+		inOrig := map[string]bool{}
+		var own, all int64
+		for _, c := range calls {
+			if strings.Contains(c.file, fk.orig) {
+				inOrig[c.key()] = true
+			}
+		}
+		for _, c := range calls {
+			if strings.Contains(c.file, fk.fork) {
+				all++
+				if !inOrig[c.key()] {
+					own++
+				}
+			}
+		}
+		if own == all {
+			t.Fatalf("%s: the fork holds no copy (%d calls): the fixture changed", fk.name, all)
+		}
+		var id int64
+		if err := db.Get(&id, `SELECT file_id FROM sessions WHERE session_id = ?`, fk.fork); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			noDedup bool
+			want    int64
+		}{{false, own}, {true, all}} {
+			r, err := query.Cost(context.Background(), db.DB, query.CostFilter{FileID: id, NoDedup: tc.noDedup})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Totals.Calls != tc.want {
+				t.Errorf("%s: %d calls (no-dedup %v), want %d", fk.name, r.Totals.Calls, tc.noDedup, tc.want)
+			}
+		}
+	}
 }

@@ -15,7 +15,8 @@ import (
 // CostJSON writes a cost report as one JSON document:
 // {"rows":[{<key>: value…, "input", "output", "cacheRead", "cacheWrite",
 // "totalTokens", "cost", "calls"}], "totals":{…}}; with prices, each also
-// has "repricedCost" and "unpriced" (models the prices file lacks). The
+// has "repricedCost" (null when no call of the row has a price) and
+// "unpriced" (models the prices file lacks). The
 // document is built whole before it is written.
 func CostJSON(w io.Writer, r *query.CostReport) error {
 	var b bytes.Buffer
@@ -55,7 +56,11 @@ func writeSums(b *bytes.Buffer, s query.CostSums, repriced bool) {
 	}
 	if repriced {
 		b.WriteString(", ")
-		writeMember(b, "repricedCost", s.Repriced)
+		var rc any = s.Repriced
+		if noPrice(s) {
+			rc = nil
+		}
+		writeMember(b, "repricedCost", rc)
 		b.WriteString(", ")
 		un := s.Unpriced
 		if un == nil {
@@ -95,10 +100,17 @@ func costCells(keys []string, s query.CostSums, repriced, tty bool) []string {
 	c = append(c, groupDigitsIf(tty, Itoa(s.Calls)), num(s.Input), num(s.Output), num(s.CacheRead), num(s.CacheWrite),
 		num(s.TotalTokens), money(s.Cost))
 	if repriced {
-		c = append(c, money(s.Repriced), strings.Join(s.Unpriced, " "))
+		r := money(s.Repriced)
+		if noPrice(s) {
+			r = "-"
+		}
+		c = append(c, r, strings.Join(s.Unpriced, " "))
 	}
 	return c
 }
+
+// noPrice: none of the row's calls has a price (never shown as $0).
+func noPrice(s query.CostSums) bool { return s.PricedCalls == 0 && len(s.Unpriced) > 0 }
 
 // CostTable writes a cost report as a table with a totals row: aligned,
 // digits grouped and cost in dollars on a terminal; tab-separated with

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/query"
 	"github.com/pidex-dev/pidex/render"
 	"github.com/pidex-dev/pidex/schema"
@@ -50,15 +49,7 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 				}
 				f.Prices = p
 			}
-			var eng *engine.Engine
-			var err error
-			if session != "" {
-				var ref schema.SessionRef
-				eng, ref, err = a.session(ctx, session)
-				f.FileID = ref.FileID
-			} else {
-				eng, err = a.refresh(ctx)
-			}
+			eng, err := a.refreshFor(ctx, session, &f.FileID)
 			if err != nil {
 				return err
 			}

@@ -13,7 +13,6 @@ import (
 	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/query"
 	"github.com/pidex-dev/pidex/render"
-	"github.com/pidex-dev/pidex/schema"
 )
 
 func (a *app) searchCmd() *cobra.Command {
@@ -156,15 +155,7 @@ func (a *app) searchFlags(f *query.SearchFilter, since, until, sortBy, branch, c
 // --no-refresh), resolves --session, and says on stderr when part of the
 // text is not indexed yet.
 func (a *app) searchRefresh(ctx context.Context, session string, f *query.SearchFilter) (*engine.Engine, error) {
-	var eng *engine.Engine
-	var err error
-	if session != "" {
-		var ref schema.SessionRef
-		eng, ref, err = a.session(ctx, session)
-		f.FileID = ref.FileID
-	} else {
-		eng, err = a.refresh(ctx)
-	}
+	eng, err := a.refreshFor(ctx, session, &f.FileID)
 	if err != nil {
 		return nil, err
 	}
@@ -184,4 +175,15 @@ func (a *app) searchRefresh(ctx context.Context, session string, f *query.Search
 			100*float64(indexed)/float64(total), render.HumanBytes(indexed), render.HumanBytes(total))
 	}
 	return eng, nil
+}
+
+// refreshFor refreshes the catalog, or with a --session, resolves it
+// (indexing its file if it lies outside the roots) into *fileID.
+func (a *app) refreshFor(ctx context.Context, session string, fileID *int64) (*engine.Engine, error) {
+	if session == "" {
+		return a.refresh(ctx)
+	}
+	eng, ref, err := a.session(ctx, session)
+	*fileID = ref.FileID
+	return eng, err
 }
