@@ -16,8 +16,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 )
 
 // day is one day's sums, in either report.
@@ -82,11 +83,7 @@ func run(w io.Writer, dedupPath, rawPath, ccPath, expect string) (bool, error) {
 			days[k] = true
 		}
 	}
-	keys := make([]string, 0, len(days))
-	for k := range days {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(days))
 	var tDedup, tRaw, tCC day
 	var sameDedup, sameRaw int
 	for _, k := range keys {
