@@ -15,8 +15,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"maps"
+	"math"
 	"os"
 	"slices"
 )
