@@ -17,6 +17,17 @@ func (e *Engine) List(ctx context.Context, f query.ListFilter) ([]query.SessionI
 	return query.List(ctx, e.db.DB, f)
 }
 
+// Count is the number of sessions List would return without a limit.
+func (e *Engine) Count(ctx context.Context, f query.ListFilter) (int, error) {
+	f.Roots = e.Roots()
+	return query.Count(ctx, e.db.DB, f)
+}
+
+// Info is one session's listing record (the fields of List).
+func (e *Engine) Info(ctx context.Context, ref schema.SessionRef) (query.SessionInfo, error) {
+	return query.Session(ctx, e.db.DB, ref.FileID)
+}
+
 // Tree is a session's entry tree, like pi's getTree().
 func (e *Engine) Tree(ctx context.Context, ref schema.SessionRef) ([]*query.TreeNode, error) {
 	return query.Tree(ctx, e.db.DB, ref.FileID)
@@ -35,6 +46,18 @@ func (e *Engine) Path(ctx context.Context, ref schema.SessionRef, leaf string) (
 // Context is the model context pi would rebuild at leaf ("" = pi's leaf).
 func (e *Engine) Context(ctx context.Context, ref schema.SessionRef, leaf string) (*pi.SessionContext, error) {
 	return query.Context(ctx, e.db.DB, ref, leaf)
+}
+
+// ContextWindow is ContextForReading (or, whole, Context) for a reader
+// who sees only the entries of the branch that window picks
+// (query.ContextWindow).
+func (e *Engine) ContextWindow(ctx context.Context, ref schema.SessionRef, leaf string, whole bool,
+	window query.Window) (*pi.SessionContext, int, int, error) {
+	maxLine := int64(query.ShowMaxLine)
+	if whole {
+		maxLine = 0
+	}
+	return query.ContextWindow(ctx, e.db.DB, ref, leaf, maxLine, window)
 }
 
 // ContextForReading is Context with every line longer than

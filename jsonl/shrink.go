@@ -21,7 +21,11 @@ var ErrSyntax = errors.New("invalid JSON")
 // and maxString, whatever the size of the value: it is how a 200 MB line
 // is shown without holding 200 MB.
 func Shrink(r io.Reader, maxString, budget int) ([]byte, error) {
-	s := &shrinker{r: bufio.NewReaderSize(r, 64<<10), maxString: maxString, budget: budget}
+	size := 64 << 10
+	if sr, ok := r.(interface{ Size() int64 }); ok && sr.Size() < int64(size) {
+		size = int(sr.Size()) // a short line needs no 64 KiB buffer (previews cut thousands)
+	}
+	s := &shrinker{r: bufio.NewReaderSize(r, size), maxString: maxString, budget: budget}
 	c, err := s.next()
 	if err == nil {
 		err = s.value(c, 0, true)

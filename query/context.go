@@ -50,13 +50,54 @@ func ContextCut(ctx context.Context, db *sqlx.DB, ref schema.SessionRef, leafID 
 	if err != nil {
 		return nil, err
 	}
-	var version int
-	if err := db.GetContext(ctx, &version, "SELECT version FROM sessions WHERE file_id = ?", ref.FileID); err != nil {
-		return nil, fmt.Errorf("load session: %w", err)
-	}
 	entries, err := ReadCut(ref.Path, rows, maxLine)
 	if err != nil {
 		return nil, err
+	}
+	return contextOf(ctx, db, ref, rows, entries)
+}
+
+// Window picks the entries [from, to) of a branch that a reader sees.
+type Window func(path []schema.PathEntry) (from, to int)
+
+// ContextWindow is ContextCut for a reader who sees only the entries of
+// the branch that window picks: those are read as ContextCut reads them,
+// every other entry is cut above skeletonLine bytes (the rebuild needs
+// their kinds, ids and links, not their text; a 50 MB session's context
+// took 1 s to decode whole). Only the picked entries are fit to show, and
+// the context's messages are not pi's: for a reading view of the branch.
+func ContextWindow(ctx context.Context, db *sqlx.DB, ref schema.SessionRef, leafID string, maxLine int64,
+	window Window) (sc *SessionContext, from, to int, err error) {
+	rows, err := Path(ctx, db, ref.FileID, leafID)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	from, to = window(rows)
+	var entries []Entry
+	for _, part := range []struct {
+		rows    []schema.PathEntry
+		maxLine int64
+		str     int
+	}{{rows[:from], skeletonLine, previewCutString}, {rows[from:to], maxLine, CutString}, {rows[to:], skeletonLine, previewCutString}} {
+		es, err := readCut(ref.Path, part.rows, part.maxLine, part.str)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		entries = append(entries, es...)
+	}
+	sc, err = contextOf(ctx, db, ref, rows, entries)
+	return sc, from, to, err
+}
+
+// skeletonLine: ContextWindow cuts the entries outside the window above
+// this size (as previews do).
+const skeletonLine = previewCutLine
+
+// contextOf rebuilds the context of the path rows from their entries.
+func contextOf(ctx context.Context, db *sqlx.DB, ref schema.SessionRef, rows []schema.PathEntry, entries []Entry) (*SessionContext, error) {
+	var version int
+	if err := db.GetContext(ctx, &version, "SELECT version FROM sessions WHERE file_id = ?", ref.FileID); err != nil {
+		return nil, fmt.Errorf("load session: %w", err)
 	}
 	firstKept, err := v1FirstKept(ctx, db, ref.FileID, version, rows)
 	if err != nil {

@@ -77,6 +77,7 @@ type ListFilter struct {
 	Until   time.Time // modified before
 	Sort    string    // modified (default, pi's order), created, cost, size
 	Limit   int
+	Offset  int // skip this many first (with Limit: one page of a long listing)
 }
 
 // modifiedSQL is pi's `modified`: the latest user/assistant message time,
@@ -154,8 +155,8 @@ func parseModels(s string) []string {
 	return ms
 }
 
-// List returns the sessions matching f, newest first by default.
-func List(ctx context.Context, db *sqlx.DB, f ListFilter) ([]SessionInfo, error) {
+// listWhere is the WHERE clause of f's filters ("" for none).
+func listWhere(f ListFilter) (string, []any) {
 	var where []string
 	var args []any
 	if len(f.Roots) > 0 {
@@ -177,10 +178,27 @@ func List(ctx context.Context, db *sqlx.DB, f ListFilter) ([]SessionInfo, error)
 	if !f.Until.IsZero() {
 		where, args = append(where, modifiedSQL+" < ?"), append(args, f.Until.UnixMilli())
 	}
-	q := infoSQL
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
+	if len(where) == 0 {
+		return "", nil
 	}
+	return " WHERE " + strings.Join(where, " AND "), args
+}
+
+// Count is the number of sessions matching f's filters (its sort, limit
+// and offset aside): the length of a listing shown a page at a time.
+func Count(ctx context.Context, db *sqlx.DB, f ListFilter) (int, error) {
+	where, args := listWhere(f)
+	var n int
+	if err := db.GetContext(ctx, &n, "SELECT count(*) FROM sessions s JOIN files f ON f.id = s.file_id"+where, args...); err != nil {
+		return 0, fmt.Errorf("count sessions: %w", err)
+	}
+	return n, nil
+}
+
+// List returns the sessions matching f, newest first by default.
+func List(ctx context.Context, db *sqlx.DB, f ListFilter) ([]SessionInfo, error) {
+	where, args := listWhere(f)
+	q := infoSQL + where
 	less, err := orderBy(f.Sort)
 	if err != nil {
 		return nil, err
@@ -188,7 +206,7 @@ func List(ctx context.Context, db *sqlx.DB, f ListFilter) ([]SessionInfo, error)
 	if f.Limit > 0 {
 		// A few newest sessions: let SQLite keep the top N while it scans,
 		// instead of materialising every row.
-		q += " ORDER BY " + orderSQL[f.Sort] + fmt.Sprintf(" LIMIT %d", f.Limit)
+		q += " ORDER BY " + orderSQL[f.Sort] + fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, max(0, f.Offset))
 	}
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -209,6 +227,9 @@ func List(ctx context.Context, db *sqlx.DB, f ListFilter) ([]SessionInfo, error)
 	// Sorted here rather than by SQLite, whose sorter copies every row,
 	// first messages and all (half the time of listing 3,000 sessions).
 	sort.SliceStable(out, func(i, j int) bool { return less(&out[i], &out[j]) })
+	if f.Limit <= 0 && f.Offset > 0 { // with a limit, SQLite skipped them
+		out = out[min(f.Offset, len(out)):]
+	}
 	if f.Limit > 0 && len(out) > f.Limit {
 		out = out[:f.Limit]
 	}

@@ -22,17 +22,61 @@ var chartGlyphs = []string{"█", "▓", "▒", "░", "#", "=", "+", ":"}
 // key), stacked by model when the report is grouped by model too (else by
 // its other key, if any), with a legend.
 func CostChart(w io.Writer, r *query.CostReport, width int) error {
-	if len(r.By) == 0 {
-		return fmt.Errorf("draw cost chart: group by a period (--by day, week or month): %w", schema.ErrUsage)
+	cs, err := ChartSeries(r, len(chartGlyphs))
+	if err != nil {
+		return err
 	}
-	pi, si := chartAxes(r.By)
+	labelW := 0
+	for _, p := range cs.Periods {
+		labelW = max(labelW, utf8.RuneCountInString(p))
+	}
+	barW := max(10, width-labelW-14)
+	ew := &errWriter{w: w}
+	for pi, p := range cs.Periods {
+		ew.str(Safe(p) + strings.Repeat(" ", labelW-utf8.RuneCountInString(p)) + " ")
+		for si := range cs.Series {
+			ew.str(strings.Repeat(chartGlyphs[si], cells(cs.Cost[pi][si], cs.Max, barW)))
+		}
+		ew.str(" " + costFmt(cs.Totals[pi]) + "\n")
+	}
+	if cs.Stacked {
+		ew.str("\n")
+		for si, name := range cs.Series {
+			ew.str(chartGlyphs[si] + " " + Safe(name) + " " + costFmt(cs.SeriesTotals[si]) + "\n")
+		}
+	}
+	return ew.err
+}
+
+// CostSeries is a cost report arranged for a chart (the terminal's bars,
+// the web page's SVG): periods in the report's order, series most
+// expensive first.
+type CostSeries struct {
+	Periods []string
+	// Series names the stacked series; when there are more than the chart
+	// can tell apart, the last is "other (N more)", their sum.
+	Series       []string
+	Stacked      bool        // the report has a key to stack by
+	Cost         [][]float64 // [period][series]
+	Totals       []float64   // per period
+	SeriesTotals []float64   // per series
+	Max          float64     // the largest period total
+}
+
+// ChartSeries arranges r for a chart of at most maxSeries series. It needs
+// a report grouped by at least one key (a period, to make sense).
+func ChartSeries(r *query.CostReport, maxSeries int) (*CostSeries, error) {
+	if len(r.By) == 0 {
+		return nil, fmt.Errorf("draw cost chart: group by a period (--by day, week or month): %w", schema.ErrUsage)
+	}
+	pk, sk := chartAxes(r.By)
 	var periods []string
 	cost := map[string]map[string]float64{}
 	series := map[string]float64{}
 	for _, row := range r.Rows {
-		p, s := row.Keys[pi], ""
-		if si >= 0 {
-			s = row.Keys[si]
+		p, s := row.Keys[pk], ""
+		if sk >= 0 {
+			s = row.Keys[sk]
 		}
 		if cost[p] == nil {
 			cost[p] = map[string]float64{}
@@ -42,52 +86,26 @@ func CostChart(w io.Writer, r *query.CostReport, width int) error {
 		series[s] += row.Cost
 	}
 	order := seriesOrder(series)
-	labelW := 0
-	for _, p := range periods {
-		labelW = max(labelW, utf8.RuneCountInString(p))
+	cs := &CostSeries{Periods: periods, Stacked: sk >= 0, Series: order}
+	if len(order) > maxSeries {
+		cs.Series = append(order[:maxSeries-1:maxSeries-1], fmt.Sprintf("other (%d more)", len(order)-maxSeries+1))
 	}
-	maxTotal := 0.0
+	last := len(cs.Series) - 1
+	cs.SeriesTotals = make([]float64, len(cs.Series))
 	for _, p := range periods {
-		t := 0.0
-		for _, c := range cost[p] {
-			t += c
-		}
-		maxTotal = max(maxTotal, t)
-	}
-	barW := max(10, width-labelW-14)
-	ew := &errWriter{w: w}
-	for _, p := range periods {
-		ew.str(Safe(p) + strings.Repeat(" ", labelW-utf8.RuneCountInString(p)) + " ")
+		row := make([]float64, len(cs.Series))
 		total := 0.0
 		for i, s := range order {
 			c := cost[p][s]
-			if i == len(chartGlyphs)-1 { // the rest fold into "other"
-				for _, rest := range order[i+1:] {
-					c += cost[p][rest]
-				}
-			}
+			row[min(i, last)] += c
+			cs.SeriesTotals[min(i, last)] += c
 			total += c
-			ew.str(strings.Repeat(chartGlyphs[min(i, len(chartGlyphs)-1)], cells(c, maxTotal, barW)))
-			if i == len(chartGlyphs)-1 {
-				break
-			}
 		}
-		ew.str(" " + costFmt(total) + "\n")
+		cs.Cost = append(cs.Cost, row)
+		cs.Totals = append(cs.Totals, total)
+		cs.Max = max(cs.Max, total)
 	}
-	if si >= 0 {
-		ew.str("\n")
-		for i, s := range order {
-			name := s
-			if i == len(chartGlyphs)-1 && len(order) > len(chartGlyphs) {
-				name = fmt.Sprintf("other (%d more)", len(order)-i)
-			}
-			ew.str(chartGlyphs[i] + " " + Safe(name) + " " + costFmt(series[s]) + "\n")
-			if i == len(chartGlyphs)-1 {
-				break
-			}
-		}
-	}
-	return ew.err
+	return cs, nil
 }
 
 // chartAxes picks the period key and the stacking key (-1: none).

@@ -4,13 +4,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pidex-dev/pidex/query"
 	"github.com/pidex-dev/pidex/render"
-	"github.com/pidex-dev/pidex/schema"
 )
 
 func (a *app) costCmd() *cobra.Command {
@@ -90,39 +88,18 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 	return cmd
 }
 
-// costFlags fills the filter from the flags' text.
+// costFlags fills the filter from the flags' text (query.CostOptions,
+// shared with the web server) and resolves --cwd against the working
+// directory.
 func costFlags(f *query.CostFilter, by, sources, tz, since, until string) error {
-	f.By = splitList(by)
-	f.Sources = splitList(sources)
-	f.TZ = time.Local
-	if tz != "" {
-		loc, err := time.LoadLocation(tz)
-		if err != nil {
-			return fmt.Errorf("--tz %q: %v: %w", tz, err, schema.ErrUsage)
-		}
-		f.TZ = loc
+	if err := (query.CostOptions{By: by, Sources: sources, TZ: tz, Since: since, Until: until}).Apply(f); err != nil {
+		return err
 	}
 	var err error
-	if f.Since, err = parseDateIn(since, false, f.TZ); err != nil {
-		return err
-	}
-	if f.Until, err = parseDateIn(until, true, f.TZ); err != nil {
-		return err
-	}
 	if f.Cwd != "" && !filepath.IsAbs(f.Cwd) && !isWindowsAbs(f.Cwd) {
 		if f.Cwd, err = filepath.Abs(f.Cwd); err != nil {
 			return fmt.Errorf("resolve --cwd: %w", err)
 		}
 	}
 	return nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"path/filepath"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 
 	"github.com/pidex-dev/pidex/query"
 	"github.com/pidex-dev/pidex/render"
-	"github.com/pidex-dev/pidex/schema"
 )
 
 func (a *app) listCmd() *cobra.Command {
@@ -74,40 +72,5 @@ func isWindowsAbs(p string) bool {
 	return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
 }
 
-// parseDate accepts a date, an RFC 3339 time, or a duration back from now
-// (30m, 12h, 7d, 2w). For --until a bare date means the end of that day.
-func parseDate(s string, endOfDay bool) (time.Time, error) {
-	return parseDateIn(s, endOfDay, time.Local)
-}
-
-// parseDateIn is parseDate with bare dates in loc (cost's --tz).
-func parseDateIn(s string, endOfDay bool, loc *time.Location) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.ParseInLocation("2006-01-02", s, loc); err == nil {
-		if endOfDay {
-			t = t.AddDate(0, 0, 1)
-		}
-		return t, nil
-	}
-	if n := len(s); n > 1 {
-		unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[s[n-1]]
-		if unit != 0 {
-			var k int64
-			if _, err := fmt.Sscanf(s[:n-1], "%d", &k); err == nil && k >= 0 {
-				if k > int64(math.MaxInt64/unit) { // past about 292 years: would wrap around
-					return time.Time{}, fmt.Errorf("date %q is too far back: %w", s, schema.ErrUsage)
-				}
-				return time.Now().Add(-time.Duration(k) * unit), nil
-			}
-		}
-		if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-			return time.Now().Add(-d), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("date %q (want 2026-11-01, an RFC 3339 time, or a duration like 7d): %w", s, schema.ErrUsage)
-}
+// parseDate is query.ParseDate (shared with the web server's parameters).
+func parseDate(s string, endOfDay bool) (time.Time, error) { return query.ParseDate(s, endOfDay) }

@@ -102,44 +102,14 @@ firstMessage, hits}]).`,
 	return cmd
 }
 
-// searchFlags checks and converts the filter flags.
+// searchFlags checks and converts the filter flags (query.SearchOptions,
+// shared with the web server) and resolves --cwd against the working
+// directory.
 func (a *app) searchFlags(f *query.SearchFilter, since, until, sortBy, branch, cwd string) error {
-	s, err := parseDate(since, false)
-	if err != nil {
+	if err := (query.SearchOptions{Since: since, Until: until, Sort: sortBy, Branch: branch}).Apply(f); err != nil {
 		return err
 	}
-	u, err := parseDate(until, true)
-	if err != nil {
-		return err
-	}
-	if !s.IsZero() {
-		f.Since = s.UnixMilli()
-	}
-	if !u.IsZero() {
-		f.Until = u.UnixMilli()
-	}
-	switch sortBy {
-	case "relevance":
-	case "newest":
-		f.Newest = true
-	default:
-		return fmt.Errorf("--sort %q (want relevance or newest): %w", sortBy, errUsage)
-	}
-	switch branch {
-	case "all":
-	case "active":
-		f.Active = true
-	default:
-		return fmt.Errorf("--branch %q (want all or active): %w", branch, errUsage)
-	}
-	switch f.Role {
-	case "", "user", "assistant", "tool", "summary":
-	default:
-		return fmt.Errorf("--role %q (want user, assistant, tool or summary): %w", f.Role, errUsage)
-	}
-	if f.Limit <= 0 {
-		return fmt.Errorf("--limit %d: %w", f.Limit, errUsage)
-	}
+	var err error
 	if cwd != "" {
 		if !filepath.IsAbs(cwd) && !isWindowsAbs(cwd) {
 			if cwd, err = filepath.Abs(cwd); err != nil {

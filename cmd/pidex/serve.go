@@ -1,0 +1,140 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/pidex-dev/pidex/engine"
+	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/web"
+)
+
+// defaultAddr is where `pidex serve` listens unless told otherwise: a
+// fixed port, so the address can be bookmarked, on loopback only.
+const defaultAddr = "127.0.0.1:7373"
+
+func (a *app) serveCmd() *cobra.Command {
+	var (
+		addr, token string
+		open        bool
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Browse, search and count sessions in a web browser (read-only, on loopback)",
+		Long: `Serve the catalog over HTTP: the sessions, each session's conversation and
+tree, search as you type, the cost report, and a JSON API under /api/ with the
+shapes of the CLI's --json (see README). Pages update within a second when
+session files change: the catalog is watched as by 'pidex index --watch'.
+
+The server only reads. It listens on loopback (` + defaultAddr + `) and answers
+only requests addressed to that host or localhost. Listening elsewhere
+(--addr 0.0.0.0:PORT) requires --token: every request must then carry it
+(open the printed URL once: the browser keeps it in a cookie).
+
+The URL is printed on stdout when the server is ready; logs go to stderr.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if os.Getenv("GOMEMLIMIT") == "" {
+				// tuneGC's 128 MiB suits a short command; a server rendering a
+				// 50 MB session would collect without pause under it.
+				debug.SetMemoryLimit(1 << 30)
+			}
+			loopback, err := isLoopback(addr)
+			if err != nil {
+				return err
+			}
+			if !loopback {
+				if token == "" {
+					return fmt.Errorf("--addr %s is not a loopback address: anyone who can reach it could read every session; set --token: %w", addr, errUsage)
+				}
+				fmt.Fprintf(a.stderr, "pidex: warning: serving on %s, beyond this machine; every request must carry the token\n", addr)
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fmt.Errorf("listen on %s: %w", addr, err)
+			}
+			defer ln.Close()
+			eng, st, err := a.index(ctx, false)
+			if err != nil {
+				return err
+			}
+			a.report(st, false)
+			bound := ln.Addr().String()
+			srv, err := web.New(eng, web.Options{Addr: bound, Token: token, Log: func(msg string) { fmt.Fprintln(a.stderr, "pidex:", msg) }})
+			if err != nil {
+				return err
+			}
+			url := "http://" + bound + "/"
+			if token != "" {
+				url += "?token=" + token
+			}
+			fmt.Fprintln(a.stdout, url)
+			if err := a.flush(); err != nil {
+				return err
+			}
+			if open {
+				openBrowser(url)
+			}
+			g, gctx := errgroup.WithContext(ctx)
+			g.Go(func() error { return srv.Serve(gctx, ln) })
+			g.Go(func() error {
+				return eng.Watch(gctx, engine.WatchOptions{Text: true, OnRefresh: func(st *indexer.Stats, err error) {
+					if err != nil {
+						fmt.Fprintln(a.stderr, "pidex: refresh:", err)
+					} else if len(st.Warnings)+len(st.Errors) > 0 {
+						a.report(st, true)
+					}
+				}})
+			})
+			err = g.Wait()
+			if ctx.Err() != nil {
+				return nil // Ctrl-C is how a server ends
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", defaultAddr, "address to listen on (host:port; port 0 picks a free one)")
+	f.StringVar(&token, "token", "", "require this token on every request (mandatory when --addr is not loopback)")
+	f.BoolVar(&open, "open", false, "open the URL in the default browser")
+	return cmd
+}
+
+// isLoopback: addr's host is a loopback address or localhost.
+func isLoopback(addr string) (bool, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, fmt.Errorf("--addr %q (want host:port): %w", addr, errUsage)
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true, nil
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback(), nil
+}
+
+// openBrowser asks the desktop to open url; failing is not an error (the
+// URL is printed anyway).
+func openBrowser(url string) {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
+	}
+	if err := cmd.Start(); err == nil {
+		go func() { _ = cmd.Wait() }()
+	}
+}

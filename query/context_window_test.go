@@ -1,0 +1,55 @@
+package query_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/schema"
+)
+
+// A context read for a window equals pi's whole context on the entries it
+// shows, and on every entry's place in it (in context, compacted, edited,
+// label), whatever was cut outside the window.
+func TestContextWindowMatchesContext(t *testing.T) {
+	db := corpus(t)
+	ctx := context.Background()
+	var refs []schema.SessionRef
+	if err := db.Select(&refs, `SELECT s.file_id, f.path, s.session_id, COALESCE(s.name, '') AS name
+		FROM sessions s JOIN files f ON f.id = s.file_id`); err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range refs {
+		whole, err := query.Context(ctx, db.DB, ref, "")
+		if err != nil {
+			continue // sessions pi cannot rebuild are another test's business
+		}
+		n := len(whole.Path)
+		for _, w := range [][2]int{{0, n}, {0, n / 2}, {n / 2, n}, {n / 3, 2 * n / 3}} {
+			sc, from, to, err := query.ContextWindow(ctx, db.DB, ref, "", 0, func([]schema.PathEntry) (int, int) { return w[0], w[1] })
+			if err != nil {
+				t.Fatalf("%s: %v", ref.Path, err)
+			}
+			if from != w[0] || to != w[1] || len(sc.Path) != n {
+				t.Fatalf("%s: window %d..%d of %d, want %v of %d", ref.Path, from, to, len(sc.Path), w, n)
+			}
+			for i := range sc.Path {
+				g, x := sc.Path[i], whole.Path[i]
+				if g.ID != x.ID || g.InContext != x.InContext || g.Compacted != x.Compacted || g.EditedBy != x.EditedBy || g.Label != x.Label {
+					t.Errorf("%s entry %d: place %+v, want %+v", ref.Path, i, g.ID, x.ID)
+				}
+				if i >= from && i < to {
+					gj, _ := json.Marshal(g)
+					xj, _ := json.Marshal(x)
+					if string(gj) != string(xj) || string(g.Raw) != string(x.Raw) {
+						t.Errorf("%s entry %d in the window differs from pi's", ref.Path, i)
+					}
+				}
+			}
+			if sc.Model.String() != whole.Model.String() || sc.Level() != whole.Level() {
+				t.Errorf("%s: model %v %q, want %v %q", ref.Path, sc.Model, sc.Level(), whole.Model, whole.Level())
+			}
+		}
+	}
+}

@@ -1,0 +1,214 @@
+package web
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/render"
+)
+
+// costFilter reads `pidex cost`'s filters (?by ?tz ?since ?until ?project
+// ?cwd ?session ?model ?source ?branch ?noDedup=1); by defaults to day, tz
+// to the server's zone, as the CLI's do. The page passes the browser's
+// zone.
+func (s *Server) costFilter(r *http.Request) (query.CostFilter, error) {
+	q := r.URL.Query()
+	f := query.CostFilter{Project: q.Get("project"), Cwd: q.Get("cwd"), Model: q.Get("model"), Branch: q.Get("branch"),
+		NoDedup: boolParam(q, "noDedup")}
+	by := q.Get("by")
+	if by == "" {
+		by = "day"
+	}
+	opts := query.CostOptions{By: by, Sources: q.Get("source"), TZ: q.Get("tz"), Since: q.Get("since"), Until: q.Get("until")}
+	if err := opts.Apply(&f); err != nil {
+		return f, err
+	}
+	if id := q.Get("session"); id != "" {
+		ref, err := s.session(r, id)
+		if err != nil {
+			return f, err
+		}
+		f.FileID = ref.FileID
+	}
+	return f, nil
+}
+
+// GET /api/cost = pidex cost --json.
+func (s *Server) apiCost(w http.ResponseWriter, r *http.Request) {
+	f, err := s.costFilter(r)
+	if err != nil {
+		httpError(w, r, err)
+		return
+	}
+	rep, err := s.eng.Cost(r.Context(), f)
+	if err != nil {
+		httpError(w, r, err)
+		return
+	}
+	writeJSON(w, r, func(b *bytes.Buffer) error { return render.CostJSON(b, rep) })
+}
+
+// costView is the cost page: a chart of cost per period stacked by a
+// key, the report's table, and active against abandoned branches.
+type costView struct {
+	Form      url.Values
+	Error     string
+	Period    string
+	Stack     string
+	Periods   []string
+	Stacks    []string
+	TZ        string
+	Chart     *chartView
+	Rows      []query.CostRow
+	By        []string
+	Totals    query.CostSums
+	Active    query.CostSums
+	Abandoned query.CostSums
+}
+
+func (s *Server) costPage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	v := costView{Form: q, Period: pick(q.Get("period"), "day", "week", "month"), Stack: pick(q.Get("stack"), "model", "project", "provider", "source"),
+		Periods: []string{"day", "week", "month"}, Stacks: []string{"model", "project", "provider", "source"}}
+	code := http.StatusOK
+	if err := s.costReport(r, &v); err != nil && !formError(w, r, err, &v.Error, &code) {
+		return
+	}
+	renderPage(w, r, code, "cost", page{Title: "Cost", Nav: "cost", Data: v})
+}
+
+func (s *Server) costReport(r *http.Request, v *costView) error {
+	f, err := s.costFilter(r)
+	if err != nil {
+		return err
+	}
+	v.TZ = f.TZ.String()
+	f.By = []string{v.Period, v.Stack}
+	rep, err := s.eng.Cost(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	v.Rows, v.By, v.Totals = rep.Rows, rep.By, rep.Totals
+	cs, err := render.ChartSeries(rep, len(chartColours))
+	if err != nil {
+		return err
+	}
+	v.Chart = chart(cs)
+	f.By = nil
+	for _, b := range []struct {
+		branch string
+		sums   *query.CostSums
+	}{{"active", &v.Active}, {"abandoned", &v.Abandoned}} {
+		f.Branch = b.branch
+		rep, err := s.eng.Cost(r.Context(), f)
+		if err != nil {
+			return err
+		}
+		*b.sums = rep.Totals
+	}
+	return nil
+}
+
+// pick is v when it is one of allowed, else the first allowed.
+func pick(v string, allowed ...string) string {
+	if slices.Contains(allowed, v) {
+		return v
+	}
+	return allowed[0]
+}
+
+// The chart is SVG drawn here, not by a library: stacked bars, a few grid
+// lines, labels. Colours are CSS classes c0…c9 (the page's style sheet),
+// so no style attribute is needed.
+var chartColours = []string{"c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9"}
+
+const (
+	chartW, chartH        = 960.0, 300.0
+	chartLeft, chartRight = 64.0, 8.0
+	chartTop, chartBottom = 10.0, 40.0
+)
+
+type chartView struct {
+	W, H   float64
+	Bars   []chartRect
+	Grid   []chartLine
+	Labels []chartText
+	Legend []chartLegend
+}
+
+type chartRect struct {
+	X, Y, W, H float64
+	Class      string
+	Title      string
+}
+
+type chartLine struct{ X1, Y1, X2, Y2 float64 }
+
+type chartText struct {
+	X, Y   float64
+	Text   string
+	Anchor string
+}
+
+type chartLegend struct {
+	Class, Name, Cost string
+}
+
+func chart(cs *render.CostSeries) *chartView {
+	c := &chartView{W: chartW, H: chartH}
+	plotW, plotH := chartW-chartLeft-chartRight, chartH-chartTop-chartBottom
+	top := niceCeil(cs.Max)
+	for i := 0; i <= 4; i++ {
+		y := chartTop + plotH - plotH*float64(i)/4
+		c.Grid = append(c.Grid, chartLine{chartLeft, y, chartW - chartRight, y})
+		c.Labels = append(c.Labels, chartText{chartLeft - 6, y + 4, fmt.Sprintf("$%.2f", top*float64(i)/4), "end"})
+	}
+	n := len(cs.Periods)
+	if n == 0 {
+		return c
+	}
+	slot := plotW / float64(n)
+	barW := max(1, slot*0.8)
+	every := int(math.Ceil(float64(n) / 12)) // about a dozen period labels
+	for pi, p := range cs.Periods {
+		x := chartLeft + slot*float64(pi) + (slot-barW)/2
+		y := chartTop + plotH
+		for si, cost := range cs.Cost[pi] {
+			if cost <= 0 || top <= 0 {
+				continue
+			}
+			h := plotH * cost / top
+			y -= h
+			c.Bars = append(c.Bars, chartRect{x, y, barW, h, chartColours[si], fmt.Sprintf("%s · %s · $%.2f", p, cs.Series[si], cost)})
+		}
+		if pi%every == 0 {
+			c.Labels = append(c.Labels, chartText{x + barW/2, chartH - chartBottom + 16, p, "middle"})
+		}
+	}
+	for si, name := range cs.Series {
+		if name == "" {
+			name = "(none)"
+		}
+		c.Legend = append(c.Legend, chartLegend{chartColours[si], name, fmt.Sprintf("$%.2f", cs.SeriesTotals[si])})
+	}
+	return c
+}
+
+// niceCeil rounds up to 1, 2 or 5 times a power of ten, for the axis.
+func niceCeil(v float64) float64 {
+	if v <= 0 {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= v {
+			return m * p
+		}
+	}
+	return 10 * p
+}

@@ -1,0 +1,81 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/pidex-dev/pidex/render"
+	"github.com/pidex-dev/pidex/schema"
+)
+
+// Errors of the HTTP layer itself, mapped like the catalog's.
+var (
+	errNotFound     = fmt.Errorf("no such page: %w", schema.ErrNotFound)
+	errForbidden    = errors.New("forbidden")
+	errUnauthorized = errors.New("unauthorized")
+	errMethod       = errors.New("method not allowed: pidex serve is read-only")
+)
+
+// status maps an error to its HTTP status: the one place where sentinel
+// errors become codes (as main.exitCode makes them exit codes).
+func status(err error) int {
+	switch {
+	case errors.Is(err, schema.ErrUsage):
+		return http.StatusBadRequest
+	case errors.Is(err, schema.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, schema.ErrAmbiguous):
+		return http.StatusConflict
+	case errors.Is(err, errForbidden):
+		return http.StatusForbidden
+	case errors.Is(err, errUnauthorized):
+		return http.StatusUnauthorized
+	case errors.Is(err, errMethod):
+		return http.StatusMethodNotAllowed
+	case errors.Is(err, context.Canceled):
+		return 499 // the client went away; nobody reads this
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// httpError writes err: {"error": message} under /api/, a page
+// elsewhere. The message is the error's text (it names the bad parameter
+// or the missing session), escaped like any other text.
+func httpError(w http.ResponseWriter, r *http.Request, err error) {
+	code := status(err)
+	msg := err.Error()
+	if code == http.StatusInternalServerError {
+		msg = "internal error: " + msg
+	}
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		_ = render.WriteJSON(w, map[string]string{"error": msg})
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	_ = pages["error"].ExecuteTemplate(w, "layout", page{Title: http.StatusText(code), Data: errorView{code, http.StatusText(code), msg}})
+}
+
+type errorView struct {
+	Code    int
+	Status  string
+	Message string
+}
+
+// formError keeps a page up when its form holds a bad value: a usage
+// error becomes the message above the form (and 400), and formError says
+// true; any other error is answered with the error page (false).
+func formError(w http.ResponseWriter, r *http.Request, err error, msg *string, code *int) bool {
+	if status(err) != http.StatusBadRequest {
+		httpError(w, r, err)
+		return false
+	}
+	*msg, *code = err.Error(), http.StatusBadRequest
+	return true
+}

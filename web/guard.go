@@ -1,0 +1,87 @@
+package web
+
+import (
+	"crypto/subtle"
+	"net"
+	"net/http"
+	"strings"
+)
+
+// tokenCookie carries the token after a first visit with ?token=, so the
+// browser's own requests (links, fetch, EventSource) need not repeat it.
+const tokenCookie = "pidex_token"
+
+// guard is the server's safety net, in front of every route:
+//   - only GET and HEAD: nothing the server does changes anything;
+//   - the Host header must be the bound address or localhost, so a page of
+//     another site whose name was rebound to 127.0.0.1 (DNS rebinding)
+//     cannot read the answers (a server bound to every interface, 0.0.0.0,
+//     has no one name: there the token is the protection);
+//   - with a token, every request must carry it: "Authorization: Bearer
+//     T", the cookie, or ?token=T (which sets the cookie);
+//   - answers say what they are (nosniff), cannot be framed, and pages may
+//     run only the server's own script (Content-Security-Policy), a
+//     second wall behind escaping.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			h.Set("Allow", "GET, HEAD")
+			httpError(w, r, errMethod)
+			return
+		}
+		if !s.hostAllowed(r.Host) {
+			httpError(w, r, errForbidden)
+			return
+		}
+		if s.opts.Token != "" && !s.authorized(w, r) {
+			httpError(w, r, errUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// hostAllowed: the Host header names the bound host, or localhost, on the
+// bound port.
+func (s *Server) hostAllowed(host string) bool {
+	bhost, bport, err := net.SplitHostPort(s.opts.Addr)
+	if err != nil {
+		return false
+	}
+	if ip := net.ParseIP(bhost); bhost == "" || (ip != nil && ip.IsUnspecified()) {
+		return true
+	}
+	h, p, err := net.SplitHostPort(host)
+	if err != nil { // no port: only a client talking to port 80 omits it
+		h, p = host, "80"
+	}
+	if p != bport {
+		return false
+	}
+	h = strings.TrimSuffix(strings.ToLower(h), ".")
+	return h == strings.ToLower(bhost) || h == "localhost" || strings.Trim(h, "[]") == strings.Trim(bhost, "[]")
+}
+
+// authorized checks the token (in constant time) and remembers a ?token=
+// in a cookie for the browser's later requests.
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+	ok := func(t string) bool {
+		return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(s.opts.Token)) == 1
+	}
+	if bearer, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); found && ok(bearer) {
+		return true
+	}
+	if c, err := r.Cookie(tokenCookie); err == nil && ok(c.Value) {
+		return true
+	}
+	if ok(r.URL.Query().Get("token")) {
+		http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: s.opts.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		return true
+	}
+	return false
+}

@@ -1,0 +1,102 @@
+// Package web is pidex's HTTP server: HTML pages for reading sessions, a
+// JSON API with the shapes of the CLI's --json, and server-sent events
+// when the catalog changes. It is HTTP over engine and render, as the CLI
+// is flags over them: it runs no SQL of its own, changes nothing (every
+// route is GET), and escapes every piece of session text.
+package web
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/pidex-dev/pidex/engine"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Options configure a Server.
+type Options struct {
+	// Addr is the address the server listens on (host:port); requests
+	// must name it, or localhost, in their Host header.
+	Addr string
+	// Token, if set, must come with every request (see guard).
+	Token string
+	// Log receives one-line messages (nil: dropped).
+	Log func(msg string)
+}
+
+// Server serves one engine.
+type Server struct {
+	eng      *engine.Engine
+	opts     Options
+	mux      *http.ServeMux
+	previews previewCache
+	contexts contextCache
+}
+
+// New builds the server's routes over eng. It does not listen.
+func New(eng *engine.Engine, opts Options) (*Server, error) {
+	s := &Server{eng: eng, opts: opts, mux: http.NewServeMux()}
+	static, err := fs.Sub(assets, "assets/static")
+	if err != nil {
+		return nil, fmt.Errorf("load assets: %w", err)
+	}
+	m := s.mux
+	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	m.HandleFunc("GET /{$}", s.sessionsPage)
+	m.HandleFunc("GET /s/{id}", s.withSession(s.sessionPage))
+	m.HandleFunc("GET /search", s.searchPage)
+	m.HandleFunc("GET /cost", s.costPage)
+	m.HandleFunc("GET /events", s.events)
+	m.HandleFunc("GET /api/sessions", s.apiSessions)
+	m.HandleFunc("GET /api/sessions/{id}", s.withSession(s.apiSession))
+	m.HandleFunc("GET /api/sessions/{id}/tree", s.withSession(s.apiTree))
+	m.HandleFunc("GET /api/sessions/{id}/path", s.withSession(s.apiPath))
+	m.HandleFunc("GET /api/sessions/{id}/context", s.withSession(s.apiContext))
+	m.HandleFunc("GET /api/sessions/{id}/entries", s.withSession(s.apiEntries))
+	m.HandleFunc("GET /api/search", s.apiSearch)
+	m.HandleFunc("GET /api/cost", s.apiCost)
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		httpError(w, r, errNotFound)
+	})
+	return s, nil
+}
+
+// Handler is the server's whole HTTP surface, guarded (see guard).
+func (s *Server) Handler() http.Handler { return s.guard(s.mux) }
+
+// Serve answers on ln until ctx ends, then shuts down (open event streams
+// are closed by ctx too).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("shut down server: %w", err)
+	}
+	return nil
+}
+
+func (s *Server) log(format string, args ...any) {
+	if s.opts.Log != nil {
+		s.opts.Log(fmt.Sprintf(format, args...))
+	}
+}
