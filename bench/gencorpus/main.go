@@ -11,7 +11,9 @@
 // -text realistic takes the text from the Go installation (doc comments,
 // docs, sources, test data; see realistic.go) plus hand-written CJK chat
 // (cjk.go), and -plant N plants rare words with an exact ground-truth
-// manifest OUT/../<base>.plants.json (plants.go). See bench/README.md.
+// manifest OUT/../<base>.plants.json (plants.go). -forks N makes N sessions
+// forks of earlier ones, with copies of their entries (fork.go). See
+// bench/README.md.
 package main
 
 import (
@@ -43,6 +45,7 @@ type config struct {
 	text     string // "synthetic" ("" too) or "realistic"
 	plant    int    // planted rare words (-1: 50 with -text realistic, else 0)
 	goroot   string // -text realistic source ("": go env GOROOT)
+	forks    int    // sessions that are forks of an earlier one (fork.go)
 }
 
 func main() {
@@ -58,6 +61,7 @@ func main() {
 	flag.BoolVar(&cfg.quiet, "q", false, "no summary on stderr")
 	flag.StringVar(&cfg.text, "text", "synthetic", "where text comes from: synthetic (small fixed vocabulary) or realistic (Go doc comments, docs, sources and test data from GOROOT, plus CJK chat)")
 	flag.IntVar(&cfg.plant, "plant", -1, "plant N invented rare words and write the ground-truth manifest OUT/../<base>.plants.json (default 50 with -text realistic, 0 otherwise)")
+	flag.IntVar(&cfg.forks, "forks", 0, "make N sessions real forks of an earlier session of their project, as pi's forkFrom and createBranchedSession write them (copies of its entries, then entries of their own)")
 	flag.StringVar(&cfg.goroot, "goroot", "", "Go installation that -text realistic reads (default: go env GOROOT)")
 	flag.Parse()
 	if cfg.out == "" {
@@ -114,6 +118,7 @@ type filePlan struct {
 	sessionID     string
 	name          string // file name
 	parentSession string // absolute path of an earlier session, or ""
+	fork          *forkPlan
 }
 
 const (
@@ -307,6 +312,8 @@ type stats struct {
 	branchFiles  int
 	branchPoints int64
 	images       int64
+	forks        map[byte]int // by fork kind
+	copied       int64        // entries copied by forks
 	projectsUsed map[int]bool
 	elapsed      time.Duration
 
@@ -338,6 +345,10 @@ func (s *stats) add(fs *fileStats, rel string, project int) {
 		s.maxFile, s.maxFileName = fs.bytes, rel
 	}
 	s.projectsUsed[project] = true
+	if fs.forkKind != 0 {
+		s.forks[fs.forkKind]++
+		s.copied += fs.copied
+	}
 	s.users += fs.users
 	s.cjkUsers += fs.cjkUsers
 	s.texts += fs.texts
@@ -359,6 +370,10 @@ func (s *stats) print(w *os.File, cfg config) {
 	fmt.Fprintf(w, "  largest line %d bytes  %s\n", s.maxLine, s.maxLineFile)
 	fmt.Fprintf(w, "  lines >=1MiB %d, image blocks %d, compactions %d, files with in-file branches %d (%d branch points)\n",
 		s.lines1MB, s.images, s.compactions, s.branchFiles, s.branchPoints)
+	if len(s.forks) > 0 {
+		fmt.Fprintf(w, "  forks        %d whole-file (forkFrom), %d branched before a user message, %d branched at the leaf; %d entries copied\n",
+			s.forks[forkWhole], s.forks[forkBefore], s.forks[forkAt], s.copied)
+	}
 	fmt.Fprintf(w, "  elapsed      %.2fs (%.0f MB/s, %d workers)\n", sec, float64(s.bytes)/1e6/sec, cfg.workers)
 	if ri := s.pools.real; ri != nil {
 		fmt.Fprintf(w, "  text         realistic from %s (%s): %d files, %.1f MB read, pools built in %.2fs (included above)\n",
@@ -387,6 +402,9 @@ func generate(cfg config) (*stats, error) {
 	}
 	begin := time.Now()
 	plans := makePlan(cfg)
+	if err := planForks(plans, cfg.forks, cfg.seed, cfg.projects); err != nil {
+		return nil, err
+	}
 	var pl *pools
 	switch cfg.text {
 	case "", "synthetic":
@@ -414,43 +432,20 @@ func generate(cfg config) (*stats, error) {
 			return nil, err
 		}
 	}
-	st := &stats{projectsUsed: map[int]bool{}, plantFiles: map[int32][]string{}, pools: pl}
-	jobs := make(chan int)
-	errc := make(chan error, cfg.workers)
-	var wg sync.WaitGroup
-	for w := 0; w < cfg.workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			g := newGen(pl, cfg, pp)
-			for i := range jobs {
-				p := plans[i]
-				rel := filepath.Join(projectDir(p.project, cfg.projects), p.name)
-				fs, err := g.writeFile(filepath.Join(cfg.out, rel), p)
-				if err != nil {
-					errc <- err
-					for range jobs {
-					}
-					return
-				}
-				st.add(fs, rel, p.project)
-			}
-		}()
+	st := &stats{projectsUsed: map[int]bool{}, plantFiles: map[int32][]string{}, pools: pl, forks: map[byte]int{}}
+	// Forks read their originals back, so they are written after all others.
+	var firsts, forks []int
+	for i, p := range plans {
+		if p.fork == nil {
+			firsts = append(firsts, i)
+		} else {
+			forks = append(forks, i)
+		}
 	}
-	// Largest first, so the tail does not leave one worker busy at the end.
-	order := make([]int, len(plans))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return plans[order[a]].target > plans[order[b]].target })
-	for _, i := range order {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	close(errc)
-	if err := <-errc; err != nil {
-		return nil, err
+	for _, pass := range [][]int{firsts, forks} {
+		if err := writeFiles(cfg, plans, pass, pl, pp, st); err != nil {
+			return nil, err
+		}
 	}
 	st.elapsed = time.Since(begin)
 	if pp != nil {
@@ -469,4 +464,49 @@ func generate(cfg config) (*stats, error) {
 		st.verify = time.Since(t)
 	}
 	return st, nil
+}
+
+// writeFiles writes the files idxs of plans with cfg.workers writers.
+func writeFiles(cfg config, plans []filePlan, idxs []int, pl *pools, pp *plantPlan, st *stats) error {
+	jobs := make(chan int)
+	errc := make(chan error, cfg.workers)
+	var wg sync.WaitGroup
+	for w := 0; w < cfg.workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g := newGen(pl, cfg, pp)
+			for i := range jobs {
+				p := plans[i]
+				rel := filepath.Join(projectDir(p.project, cfg.projects), p.name)
+				var orig []byte
+				var err error
+				if p.fork != nil {
+					o := plans[p.fork.orig]
+					orig, err = os.ReadFile(filepath.Join(cfg.out, projectDir(o.project, cfg.projects), o.name))
+				}
+				var fs *fileStats
+				if err == nil {
+					fs, err = g.writeFile(filepath.Join(cfg.out, rel), p, orig)
+				}
+				if err != nil {
+					errc <- err
+					for range jobs {
+					}
+					return
+				}
+				st.add(fs, rel, p.project)
+			}
+		}()
+	}
+	// Largest first, so the tail does not leave one worker busy at the end.
+	order := slices.Clone(idxs)
+	sort.SliceStable(order, func(a, b int) bool { return plans[order[a]].target > plans[order[b]].target })
+	for _, i := range order {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	close(errc)
+	return <-errc
 }

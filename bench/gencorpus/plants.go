@@ -69,12 +69,26 @@ type plantOcc struct {
 
 type plantPlan struct {
 	words   []string
-	perFile [][]plantOcc // by filePlan.idx
+	perFile [][]plantOcc     // by filePlan.idx
+	zq      map[string]int32 // zqplantNNNN words by their NNNN
+	others  []int32          // the other words
+}
+
+// scan returns the indexes of the planted words in data.
+func (pp *plantPlan) scan(data []byte) []int32 {
+	return scanPlants(data, pp.words, pp.zq, pp.others)
 }
 
 func planPlants(cfg config, plans []filePlan) *plantPlan {
 	r := rand.New(rand.NewPCG(cfg.seed, 0x91a7f))
-	pp := &plantPlan{words: plantWords(cfg.plant), perFile: make([][]plantOcc, len(plans))}
+	pp := &plantPlan{words: plantWords(cfg.plant), perFile: make([][]plantOcc, len(plans)), zq: map[string]int32{}}
+	for i, w := range pp.words {
+		if len(w) == len(zqPrefix)+4 && w[:len(zqPrefix)] == zqPrefix {
+			pp.zq[w[len(zqPrefix):]] = int32(i)
+		} else {
+			pp.others = append(pp.others, int32(i))
+		}
+	}
 	for w := range pp.words {
 		k := min(max(int(logUniform(r, 1, 21)), 1), 20, len(plans))
 		chosen := map[int]bool{}
@@ -195,15 +209,6 @@ func scanPlants(data []byte, words []string, zq map[string]int32, others []int32
 // checkPlants scans every written file and compares with what the generator
 // recorded. It returns the manifest (word -> sorted relative paths).
 func checkPlants(cfg config, plans []filePlan, pp *plantPlan, recorded map[int32][]string) (map[string][]string, error) {
-	zq := map[string]int32{}
-	var others []int32
-	for i, w := range pp.words {
-		if len(w) == len(zqPrefix)+4 && w[:len(zqPrefix)] == zqPrefix {
-			zq[w[len(zqPrefix):]] = int32(i)
-		} else {
-			others = append(others, int32(i))
-		}
-	}
 	rels := make([]string, len(plans))
 	found := make([][]int32, len(plans))
 	errs := make([]error, len(plans))
@@ -229,7 +234,7 @@ func checkPlants(cfg config, plans []filePlan, pp *plantPlan, recorded map[int32
 					errs[i] = err
 					continue
 				}
-				found[i] = scanPlants(data, pp.words, zq, others)
+				found[i] = pp.scan(data)
 			}
 		}()
 	}

@@ -76,6 +76,8 @@ type fileStats struct {
 	maxLine                                                     int
 	users, cjkUsers, texts, cjkTexts                            int64   // user messages and assistant text blocks
 	plants                                                      []int32 // planted words written (may repeat)
+	forkKind                                                    byte    // 0: not a fork
+	copied                                                      int64   // entries a fork copied
 }
 
 type gen struct {
@@ -115,7 +117,8 @@ func newGen(pl *pools, cfg config, pp *plantPlan) *gen {
 	return &gen{pl: pl, cfg: cfg, pp: pp, line: make([]byte, 0, 1<<16), ids: map[uint32]struct{}{}}
 }
 
-func (g *gen) writeFile(path string, p filePlan) (*fileStats, error) {
+// writeFile writes session p; orig is the original's content when p is a fork.
+func (g *gen) writeFile(path string, p filePlan, orig []byte) (*fileStats, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
@@ -126,8 +129,15 @@ func (g *gen) writeFile(path string, p filePlan) (*fileStats, error) {
 		g.w.Reset(f)
 	}
 	g.reset(p)
-	g.session()
-	if err := g.w.Flush(); err != nil {
+	if p.fork != nil {
+		err = g.forkSession(orig)
+	} else {
+		g.session()
+	}
+	if err == nil {
+		err = g.w.Flush()
+	}
+	if err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -449,8 +459,20 @@ func (g *gen) capToBudget(n int) int {
 // Session structure.
 
 func (g *gen) session() {
+	g.header()
+	g.mi = g.pickModel()
+	g.thinking = thinkingLevels[g.r.IntN(len(thinkingLevels))]
+	g.advance(20, 400)
+	g.modelChange()
+	g.thinkingChange(g.thinking)
+	if g.r.Float64() < 0.2 {
+		g.sessionInfo(pick(g.r, sessionNames))
+	}
+	g.turns()
+}
+
+func (g *gen) header() {
 	p := g.plan
-	// Header.
 	b := append(g.line[:0], `{"type":"session","version":3,"id":"`...)
 	b = append(b, p.sessionID...)
 	b = append(b, `","timestamp":"`...)
@@ -467,15 +489,10 @@ func (g *gen) session() {
 	g.w.Write(b)
 	g.line = b
 	g.st.bytes += int64(len(b))
+}
 
-	g.mi = g.pickModel()
-	g.thinking = thinkingLevels[g.r.IntN(len(thinkingLevels))]
-	g.advance(20, 400)
-	g.modelChange()
-	g.thinkingChange(g.thinking)
-	if g.r.Float64() < 0.2 {
-		g.sessionInfo(pick(g.r, sessionNames))
-	}
+// turns writes turns until the file reaches its size and its plants are placed.
+func (g *gen) turns() {
 	first := true
 	for first || g.remaining() > 0 || len(g.pending) > 0 { // (a turn always writes a user or bash text, where late plants go)
 		g.turn(first)
