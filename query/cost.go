@@ -196,6 +196,8 @@ func costSQL(ctx context.Context, db *sqlx.DB, f CostFilter) (string, []any, err
 	}
 	if group != "" {
 		q += " GROUP BY " + group
+	} else {
+		q += " HAVING count(*) > 0" // no row, rather than one of NULL sums, when nothing matches
 	}
 	return q, append(append(dayArgs, srcArgs...), args...), nil
 }

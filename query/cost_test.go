@@ -378,3 +378,24 @@ func TestCostForkCopiesCountOnce(t *testing.T) {
 		}
 	}
 }
+
+// A report without keys is one row of totals, and no row (zero totals)
+// when nothing matches.
+func TestCostWithoutKeys(t *testing.T) {
+	db := costCatalog(t, costCorpus(t))
+	for _, tc := range []struct {
+		f    query.CostFilter
+		rows int
+	}{
+		{query.CostFilter{}, 1},
+		{query.CostFilter{Model: "no-such-model"}, 0},
+	} {
+		r, err := query.Cost(context.Background(), db.DB, tc.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Rows) != tc.rows || (tc.rows == 0 && r.Totals.Calls != 0) || (tc.rows == 1 && r.Totals.Calls == 0) {
+			t.Errorf("%+v: %d rows, totals %+v", tc.f, len(r.Rows), r.Totals)
+		}
+	}
+}
