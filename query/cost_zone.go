@@ -77,7 +77,10 @@ func bucketRange(ctx context.Context, db *sqlx.DB, f CostFilter) (lo, hi int64, 
 		Lo *int64 `db:"lo"`
 		Hi *int64 `db:"hi"`
 	}
-	err = db.GetContext(ctx, &r, `SELECT min(bucket) AS lo, max(bucket) AS hi FROM usage_rollup WHERE bucket >= 0`)
+	// Two subqueries: each is one step down the bucket index, where
+	// min() and max() in one SELECT scanned the whole index.
+	err = db.GetContext(ctx, &r, `SELECT (SELECT min(bucket) FROM usage_rollup WHERE bucket >= 0) AS lo,
+		(SELECT max(bucket) FROM usage_rollup) AS hi`)
 	if err != nil {
 		return 0, 0, fmt.Errorf("sum usage: %w", err)
 	}
