@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 )
 
 // What the cost report derives from the usage rows (migration 00005):
@@ -66,8 +67,10 @@ func deriveCalls(ctx context.Context, tx *wtx, id int64, b *batch) error {
 		return err
 	}
 	const files = `SELECT DISTINCT file_id FROM usage WHERE entry_id IN (SELECT entry_id FROM calls_touched)`
-	if err := tx.exec(ctx, `DELETE FROM usage_rollup WHERE file_id IN (`+files+`)`); err != nil {
-		return fmt.Errorf("clear usage rollup: %w", err)
+	for _, t := range rollups {
+		if err := tx.exec(ctx, `DELETE FROM `+t.table+` WHERE file_id IN (`+files+`)`); err != nil {
+			return fmt.Errorf("clear usage rollup: %w", err)
+		}
 	}
 	if err := sumBuckets(ctx, tx, "WHERE file_id IN ("+files+")"); err != nil {
 		return err
@@ -93,8 +96,10 @@ func deriveAll(ctx context.Context, tx *wtx) error {
 	if err := markCopies(ctx, tx, "1", dup); err != nil {
 		return err
 	}
-	if err := tx.exec(ctx, `DELETE FROM usage_rollup`); err != nil {
-		return fmt.Errorf("clear usage rollup: %w", err)
+	for _, t := range rollups {
+		if err := tx.exec(ctx, `DELETE FROM `+t.table); err != nil {
+			return fmt.Errorf("clear usage rollup: %w", err)
+		}
 	}
 	return sumBuckets(ctx, tx, "")
 }
@@ -206,11 +211,28 @@ func markCopies(ctx context.Context, tx *wtx, scope, dup string) error {
 	return nil
 }
 
+// rollups are the tables of sums, with their bucket size in quarter hours
+// (bucket is in quarter hours in both: the first of the hour).
+var rollups = []struct {
+	table string
+	unit  int
+}{{"usage_rollup", 1}, {"usage_rollup_hour", 4}}
+
 // sumBuckets inserts the rollup rows of the usage rows where selects.
 func sumBuckets(ctx context.Context, tx *wtx, where string) error {
-	err := tx.exec(ctx, `INSERT INTO usage_rollup (file_id, bucket, provider, model, source, is_copy, active,
+	for _, t := range rollups {
+		if err := sumInto(ctx, tx, t.table, t.unit, where); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sumInto(ctx context.Context, tx *wtx, table string, unit int, where string) error {
+	err := tx.exec(ctx, `INSERT INTO `+table+` (file_id, bucket, provider, model, source, is_copy, active,
 			calls, input, output, cache_read, cache_write, cache_write_1h, total_tokens, cost)
-		SELECT file_id, COALESCE(ts_ms / 900000, -1), COALESCE(attr_provider, provider), COALESCE(attr_model, model),
+		SELECT file_id, COALESCE(ts_ms / `+strconv.Itoa(unit*900000)+` * `+strconv.Itoa(unit)+`, -1),
+			COALESCE(attr_provider, provider), COALESCE(attr_model, model),
 			source, is_copy, call_active,
 			count(*), total(input), total(output), total(cache_read), total(cache_write), total(cache_write_1h),
 			total(total_tokens), total(cost_total)

@@ -14,7 +14,7 @@ import (
 )
 
 // rowTables are the tables holding a file's rows, cleared on rewrite/removal.
-var rowTables = []string{"entries", "edges", "labels", "usage", "usage_rollup", "tool_calls", "warnings", "sessions"}
+var rowTables = []string{"entries", "edges", "labels", "usage", "usage_rollup", "usage_rollup_hour", "tool_calls", "warnings", "sessions"}
 
 // apply writes one batch in one IMMEDIATE transaction: the rows and the
 // file's new offset commit together or not at all.

@@ -44,6 +44,28 @@ CREATE TABLE usage_rollup (
 ) WITHOUT ROWID;
 CREATE INDEX usage_rollup_bucket ON usage_rollup(bucket);
 
+-- The same sums per hour (bucket: the hour's first quarter hour): about
+-- 40% fewer rows, for reports in zones whose offsets are whole hours.
+CREATE TABLE usage_rollup_hour (
+    file_id          INTEGER NOT NULL,
+    bucket           INTEGER NOT NULL,
+    provider         TEXT    NOT NULL,
+    model            TEXT    NOT NULL,
+    source           TEXT    NOT NULL,
+    is_copy          INTEGER NOT NULL,
+    active           INTEGER NOT NULL,
+    calls            INTEGER NOT NULL,
+    input            REAL    NOT NULL,
+    output           REAL    NOT NULL,
+    cache_read       REAL    NOT NULL,
+    cache_write      REAL    NOT NULL,
+    cache_write_1h   REAL    NOT NULL,
+    total_tokens     REAL    NOT NULL,
+    cost             REAL    NOT NULL,
+    PRIMARY KEY (file_id, bucket, provider, model, source, is_copy, active)
+) WITHOUT ROWID;
+CREATE INDEX usage_rollup_hour_bucket ON usage_rollup_hour(bucket);
+
 -- The entry ids whose records must be derived again, filled and emptied
 -- within one write transaction (a regular table: the writer's prepared
 -- statements are shared by its connections, a TEMP table is not).
@@ -81,6 +103,8 @@ SELECT s.session_id AS session_id, f.path AS path, u.offset AS offset, u.entry_i
 FROM usage u JOIN sessions s ON s.file_id = u.file_id JOIN files f ON f.id = u.file_id
 LEFT JOIN active a ON a.file_id = u.file_id AND a.offset = u.offset;
 DROP TABLE calls_touched;
+DROP INDEX usage_rollup_hour_bucket;
+DROP TABLE usage_rollup_hour;
 DROP INDEX usage_rollup_bucket;
 DROP TABLE usage_rollup;
 ALTER TABLE usage DROP COLUMN call_active;

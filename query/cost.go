@@ -173,15 +173,20 @@ func costSQL(ctx context.Context, db *sqlx.DB, f CostFilter) (string, []any, err
 			joins += " JOIN files fl ON fl.id = x.file_id"
 		}
 	}
-	src, srcArgs := costSource(f)
 	day, dayArgs := "-1", []any(nil)
+	r := hourly
 	if byTime(f.By) {
 		lo, hi, err := bucketRange(ctx, db, f)
 		if err != nil {
 			return "", nil, err
 		}
-		day, dayArgs = dayExpr("x.bucket", zoneSpans(f.TZ, lo, hi))
+		spans := zoneSpans(f.TZ, lo, hi)
+		day, dayArgs = dayExpr("x.bucket", spans)
+		if !wholeHours(spans) {
+			r = quarterly // Asia/Kathmandu, Asia/Kolkata, …: a day starts inside an hour
+		}
 	}
+	src, srcArgs := costSource(f, r)
 	cols, group := keyCols(f)
 	if byTime(f.By) {
 		group = strings.TrimSuffix("day, "+group, ", ")
@@ -251,10 +256,38 @@ const rawCols = `file_id, ts_ms / 900000 AS bucket, COALESCE(attr_provider, prov
 	COALESCE(attr_model, model) AS model, source, is_copy, call_active AS active, 1 AS calls,
 	input, output, cache_read, cache_write, cache_write_1h, total_tokens, cost_total AS cost`
 
-func costSource(f CostFilter) (string, []any) {
-	if f.Since.IsZero() && f.Until.IsZero() {
-		return "SELECT " + rollupCols + " FROM usage_rollup", nil
+// rollup is a table of sums per file and time bucket; bucket is in
+// quarter hours either way, a multiple of unit (in quarter hours).
+type rollup struct {
+	table string
+	unit  int64
+}
+
+// The hourly rollup has about 40% fewer rows than the quarter-hour one:
+// reports in zones whose offsets are whole hours read it.
+var (
+	quarterly = rollup{"usage_rollup", 1}
+	hourly    = rollup{"usage_rollup_hour", 4}
+)
+
+// wholeHours: every offset of the zone's spans is a whole number of hours.
+func wholeHours(spans []zoneSpan) bool {
+	for i, s := range spans {
+		if s.offset%3600 != 0 || (i > 0 && s.from%4 != 0) {
+			return false
+		}
 	}
+	return true
+}
+
+// costSource is the rows the report sums: the rollup's whole buckets
+// within Since/Until, plus the single records of the edge buckets they cut.
+func costSource(f CostFilter, r rollup) (string, []any) {
+	from := "SELECT " + rollupCols + " FROM " + r.table
+	if f.Since.IsZero() && f.Until.IsZero() {
+		return from, nil
+	}
+	unitMs := r.unit * bucketMs
 	lo, hi := int64(0), int64(1)<<62 // ms; records without a time (bucket -1) are out
 	if !f.Since.IsZero() {
 		lo = f.Since.UnixMilli()
@@ -262,22 +295,22 @@ func costSource(f CostFilter) (string, []any) {
 	if !f.Until.IsZero() {
 		hi = f.Until.UnixMilli()
 	}
-	first, last := ceilDiv(lo, bucketMs), hi/bucketMs // whole buckets: [first, last)
-	if first >= last {                                // inside one bucket
-		return "SELECT " + rawCols + ` FROM usage WHERE file_id IN (SELECT file_id FROM usage_rollup WHERE bucket = ?)
-			AND ts_ms >= ? AND ts_ms < ?`, []any{lo / bucketMs, lo, hi}
+	// The edge records: only in the files the rollup has in that bucket.
+	edge := " SELECT " + rawCols + ` FROM usage WHERE file_id IN (SELECT file_id FROM ` + r.table + ` WHERE bucket = ?)
+		AND ts_ms >= ? AND ts_ms < ?`
+	first, last := ceilDiv(lo, unitMs), hi/unitMs // whole buckets: [first, last), in units
+	if first >= last {                            // inside one bucket
+		return edge, []any{lo / unitMs * r.unit, lo, hi}
 	}
-	q := "SELECT " + rollupCols + " FROM usage_rollup WHERE bucket >= ? AND bucket < ?"
-	args := []any{first, last}
-	if lo%bucketMs != 0 {
-		q += " UNION ALL SELECT " + rawCols + ` FROM usage WHERE file_id IN (SELECT file_id FROM usage_rollup WHERE bucket = ?)
-			AND ts_ms >= ? AND ts_ms < ?`
-		args = append(args, first-1, lo, first*bucketMs)
+	q := from + " WHERE bucket >= ? AND bucket < ?"
+	args := []any{first * r.unit, last * r.unit}
+	if lo%unitMs != 0 {
+		q += " UNION ALL" + edge
+		args = append(args, (first-1)*r.unit, lo, first*unitMs)
 	}
-	if hi%bucketMs != 0 && hi < int64(1)<<62 {
-		q += " UNION ALL SELECT " + rawCols + ` FROM usage WHERE file_id IN (SELECT file_id FROM usage_rollup WHERE bucket = ?)
-			AND ts_ms >= ? AND ts_ms < ?`
-		args = append(args, last, last*bucketMs, hi)
+	if hi%unitMs != 0 && hi < int64(1)<<62 {
+		q += " UNION ALL" + edge
+		args = append(args, last*r.unit, last*unitMs, hi)
 	}
 	return q, args
 }

@@ -27,6 +27,9 @@ var queries = []string{
 	`SELECT f.path, r.bucket, r.provider, r.model, r.source, r.is_copy, r.active, r.calls, r.input, r.output,
 	   r.cache_read, r.cache_write, r.cache_write_1h, r.total_tokens, printf('%.6f', r.cost)
 	   FROM usage_rollup r JOIN files f ON f.id = r.file_id ORDER BY 1, 2, 3, 4, 5, 6, 7`,
+	`SELECT f.path, r.bucket, r.provider, r.model, r.source, r.is_copy, r.active, r.calls, r.input, r.output,
+	   r.cache_read, r.cache_write, r.cache_write_1h, r.total_tokens, printf('%.6f', r.cost)
+	   FROM usage_rollup_hour r JOIN files f ON f.id = r.file_id ORDER BY 1, 2, 3, 4, 5, 6, 7`,
 	`SELECT 'touched', entry_id FROM calls_touched`,
 	`SELECT f.path, w.line, w.message FROM warnings w JOIN files f ON f.id = w.file_id ORDER BY f.path, w.line, w.message`,
 }
