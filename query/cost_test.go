@@ -399,3 +399,36 @@ func TestCostWithoutKeys(t *testing.T) {
 		}
 	}
 }
+
+// A catalog that also holds another root's sessions: a report under one
+// root sums only its files.
+func TestCostUnderRoots(t *testing.T) {
+	a, b := costCorpus(t), t.TempDir()
+	catalogtest.WriteFile(t, filepath.Join(b, "--x--", "x.jsonl"), edgeSession("other"))
+	db, err := catalog.Open(context.Background(), filepath.Join(t.TempDir(), "c.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ix := &indexer.Indexer{DB: db, Roots: []string{a, b}}
+	if _, err := ix.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	total := func(roots ...string) int64 {
+		r, err := query.Cost(context.Background(), db.DB, query.CostFilter{Roots: roots, NoDedup: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Totals.Calls
+	}
+	want := int64(len(rawCalls(t, a)))
+	if got := total(a); got != want {
+		t.Errorf("under %s: %d calls, want %d", a, got, want)
+	}
+	if got := total(b); got != 7 {
+		t.Errorf("under %s: %d calls, want the 7 of its one session", b, got)
+	}
+	if got := total(a, b); got != want+7 {
+		t.Errorf("under both: %d calls, want %d", got, want+7)
+	}
+}
