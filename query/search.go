@@ -18,7 +18,7 @@ import (
 type SearchFilter struct {
 	Query   fts.Node
 	Roots   []string // sessions under these roots only (absolute)
-	Project string   // cwd contains this
+	Project string   // cwd contains this, case-insensitive (as list and cost)
 	Cwd     string   // cwd is exactly this
 	FileID  int64    // one session (0: all)
 	Role    string   // user | assistant | tool | summary
@@ -81,7 +81,7 @@ func searchFrom(f SearchFilter) (string, []any, error) {
 		add(cond, a...)
 	}
 	if f.Project != "" {
-		add("instr(s.cwd, ?) > 0", f.Project)
+		add("instr(lower(s.cwd), lower(?)) > 0", f.Project)
 	}
 	if f.Cwd != "" {
 		add("s.cwd = ?", f.Cwd)
