@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/pidex-dev/pidex/catalog"
 )
 
 // What the cost report derives from the usage rows (migration 00005):
@@ -18,7 +20,8 @@ import (
 //     source and token counts equal; earlier = the session created first,
 //     then the path, then the offset — so a fork's copies count once;
 //   - call_active: some record of the same call is on its file's path;
-//   - usage_rollup: the file's sums per quarter hour, model, source and flags.
+//   - the rollups (catalog.Rollups): the file's sums per quarter hour and
+//     per hour, model, source and flags.
 //
 // An append moves a file's leaf, which can move its records on or off the
 // path, which changes call_active in every file holding the same calls;
@@ -67,8 +70,8 @@ func deriveCalls(ctx context.Context, tx *wtx, id int64, b *batch) error {
 		return err
 	}
 	const files = `SELECT DISTINCT file_id FROM usage WHERE entry_id IN (SELECT entry_id FROM calls_touched)`
-	for _, t := range rollups {
-		if err := tx.exec(ctx, `DELETE FROM `+t.table+` WHERE file_id IN (`+files+`)`); err != nil {
+	for _, r := range catalog.Rollups {
+		if err := tx.exec(ctx, `DELETE FROM `+r.Table+` WHERE file_id IN (`+files+`)`); err != nil {
 			return fmt.Errorf("clear usage rollup: %w", err)
 		}
 	}
@@ -96,8 +99,8 @@ func deriveAll(ctx context.Context, tx *wtx) error {
 	if err := markCopies(ctx, tx, "1", dup); err != nil {
 		return err
 	}
-	for _, t := range rollups {
-		if err := tx.exec(ctx, `DELETE FROM `+t.table); err != nil {
+	for _, r := range catalog.Rollups {
+		if err := tx.exec(ctx, `DELETE FROM `+r.Table); err != nil {
 			return fmt.Errorf("clear usage rollup: %w", err)
 		}
 	}
@@ -211,27 +214,21 @@ func markCopies(ctx context.Context, tx *wtx, scope, dup string) error {
 	return nil
 }
 
-// rollups are the tables of sums, with their bucket size in quarter hours
-// (bucket is in quarter hours in both: the first of the hour).
-var rollups = []struct {
-	table string
-	unit  int
-}{{"usage_rollup", 1}, {"usage_rollup_hour", 4}}
-
 // sumBuckets inserts the rollup rows of the usage rows where selects.
 func sumBuckets(ctx context.Context, tx *wtx, where string) error {
-	for _, t := range rollups {
-		if err := sumInto(ctx, tx, t.table, t.unit, where); err != nil {
+	for _, r := range catalog.Rollups {
+		if err := sumInto(ctx, tx, r, where); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func sumInto(ctx context.Context, tx *wtx, table string, unit int, where string) error {
-	err := tx.exec(ctx, `INSERT INTO `+table+` (file_id, bucket, provider, model, source, is_copy, active,
+func sumInto(ctx context.Context, tx *wtx, r catalog.Rollup, where string) error {
+	unit := strconv.FormatInt(r.Unit, 10)
+	err := tx.exec(ctx, `INSERT INTO `+r.Table+` (file_id, bucket, provider, model, source, is_copy, active,
 			calls, input, output, cache_read, cache_write, cache_write_1h, total_tokens, cost)
-		SELECT file_id, COALESCE(ts_ms / `+strconv.Itoa(unit*900000)+` * `+strconv.Itoa(unit)+`, -1),
+		SELECT file_id, COALESCE(ts_ms / `+strconv.FormatInt(r.Unit*catalog.BucketMs, 10)+` * `+unit+`, -1),
 			COALESCE(attr_provider, provider), COALESCE(attr_model, model),
 			source, is_copy, call_active,
 			count(*), total(input), total(output), total(cache_read), total(cache_write), total(cache_write_1h),

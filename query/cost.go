@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/schema"
 )
 
@@ -60,8 +62,8 @@ type CostReport struct {
 	Repriced bool // the filter had prices
 }
 
-// costPart is what the SQL returns: sums per bucket and model (and file,
-// when a key needs it).
+// costPart is what the SQL returns: sums per local day and per the other
+// keys the report asks for (constants for the rest, see keyCols).
 type costPart struct {
 	Day          int64   `db:"day"` // local day number (see cost_zone.go); -1: no time
 	Provider     string  `db:"provider"`
@@ -79,12 +81,13 @@ type costPart struct {
 	Cost         float64 `db:"cost"`
 }
 
-const bucketMs = 900_000 // the rollup's quarter hour
+const bucketMs = catalog.BucketMs
 
-// Cost sums the usage records f selects. It reads the quarter-hour rollup
-// (usage_rollup); only when --since/--until fall inside a quarter hour are
-// the records of those edge quarters read one by one, so the answer is
-// exact and its cost grows with buckets, not calls.
+// Cost sums the usage records f selects. It reads a rollup (hourly, or
+// by quarter hour for zones whose days start inside an hour); only when
+// --since/--until fall inside a bucket are the records of those edge
+// buckets read one by one, so the answer is exact and its cost grows with
+// buckets, not calls.
 func Cost(ctx context.Context, db *sqlx.DB, f CostFilter) (*CostReport, error) {
 	if err := checkCostFilter(&f); err != nil {
 		return nil, err
@@ -174,7 +177,7 @@ func costSQL(ctx context.Context, db *sqlx.DB, f CostFilter) (string, []any, err
 		}
 	}
 	day, dayArgs := "-1", []any(nil)
-	r := hourly
+	r := catalog.HourRollup
 	if byTime(f.By) {
 		lo, hi, err := bucketRange(ctx, db, f)
 		if err != nil {
@@ -183,7 +186,7 @@ func costSQL(ctx context.Context, db *sqlx.DB, f CostFilter) (string, []any, err
 		spans := zoneSpans(f.TZ, lo, hi)
 		day, dayArgs = dayExpr("x.bucket", spans)
 		if !wholeHours(spans) {
-			r = quarterly // Asia/Kathmandu, Asia/Kolkata, …: a day starts inside an hour
+			r = catalog.QuarterRollup // Asia/Kathmandu, Asia/Kolkata, …: a day starts inside an hour
 		}
 	}
 	src, srcArgs := costSource(f, r)
@@ -252,23 +255,9 @@ const rollupCols = `file_id, bucket, provider, model, source, is_copy, active, c
 	input, output, cache_read, cache_write, cache_write_1h, total_tokens, cost`
 
 // rawCols are the same columns from single usage records.
-const rawCols = `file_id, ts_ms / 900000 AS bucket, COALESCE(attr_provider, provider) AS provider,
+var rawCols = `file_id, ts_ms / ` + strconv.Itoa(bucketMs) + ` AS bucket, COALESCE(attr_provider, provider) AS provider,
 	COALESCE(attr_model, model) AS model, source, is_copy, call_active AS active, 1 AS calls,
 	input, output, cache_read, cache_write, cache_write_1h, total_tokens, cost_total AS cost`
-
-// rollup is a table of sums per file and time bucket; bucket is in
-// quarter hours either way, a multiple of unit (in quarter hours).
-type rollup struct {
-	table string
-	unit  int64
-}
-
-// The hourly rollup has about 40% fewer rows than the quarter-hour one:
-// reports in zones whose offsets are whole hours read it.
-var (
-	quarterly = rollup{"usage_rollup", 1}
-	hourly    = rollup{"usage_rollup_hour", 4}
-)
 
 // wholeHours: every offset of the zone's spans is a whole number of hours.
 func wholeHours(spans []zoneSpan) bool {
@@ -282,12 +271,12 @@ func wholeHours(spans []zoneSpan) bool {
 
 // costSource is the rows the report sums: the rollup's whole buckets
 // within Since/Until, plus the single records of the edge buckets they cut.
-func costSource(f CostFilter, r rollup) (string, []any) {
-	from := "SELECT " + rollupCols + " FROM " + r.table
+func costSource(f CostFilter, r catalog.Rollup) (string, []any) {
+	from := "SELECT " + rollupCols + " FROM " + r.Table
 	if f.Since.IsZero() && f.Until.IsZero() {
 		return from, nil
 	}
-	unitMs := r.unit * bucketMs
+	unitMs := r.Unit * bucketMs
 	lo, hi := int64(0), int64(1)<<62 // ms; records without a time (bucket -1) are out
 	if !f.Since.IsZero() {
 		lo = f.Since.UnixMilli()
@@ -296,21 +285,21 @@ func costSource(f CostFilter, r rollup) (string, []any) {
 		hi = f.Until.UnixMilli()
 	}
 	// The edge records: only in the files the rollup has in that bucket.
-	edge := " SELECT " + rawCols + ` FROM usage WHERE file_id IN (SELECT file_id FROM ` + r.table + ` WHERE bucket = ?)
+	edge := " SELECT " + rawCols + ` FROM usage WHERE file_id IN (SELECT file_id FROM ` + r.Table + ` WHERE bucket = ?)
 		AND ts_ms >= ? AND ts_ms < ?`
 	first, last := ceilDiv(lo, unitMs), hi/unitMs // whole buckets: [first, last), in units
 	if first >= last {                            // inside one bucket
-		return edge, []any{lo / unitMs * r.unit, lo, hi}
+		return edge, []any{lo / unitMs * r.Unit, lo, hi}
 	}
 	q := from + " WHERE bucket >= ? AND bucket < ?"
-	args := []any{first * r.unit, last * r.unit}
+	args := []any{first * r.Unit, last * r.Unit}
 	if lo%unitMs != 0 {
 		q += " UNION ALL" + edge
-		args = append(args, (first-1)*r.unit, lo, first*unitMs)
+		args = append(args, (first-1)*r.Unit, lo, first*unitMs)
 	}
 	if hi%unitMs != 0 && hi < int64(1)<<62 {
 		q += " UNION ALL" + edge
-		args = append(args, last*r.unit, last*unitMs, hi)
+		args = append(args, last*r.Unit, last*unitMs, hi)
 	}
 	return q, args
 }
