@@ -69,13 +69,8 @@ func deriveCalls(ctx context.Context, tx *wtx, id int64, b *batch) error {
 	if err := markCopies(ctx, tx, touched, touched); err != nil {
 		return err
 	}
-	const files = `SELECT DISTINCT file_id FROM usage WHERE entry_id IN (SELECT entry_id FROM calls_touched)`
-	for _, r := range catalog.Rollups {
-		if err := tx.exec(ctx, `DELETE FROM `+r.Table+` WHERE file_id IN (`+files+`)`); err != nil {
-			return fmt.Errorf("clear usage rollup: %w", err)
-		}
-	}
-	if err := sumBuckets(ctx, tx, "WHERE file_id IN ("+files+")"); err != nil {
+	if err := resum(ctx, tx, `WHERE file_id IN (SELECT DISTINCT file_id FROM usage
+		WHERE entry_id IN (SELECT entry_id FROM calls_touched))`); err != nil {
 		return err
 	}
 	if err := tx.exec(ctx, `DELETE FROM calls_touched`); err != nil {
@@ -99,24 +94,30 @@ func deriveAll(ctx context.Context, tx *wtx) error {
 	if err := markCopies(ctx, tx, "1", dup); err != nil {
 		return err
 	}
-	for _, r := range catalog.Rollups {
-		if err := tx.exec(ctx, `DELETE FROM `+r.Table); err != nil {
-			return fmt.Errorf("clear usage rollup: %w", err)
-		}
-	}
-	return sumBuckets(ctx, tx, "")
+	return resum(ctx, tx, "")
 }
 
 // markFilePath sets on_path for a file's usage rows: from the offsets the
 // parser found on the path when it read the whole file, else by walking
-// the stored tree.
+// the stored tree from the leaf (pi's path: the leaf, then parent by
+// parent through the id map; UNION, not UNION ALL: an id loop in a
+// hostile file ends instead of walking forever).
 func markFilePath(ctx context.Context, tx *wtx, id int64, onPath []int64) error {
-	if onPath == nil {
-		return markPath(ctx, tx, "WHERE file_id = ?", "AND u.file_id = ?", id)
+	var err error
+	if onPath != nil {
+		list, _ := json.Marshal(onPath)
+		err = tx.exec(ctx, `UPDATE usage SET on_path = offset IN (SELECT value FROM json_each(?))
+			WHERE file_id = ?`, string(list), id)
+	} else {
+		err = tx.exec(ctx, `WITH RECURSIVE walk(id) AS (
+				SELECT leaf_id FROM sessions WHERE file_id = ?1 AND leaf_id IS NOT NULL
+				UNION
+				SELECT ed.parent_id FROM walk w JOIN edges ed ON ed.file_id = ?1 AND ed.child_id = w.id
+				WHERE ed.parent_id IS NOT NULL),
+			path(offset) AS MATERIALIZED (
+				SELECT ed.offset FROM walk w JOIN edges ed ON ed.file_id = ?1 AND ed.child_id = w.id)
+			UPDATE usage SET on_path = offset IN (SELECT offset FROM path) WHERE file_id = ?1`, id)
 	}
-	list, _ := json.Marshal(onPath)
-	err := tx.exec(ctx, `UPDATE usage SET on_path = offset IN (SELECT value FROM json_each(?))
-		WHERE file_id = ?`, string(list), id)
 	if err != nil {
 		return fmt.Errorf("mark usage on the current path: %w", err)
 	}
@@ -161,33 +162,6 @@ func attribute(ctx context.Context, tx *wtx, where string, args ...any) error {
 	return nil
 }
 
-// markPath sets on_path from each session's current leaf (pi's path: the
-// leaf, then parent by parent through the id map). UNION, not UNION ALL:
-// an id loop in a hostile file ends instead of walking forever.
-func markPath(ctx context.Context, tx *wtx, sessWhere, usageWhere string, args ...any) error {
-	err := tx.exec(ctx, `WITH RECURSIVE walk(file_id, id) AS (
-			SELECT file_id, leaf_id FROM sessions `+sessWhere+andNotNull(sessWhere, "leaf_id")+`
-			UNION
-			SELECT w.file_id, ed.parent_id FROM walk w
-			JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id
-			WHERE ed.parent_id IS NOT NULL),
-		path(file_id, offset) AS MATERIALIZED (
-			SELECT w.file_id, ed.offset FROM walk w JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id)
-		UPDATE usage AS u SET on_path = EXISTS (SELECT 1 FROM path p WHERE p.file_id = u.file_id AND p.offset = u.offset)
-		WHERE 1 `+usageWhere, append(args, args...)...)
-	if err != nil {
-		return fmt.Errorf("mark usage on the current path: %w", err)
-	}
-	return nil
-}
-
-func andNotNull(where, col string) string {
-	if where == "" {
-		return " WHERE " + col + " IS NOT NULL"
-	}
-	return " AND " + col + " IS NOT NULL"
-}
-
 // markCopies sets is_copy and call_active for the rows that scope selects
 // (a condition on entry_id: all of a call's rows are selected together).
 // A row whose entry id no other row in scope has is its call's only
@@ -201,10 +175,10 @@ func markCopies(ctx context.Context, tx *wtx, scope, dup string) error {
 	}
 	err = tx.exec(ctx, `WITH k AS MATERIALIZED (
 			SELECT u.file_id, u.offset,
-				row_number() OVER (PARTITION BY u.entry_id, u.source, u.ts_ms, u.input, u.output, u.cache_read, u.cache_write
-					ORDER BY COALESCE(s.created_ms, 0), f.path, u.offset) > 1 AS copy,
-				max(u.on_path) OVER (PARTITION BY u.entry_id, u.source, u.ts_ms, u.input, u.output, u.cache_read, u.cache_write) AS act
-			FROM usage u LEFT JOIN sessions s ON s.file_id = u.file_id JOIN files f ON f.id = u.file_id WHERE u.`+dup+`)
+				row_number() OVER (call ORDER BY COALESCE(s.created_ms, 0), f.path, u.offset) > 1 AS copy,
+				max(u.on_path) OVER call AS act
+			FROM usage u LEFT JOIN sessions s ON s.file_id = u.file_id JOIN files f ON f.id = u.file_id WHERE u.`+dup+`
+			WINDOW call AS (PARTITION BY u.entry_id, u.source, u.ts_ms, u.input, u.output, u.cache_read, u.cache_write))
 		UPDATE usage SET is_copy = k.copy, call_active = k.act FROM k
 		WHERE usage.file_id = k.file_id AND usage.offset = k.offset
 		AND (usage.is_copy, usage.call_active) IS NOT (k.copy, k.act)`)
@@ -214,9 +188,12 @@ func markCopies(ctx context.Context, tx *wtx, scope, dup string) error {
 	return nil
 }
 
-// sumBuckets inserts the rollup rows of the usage rows where selects.
-func sumBuckets(ctx context.Context, tx *wtx, where string) error {
+// resum rebuilds the rollups' rows of the files where selects ("": all).
+func resum(ctx context.Context, tx *wtx, where string) error {
 	for _, r := range catalog.Rollups {
+		if err := tx.exec(ctx, `DELETE FROM `+r.Table+` `+where); err != nil {
+			return fmt.Errorf("clear usage rollup: %w", err)
+		}
 		if err := sumInto(ctx, tx, r, where); err != nil {
 			return err
 		}
