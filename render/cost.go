@@ -93,8 +93,8 @@ func costCells(keys []string, s query.CostSums, repriced, tty bool) []string {
 	num := Num
 	money := func(f float64) string { return strconv.FormatFloat(f, 'f', 6, 64) }
 	if tty {
-		num = func(f float64) string { return groupDigits(Num(f)) }
-		money = func(f float64) string { return "$" + groupDigits(strconv.FormatFloat(f, 'f', 2, 64)) }
+		num = func(f float64) string { return GroupDigits(Num(f)) }
+		money = func(f float64) string { return "$" + GroupDigits(strconv.FormatFloat(f, 'f', 2, 64)) }
 	}
 	c := append([]string{}, keys...)
 	c = append(c, groupDigitsIf(tty, Itoa(s.Calls)), num(s.Input), num(s.Output), num(s.CacheRead), num(s.CacheWrite),
@@ -146,13 +146,13 @@ func CostCSV(w io.Writer, r *query.CostReport) error {
 
 func groupDigitsIf(ok bool, s string) string {
 	if ok {
-		return groupDigits(s)
+		return GroupDigits(s)
 	}
 	return s
 }
 
 // groupDigits puts thousands separators into a decimal number.
-func groupDigits(s string) string {
+func GroupDigits(s string) string {
 	intPart, frac, _ := strings.Cut(s, ".")
 	neg := strings.HasPrefix(intPart, "-")
 	intPart = strings.TrimPrefix(intPart, "-")

@@ -312,16 +312,7 @@ func isoTime(ts string) string {
 	return ""
 }
 
-func comma(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	if n < 0 {
-		return "-" + comma(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func comma(n int64) string { return render.GroupDigits(strconv.FormatInt(n, 10)) }
 
 func plural(n int, one, many string) string {
 	if n == 1 {
