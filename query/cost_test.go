@@ -86,14 +86,14 @@ func call(id, parent, source, ts, model string, tokens, cost float64) string {
 	return fmt.Sprintf(`{"type":"usage","id":%q,"parentId":%q,"timestamp":%q,%s"usage":%s}`, id, parent, ts, model, u) + "\n"
 }
 
-func costCatalog(t *testing.T, root string) *catalog.DB {
+func costCatalog(t *testing.T, roots ...string) *catalog.DB {
 	t.Helper()
 	db, err := catalog.Open(context.Background(), filepath.Join(t.TempDir(), "c.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	ix := &indexer.Indexer{DB: db, Roots: []string{root}}
+	ix := &indexer.Indexer{DB: db, Roots: roots}
 	if _, err := ix.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -405,15 +405,7 @@ func TestCostWithoutKeys(t *testing.T) {
 func TestCostUnderRoots(t *testing.T) {
 	a, b := costCorpus(t), t.TempDir()
 	catalogtest.WriteFile(t, filepath.Join(b, "--x--", "x.jsonl"), edgeSession("other"))
-	db, err := catalog.Open(context.Background(), filepath.Join(t.TempDir(), "c.sqlite"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ix := &indexer.Indexer{DB: db, Roots: []string{a, b}}
-	if _, err := ix.Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	db := costCatalog(t, a, b)
 	total := func(roots ...string) int64 {
 		r, err := query.Cost(context.Background(), db.DB, query.CostFilter{Roots: roots, NoDedup: true})
 		if err != nil {
