@@ -299,13 +299,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref schema.
 		}
 		v.windowLinks(link, from, to, len(msgs))
 	} else {
-		target := -1
-		for i := range sc.Path {
-			if sc.Path[i].ID == at {
-				target = i
-			}
-		}
-		from, to := span(q, len(sc.Path), target)
+		from, to := branchWindow(q, at, len(sc.Path), func(i int) string { return sc.Path[i].ID })
 		v.Entries = pathEntries(vw, sc, from, to)
 		v.windowLinks(link, from, to, len(sc.Path))
 	}
@@ -329,13 +323,7 @@ func (s *Server) sessionContext(ctx context.Context, ref schema.SessionRef, info
 	key.window = fmt.Sprintf("from=%s&at=%s&full=%v", q.Get("from"), at, whole)
 	return s.contexts.get(key, func() (*query.SessionContext, error) {
 		sc, _, _, err := s.eng.ContextWindow(ctx, ref, leaf, whole, func(rows []schema.PathEntry) (int, int) {
-			target := -1
-			for i, r := range rows {
-				if r.ID == at {
-					target = i
-				}
-			}
-			return span(q, len(rows), target) // as the page picks it below, from the same rows
+			return branchWindow(q, at, len(rows), func(i int) string { return rows[i].ID }) // as the page picks it
 		})
 		return sc, err
 	})
@@ -345,6 +333,18 @@ func (s *Server) sessionContext(ctx context.Context, ref schema.SessionRef, info
 // at once: the largest sessions hold thousands, and a page must stay
 // light. Links page through the rest.
 const window = 200
+
+// branchWindow is the window of a branch of n entries (id(i): the i-th
+// one's id) to show: around the last entry with id at, as span picks it.
+func branchWindow(q url.Values, at string, n int, id func(int) string) (from, to int) {
+	target := -1
+	for i := range n {
+		if id(i) == at {
+			target = i
+		}
+	}
+	return span(q, n, target)
+}
 
 // span is the window of n items to show: from ?from=, else starting a
 // little before the target (-1: none), else the last ones.
