@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -96,10 +95,6 @@ func costFlags(f *query.CostFilter, by, sources, tz, since, until string) error 
 		return err
 	}
 	var err error
-	if f.Cwd != "" && !filepath.IsAbs(f.Cwd) && !isWindowsAbs(f.Cwd) {
-		if f.Cwd, err = filepath.Abs(f.Cwd); err != nil {
-			return fmt.Errorf("resolve --cwd: %w", err)
-		}
-	}
-	return nil
+	f.Cwd, err = resolveCwd(f.Cwd)
+	return err
 }

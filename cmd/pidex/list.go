@@ -32,11 +32,8 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 			if f.Until, err = parseDate(until, true); err != nil {
 				return err
 			}
-			if f.Cwd != "" && !filepath.IsAbs(f.Cwd) && !isWindowsAbs(f.Cwd) {
-				// pi compares resolved paths: `--cwd .` means here.
-				if f.Cwd, err = filepath.Abs(f.Cwd); err != nil {
-					return fmt.Errorf("resolve --cwd: %w", err)
-				}
+			if f.Cwd, err = resolveCwd(f.Cwd); err != nil {
+				return err
 			}
 			if f.Limit < 0 {
 				return fmt.Errorf("--limit %d: %w", f.Limit, errUsage)
@@ -64,6 +61,19 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 	fl.IntVar(&f.Limit, "limit", 0, "at most N sessions")
 	fl.StringVar(&f.Sort, "sort", "modified", "order: modified, created, cost or size (all descending)")
 	return cmd
+}
+
+// resolveCwd makes a relative --cwd absolute: pi compares resolved paths,
+// so `--cwd .` means here. "" stays "" (no filter).
+func resolveCwd(cwd string) (string, error) {
+	if cwd == "" || filepath.IsAbs(cwd) || isWindowsAbs(cwd) {
+		return cwd, nil
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return "", fmt.Errorf("resolve --cwd: %w", err)
+	}
+	return abs, nil
 }
 
 // isWindowsAbs recognises C:\ paths, which sessions written on Windows

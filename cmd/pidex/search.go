@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -110,15 +109,8 @@ func (a *app) searchFlags(f *query.SearchFilter, since, until, sortBy, branch, c
 		return err
 	}
 	var err error
-	if cwd != "" {
-		if !filepath.IsAbs(cwd) && !isWindowsAbs(cwd) {
-			if cwd, err = filepath.Abs(cwd); err != nil {
-				return fmt.Errorf("resolve --cwd: %w", err)
-			}
-		}
-		f.Cwd = cwd
-	}
-	return nil
+	f.Cwd, err = resolveCwd(cwd)
+	return err
 }
 
 // searchRefresh refreshes the catalog and its text index (unless
