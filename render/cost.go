@@ -97,7 +97,7 @@ func costCells(keys []string, s query.CostSums, repriced, tty bool) []string {
 		money = func(f float64) string { return "$" + GroupDigits(strconv.FormatFloat(f, 'f', 2, 64)) }
 	}
 	c := append([]string{}, keys...)
-	c = append(c, groupDigitsIf(tty, Itoa(s.Calls)), num(s.Input), num(s.Output), num(s.CacheRead), num(s.CacheWrite),
+	c = append(c, num(float64(s.Calls)), num(s.Input), num(s.Output), num(s.CacheRead), num(s.CacheWrite),
 		num(s.TotalTokens), money(s.Cost))
 	if repriced {
 		r := money(s.Repriced)
@@ -144,14 +144,8 @@ func CostCSV(w io.Writer, r *query.CostReport) error {
 	return cw.Error()
 }
 
-func groupDigitsIf(ok bool, s string) string {
-	if ok {
-		return GroupDigits(s)
-	}
-	return s
-}
-
-// groupDigits puts thousands separators into a decimal number.
+// GroupDigits puts thousands separators into a decimal number (1234567.5
+// reads 1,234,567.5): terminal tables and the web pages.
 func GroupDigits(s string) string {
 	intPart, frac, _ := strings.Cut(s, ".")
 	neg := strings.HasPrefix(intPart, "-")
