@@ -336,9 +336,11 @@ func (p *parser) usage(row *entryRow, u pi.UsageRecord, b *batch) {
 	// A call's time is its entry's (when pi recorded the response), as
 	// the usage reporters count it; the message's start time only when
 	// the entry's does not parse.
-	ur.TSMs = row.TSMs
-	if ms, ok := pi.ParseDate(row.TS); ok {
-		ur.TSMs = &ms
+	ur.TSMs = row.TSMs // the entry's time already, unless the message had its own
+	if row.MsgTS != nil {
+		if ms, ok := pi.ParseDate(row.TS); ok {
+			ur.TSMs = &ms
+		}
 	}
 	b.usage = append(b.usage, ur)
 	p.sess.addUsage(u.Usage)
