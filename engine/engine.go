@@ -1,8 +1,14 @@
-// Package engine owns the catalog's lifecycle: it opens it (rebuilding it
-// when an older pidex derived it), refreshes it before reads, watches the
-// session roots and tells subscribers, resolves SESSION arguments, rebuilds
-// it in place, and exposes the queries. The CLI is flags and output over
-// it; a web server is HTTP over it.
+// Package engine implements pidex's operations over a catalog: it opens
+// the catalog (rebuilding it when another pidex derived it), refreshes it
+// from the session files, watches the session roots and tells
+// subscribers, rebuilds it in place, resolves session references, and
+// answers every read (listings, trees, contexts, documents for reading,
+// search, cost, SQL) in the domain's types (package pidex), keeping what
+// is costly to rebuild (previews, contexts) between calls.
+//
+// It is the library's entry point: open an Engine, Refresh it, ask it.
+// The CLI, the web server and the MCP server are faces over it: they
+// translate their inputs into pidex options and render the results.
 package engine
 
 import (
@@ -14,10 +20,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/query"
-	"github.com/pidex-dev/pidex/schema"
 )
 
 // Options configure an Engine.
@@ -37,9 +43,13 @@ type Options struct {
 // Engine is an open catalog over a set of session roots. Its methods are
 // safe for concurrent use.
 type Engine struct {
-	db    *catalog.DB
-	opts  Options
-	roots []string // absolute
+	db     *catalog.DB
+	reader *query.Reader
+	opts   Options
+	roots  []string // absolute
+
+	previews previewCache
+	contexts contextCache
 
 	mu    sync.Mutex
 	extra map[string]bool // folders outside the roots named on the command line
@@ -69,7 +79,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w\n(the catalog is only a cache: 'pidex index --full' rebuilds it, or delete %s)", err, opts.DBPath)
 	}
-	e := &Engine{db: db, opts: opts, roots: roots, extra: map[string]bool{}, subs: map[chan Event]struct{}{}}
+	e := &Engine{db: db, reader: query.New(db, roots), opts: opts, roots: roots, extra: map[string]bool{}, subs: map[chan Event]struct{}{}}
 	if err := e.checkDerivation(ctx); err != nil {
 		if e.db != nil { // checkDerivation may have reopened it
 			e.db.Close()
@@ -97,9 +107,12 @@ func (e *Engine) checkDerivation(ctx context.Context) error {
 		// already applied migration): the rebuild below would copy rows
 		// into them.
 		e.db.Close()
-		if e.db, err = reopenEmpty(ctx, e.opts, ""); err != nil {
+		db, err := reopenEmpty(ctx, e.opts, "")
+		if err != nil {
+			e.db = nil
 			return err
 		}
+		e.setDB(db)
 	}
 	empty, err := catalog.IsEmpty(ctx, e.db.DB)
 	if err != nil {
@@ -126,6 +139,12 @@ func reopenEmpty(ctx context.Context, opts Options, detail string) (*catalog.DB,
 	return catalog.Open(ctx, opts.DBPath)
 }
 
+// setDB makes db the engine's catalog, for the writers and the readers.
+func (e *Engine) setDB(db *catalog.DB) {
+	e.db = db
+	e.reader = query.New(db, e.roots)
+}
+
 func (e *Engine) notify(msg string) {
 	if e.opts.Notify != nil {
 		e.opts.Notify(msg)
@@ -134,9 +153,6 @@ func (e *Engine) notify(msg string) {
 
 // Close closes the catalog.
 func (e *Engine) Close() error { return e.db.Close() }
-
-// DB is the open catalog, for queries the engine does not wrap.
-func (e *Engine) DB() *catalog.DB { return e.db }
 
 // ReadOnly reports whether the catalog cannot be written by this process:
 // it can be read as it is, and Refresh, RefreshText, Rebuild and Watch
@@ -193,24 +209,23 @@ func (e *Engine) RefreshText(ctx context.Context) (*indexer.TextStats, error) {
 	return st, nil
 }
 
-// Session resolves a SESSION argument — a file path, a full session id, a
-// unique id prefix or a unique session name — after refreshing the
-// catalog unless refresh is false. A session file outside the roots (a
-// copy, a file someone sent) named by path is indexed too, with its
-// folder, for the life of the engine. st is nil without a refresh.
-func (e *Engine) Session(ctx context.Context, arg string, refresh bool) (ref schema.SessionRef, st *indexer.Stats, err error) {
+// Include makes a session file outside the roots, named by path (a copy,
+// a file someone sent), part of every later refresh, with its folder, for
+// the life of the engine; anything else is ignored. Call it before the
+// refresh that should index it, then Resolve.
+func (e *Engine) Include(arg string) {
 	if dir := outsideRoot(arg, e.roots); dir != "" {
 		e.mu.Lock()
 		e.extra[dir] = true
 		e.mu.Unlock()
 	}
-	if refresh {
-		if st, err = e.Refresh(ctx); err != nil {
-			return ref, nil, err
-		}
-	}
-	ref, err = query.Resolve(ctx, e.db.DB, arg)
-	return ref, st, err
+}
+
+// Resolve finds the session a reference names: a file path, a full
+// session id, a unique id prefix or a unique session name (see
+// query.Reader.Resolve).
+func (e *Engine) Resolve(ctx context.Context, arg string) (pidex.SessionRef, error) {
+	return e.reader.Resolve(ctx, arg)
 }
 
 // outsideRoot returns the folder of a session file named by path when it

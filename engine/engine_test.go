@@ -11,11 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/catalog"
-	"github.com/pidex-dev/pidex/fts"
 	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
-	"github.com/pidex-dev/pidex/query"
 )
 
 const header = `{"type":"session","version":3,"id":"%s","timestamp":"2026-05-01T10:00:00.000Z","cwd":"/w/app"}` + "\n"
@@ -67,7 +66,7 @@ func fresh(t *testing.T, root string) string {
 	t.Helper()
 	e := open(t, filepath.Join(t.TempDir(), "fresh.sqlite"), root, nil)
 	refresh(t, e)
-	return catalogtest.Dump(t, e.DB().DB)
+	return catalogtest.Dump(t, e.db.DB)
 }
 
 // A catalog that an older pidex derived (here: stamped with derivation 1
@@ -81,26 +80,26 @@ func TestOlderDerivationRebuiltOnOpen(t *testing.T) {
 	if len(msgs) != 0 {
 		t.Fatalf("a new catalog was announced as a rebuild: %q", msgs)
 	}
-	if d, _ := catalog.Derivation(context.Background(), e.DB().DB); d != indexer.Derivation {
+	if d, _ := catalog.Derivation(context.Background(), e.db.DB); d != indexer.Derivation {
 		t.Fatalf("new catalog stamped %d", d)
 	}
 	refresh(t, e)
-	e.DB().MustExec("UPDATE usage SET cache_write_1h = 0, reasoning = 0")
-	e.DB().MustExec("UPDATE meta SET value = '1' WHERE key = 'derivation'")
+	e.db.MustExec("UPDATE usage SET cache_write_1h = 0, reasoning = 0")
+	e.db.MustExec("UPDATE meta SET value = '1' WHERE key = 'derivation'")
 	e.Close()
 
 	e = open(t, db, root, func(m string) { msgs = append(msgs, m) })
 	if len(msgs) != 1 || !strings.Contains(msgs[0], "rebuilding") {
 		t.Errorf("messages %q, want one about the rebuild", msgs)
 	}
-	if d, _ := catalog.Derivation(context.Background(), e.DB().DB); d != indexer.Derivation {
+	if d, _ := catalog.Derivation(context.Background(), e.db.DB); d != indexer.Derivation {
 		t.Errorf("rebuilt catalog stamped %d", d)
 	}
-	if got, want := catalogtest.Dump(t, e.DB().DB), fresh(t, root); got != want {
+	if got, want := catalogtest.Dump(t, e.db.DB), fresh(t, root); got != want {
 		t.Errorf("rebuilt catalog differs from a fresh one:\n%s\n---\n%s", got, want)
 	}
 	// A catalog from before pidex stamped derivations at all counts as older.
-	e.DB().MustExec("DELETE FROM meta")
+	e.db.MustExec("DELETE FROM meta")
 	e.Close()
 	msgs = nil
 	open(t, db, root, func(m string) { msgs = append(msgs, m) })
@@ -128,7 +127,7 @@ func TestRebuildInPlace(t *testing.T) {
 		defer wg.Done()
 		for !stop.Load() {
 			var n int
-			if err := b.DB().Get(&n, "SELECT count(*) FROM sessions"); err == nil && n != 12 {
+			if err := b.db.Get(&n, "SELECT count(*) FROM sessions"); err == nil && n != 12 {
 				partial.Add(1)
 			}
 		}
@@ -153,7 +152,7 @@ func TestRebuildInPlace(t *testing.T) {
 	if st := refresh(t, b); st.Appended != 1 {
 		t.Fatalf("the other engine's refresh after the rebuild: %+v", st)
 	}
-	if got, want := catalogtest.Dump(t, a.DB().DB), fresh(t, root); got != want {
+	if got, want := catalogtest.Dump(t, a.db.DB), fresh(t, root); got != want {
 		t.Errorf("catalog after rebuild and append differs from a fresh one")
 	}
 	// The text index came over with the rebuild, and the other engine's
@@ -162,8 +161,7 @@ func TestRebuildInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	for q, want := range map[string]int{`"step 7"`: 12, `"one more"`: 1} {
-		n, _ := fts.Parse(q)
-		ss, err := a.SearchSessions(context.Background(), query.SearchFilter{Query: n, Limit: 100})
+		ss, err := a.SearchSessions(context.Background(), pidex.SearchOptions{Query: q, Limit: 100})
 		if err != nil || len(ss) != want {
 			t.Errorf("search %s after the rebuild: %d sessions (%v), want %d", q, len(ss), err, want)
 		}
@@ -224,7 +222,7 @@ func TestCatalogFromAnotherBuildIsRebuilt(t *testing.T) {
 		"DROP TABLE tool_calls", "DROP INDEX usage_entry", "ALTER TABLE sessions DROP COLUMN branch_points",
 		"DELETE FROM goose_db_version WHERE version_id = 4", "DELETE FROM meta",
 	} {
-		e.DB().MustExec(q)
+		e.db.MustExec(q)
 	}
 	e.Close()
 	var msgs []string
@@ -233,7 +231,7 @@ func TestCatalogFromAnotherBuildIsRebuilt(t *testing.T) {
 		t.Errorf("messages %q", msgs)
 	}
 	refresh(t, e)
-	if got, want := catalogtest.Dump(t, e.DB().DB), fresh(t, root); got != want {
+	if got, want := catalogtest.Dump(t, e.db.DB), fresh(t, root); got != want {
 		t.Error("the rebuilt catalog differs from a fresh one")
 	}
 }

@@ -3,6 +3,8 @@ package indexer
 import (
 	"math"
 
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
 )
 
@@ -22,7 +24,7 @@ type batch struct {
 	entries []entryRow
 	labels  []labelOp
 	usage   []usageRow
-	warns   []schema.Warning
+	warns   []pidex.Warning
 	// inlineText: text holds the entries' searchable text, written with
 	// them, and the text cursor follows the offset.
 	inlineText bool
@@ -61,7 +63,7 @@ type labelOp struct {
 
 type usageRow struct {
 	Offset     int64
-	Source     schema.UsageSource
+	Source     string
 	EntryID    string
 	TSMs       *int64
 	Provider   string
@@ -105,7 +107,7 @@ func (s *sessionRow) addUsage(u schema.Usage) {
 	s.Output = addFinite(s.Output, u.Output)
 	s.CacheRead = addFinite(s.CacheRead, u.CacheRead)
 	s.CacheWrite = addFinite(s.CacheWrite, u.CacheWrite)
-	s.TotalTokens = addFinite(s.TotalTokens, u.Total())
+	s.TotalTokens = addFinite(s.TotalTokens, pi.TotalTokens(u))
 	s.Cost = addFinite(s.Cost, u.Cost.Total)
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/schema"
 )
@@ -46,18 +47,18 @@ type Progress struct {
 
 // Stats says what a refresh did.
 type Stats struct {
-	Files       int              `json:"files"` // session and other .jsonl files seen
-	New         int              `json:"new"`
-	Appended    int              `json:"appended"`
-	Rewritten   int              `json:"rewritten"`
-	Removed     int              `json:"removed"`
-	Unchanged   int              `json:"unchanged"`
-	NotSessions []string         `json:"notSessions"` // newly found .jsonl files that are not sessions
-	Entries     int64            `json:"entries"`     // entries added
-	Bytes       int64            `json:"bytes"`       // bytes read
-	Pending     []string         `json:"pending"`     // files ending in an incomplete line (a write in progress)
-	Warnings    []schema.Warning `json:"warnings"`    // lines skipped, with file and line
-	Errors      []string         `json:"errors"`      // files or folders that could not be read
+	Files       int             `json:"files"` // session and other .jsonl files seen
+	New         int             `json:"new"`
+	Appended    int             `json:"appended"`
+	Rewritten   int             `json:"rewritten"`
+	Removed     int             `json:"removed"`
+	Unchanged   int             `json:"unchanged"`
+	NotSessions []string        `json:"notSessions"` // newly found .jsonl files that are not sessions
+	Entries     int64           `json:"entries"`     // entries added
+	Bytes       int64           `json:"bytes"`       // bytes read
+	Pending     []string        `json:"pending"`     // files ending in an incomplete line (a write in progress)
+	Warnings    []pidex.Warning `json:"warnings"`    // lines skipped, with file and line
+	Errors      []string        `json:"errors"`      // files or folders that could not be read
 	// Text is what the text pass did (nil when it did not run).
 	Text *TextStats `json:"text,omitempty"`
 
@@ -72,7 +73,7 @@ var errConflict = errors.New("file changed by a concurrent refresh")
 // never stops the others: its error lands in Stats.Errors.
 func (ix *Indexer) Refresh(ctx context.Context) (*Stats, error) {
 	defer ix.DB.LockWriter()()
-	st := &Stats{NotSessions: []string{}, Pending: []string{}, Warnings: []schema.Warning{}, Errors: []string{}}
+	st := &Stats{NotSessions: []string{}, Pending: []string{}, Warnings: []pidex.Warning{}, Errors: []string{}}
 	roots, err := AbsRoots(ix.Roots)
 	if err != nil {
 		return nil, err

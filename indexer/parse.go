@@ -10,7 +10,9 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/pidex-dev/pidex/fts"
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/fts"
+	"github.com/pidex-dev/pidex/internal/js"
 	"github.com/pidex-dev/pidex/jsonl"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
@@ -162,7 +164,7 @@ func hashRange(f io.ReaderAt, from, to int64) (string, error) {
 }
 
 func (p *parser) warn(b *batch, line int64, format string, args ...any) {
-	b.warns = append(b.warns, schema.Warning{Path: p.file.Path, Line: line, Message: fmt.Sprintf(format, args...)})
+	b.warns = append(b.warns, pidex.Warning{Path: p.file.Path, Line: line, Message: fmt.Sprintf(format, args...)})
 	p.file.Warnings++
 }
 
@@ -172,7 +174,7 @@ func (p *parser) line(l jsonl.Line, b *batch) {
 	if errors.Is(err, schema.ErrNotObject) {
 		// pi keeps any truthy JSON value as an entry, which shifts the
 		// indexes v1 compactions count in; pidex skips it but counts it.
-		if pi.Truthy(l.Data) {
+		if js.Truthy(l.Data) {
 			p.file.Seq++
 		}
 		p.warn(b, l.Number, "skipped line: not a JSON object")
@@ -199,7 +201,7 @@ func (p *parser) line(l jsonl.Line, b *batch) {
 
 // header handles the first parsed line: it decides whether this is a session.
 func (p *parser) header(l jsonl.Line, ln *schema.Line, b *batch) {
-	if !ln.IsHeader() {
+	if !pi.IsHeader(ln) {
 		p.file.Kind = schema.FileNotSession
 		p.done, p.notSession = true, true
 		return
@@ -210,7 +212,7 @@ func (p *parser) header(l jsonl.Line, ln *schema.Line, b *batch) {
 		SessionID: h.ID, Version: h.Version, Cwd: h.Cwd,
 		ParentSession: h.ParentSession, BranchedFrom: h.BranchedFrom, Created: h.Timestamp,
 	}
-	if ms, ok := pi.ParseDate(h.Timestamp); ok {
+	if ms, ok := js.ParseDate(h.Timestamp); ok {
 		p.sess.CreatedMs = &ms
 	}
 }
@@ -227,7 +229,7 @@ func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
 	}
 	row.TSMs = row.MsgTS
 	if row.TSMs == nil {
-		if ms, ok := pi.ParseDate(row.TS); ok {
+		if ms, ok := js.ParseDate(row.TS); ok {
 			row.TSMs = &ms
 		}
 	}
@@ -302,7 +304,7 @@ func (p *parser) message(row *entryRow, ln *schema.Line) {
 	if m == nil {
 		return
 	}
-	role := m.NormalizedRole()
+	role := pi.RoleName(m)
 	row.Role = &role
 	if m.Timestamp != 0 {
 		t := int64(m.Timestamp)
@@ -327,7 +329,7 @@ func activityTime(row *entryRow, ln *schema.Line) (int64, bool) {
 	if row.MsgTS != nil {
 		return *row.MsgTS, true
 	}
-	return pi.ParseDate(ln.Timestamp)
+	return js.ParseDate(ln.Timestamp)
 }
 
 func (p *parser) usage(row *entryRow, u pi.UsageRecord, b *batch) {
@@ -338,7 +340,7 @@ func (p *parser) usage(row *entryRow, u pi.UsageRecord, b *batch) {
 	// the entry's does not parse.
 	ur.TSMs = row.TSMs // the entry's time already, unless the message had its own
 	if row.MsgTS != nil {
-		if ms, ok := pi.ParseDate(row.TS); ok {
+		if ms, ok := js.ParseDate(row.TS); ok {
 			ur.TSMs = &ms
 		}
 	}
@@ -361,6 +363,6 @@ func emitUnreadable(j job, err error, emit func(*batch) error) error {
 	b := &batch{reset: true, last: true}
 	b.file.Path, b.file.Root, b.file.Kind = j.cand.Path, j.cand.Root, schema.FileUnreadable
 	b.file.Size, b.file.MtimeNs, b.file.Dev, b.file.Ino = j.cand.Size, j.cand.MtimeNs, j.cand.Dev, j.cand.Ino
-	b.warns = []schema.Warning{{Path: j.cand.Path, Line: 0, Message: "cannot read the file: " + err.Error()}}
+	b.warns = []pidex.Warning{{Path: j.cand.Path, Line: 0, Message: "cannot read the file: " + err.Error()}}
 	return emit(b)
 }

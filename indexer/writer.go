@@ -10,6 +10,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
 )
 
@@ -264,7 +266,7 @@ func insertUsage(ctx context.Context, tx *wtx, id int64, rows []usageRow) error 
 				attrProvider, attrModel = r.Provider, r.Model
 			}
 			return append(args, id, r.Offset, r.Source, r.EntryID, r.TSMs, r.Provider, r.Model, r.Kind, r.ResponseID,
-				u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Total(), u.CacheWrite1h, u.Reasoning,
+				u.Input, u.Output, u.CacheRead, u.CacheWrite, pi.TotalTokens(u), u.CacheWrite1h, u.Reasoning,
 				u.Cost.Input, u.Cost.Output, u.Cost.CacheRead, u.Cost.CacheWrite, u.Cost.Total, attrProvider, attrModel)
 		})
 	if err != nil {
@@ -273,7 +275,7 @@ func insertUsage(ctx context.Context, tx *wtx, id int64, rows []usageRow) error 
 	return nil
 }
 
-func insertWarnings(ctx context.Context, tx *wtx, id int64, ws []schema.Warning) error {
+func insertWarnings(ctx context.Context, tx *wtx, id int64, ws []pidex.Warning) error {
 	for _, w := range ws {
 		if err := tx.exec(ctx, `INSERT INTO warnings (file_id, line, message) VALUES (?,?,?)`, id, w.Line, w.Message); err != nil {
 			return fmt.Errorf("insert warning: %w", err)

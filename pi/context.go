@@ -6,17 +6,19 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/js"
 	"github.com/pidex-dev/pidex/schema"
 )
 
 // Entry is one entry of a session with its line read back from the file.
 type Entry struct {
-	schema.PathEntry
+	pidex.Entry
 	// Raw is the entry's JSON line as it is in the file.
 	Raw []byte `json:"-"`
-	// Line is Raw decoded (nil when the file changed under the catalog and
-	// the bytes no longer parse).
-	Line *schema.Line `json:"-"`
+	// Decoded is Raw decoded (nil when the file changed under the catalog
+	// and the bytes no longer parse).
+	Decoded *schema.Line `json:"-"`
 	// Cut: the line was too long to read whole for display, and Raw is a
 	// cut copy of it (long strings end with "…"; see jsonl.Shrink).
 	Cut bool `json:"-"`
@@ -35,14 +37,7 @@ type Entry struct {
 // pi leaves undefined is absent, and a timestamp JavaScript cannot parse is
 // null (NaN in pi).
 type SessionContext struct {
-	Messages []json.RawMessage `json:"messages"`
-	// ThinkingLevel is the value of the last thinking_level_change on the
-	// path, "off" if there is none; raw JSON (a string in practice), and
-	// absent when the last change had no thinkingLevel field.
-	ThinkingLevel json.RawMessage `json:"thinkingLevel,omitempty"`
-	// Model is the last model_change or assistant message on the path;
-	// nil (JSON null) if there is none.
-	Model *ContextModel `json:"model"`
+	pidex.Context
 
 	// Path is the root-to-leaf path, every entry read back from the file.
 	Path []PathItem `json:"-"`
@@ -51,9 +46,6 @@ type SessionContext struct {
 	// with the messages each contributed. Messages is their concatenation.
 	Entries []ContextEntry `json:"-"`
 }
-
-// Level returns the thinking level as a string ("" if it is not one).
-func (c *SessionContext) Level() string { return StringOr(c.ThinkingLevel, "") }
 
 // ContextEntry is one entry of pi's context projection.
 type ContextEntry struct {
@@ -95,29 +87,29 @@ type PathItem struct {
 	// EditedBy is the id of the context_edit entry that applies to it.
 	EditedBy string
 
-	obj Object // Object, decoded with key order
+	obj js.Object // Object, decoded with key order
 }
 
 // Obj is the entry as pi holds it, with its keys in order.
-func (p *PathItem) Obj() Object { return p.obj }
+func (p *PathItem) Obj() js.Object { return p.obj }
 
 // MarshalJSON writes the annotated entry object described on PathItem.
 func (p PathItem) MarshalJSON() ([]byte, error) {
-	o := Object{{"line", json.RawMessage(strconv.FormatInt(p.PathEntry.Line, 10))}}
+	o := js.Object{{Key: "line", Val: json.RawMessage(strconv.FormatInt(p.Entry.Line, 10))}}
 	for _, m := range p.obj {
 		if m.Key != "line" { // pidex's annotations win over entry fields of the same name
 			o = append(o, m)
 		}
 	}
 	if p.Label != "" {
-		o.Set("currentLabel", JSONString(p.Label))
+		o.Set("currentLabel", js.JSONString(p.Label))
 	}
-	o.Set("inContext", JSONBool(p.InContext))
+	o.Set("inContext", js.JSONBool(p.InContext))
 	if p.Compacted {
-		o.Set("compacted", JSONBool(true))
+		o.Set("compacted", js.JSONBool(true))
 	}
 	if p.EditedBy != "" {
-		o.Set("editedBy", JSONString(p.EditedBy))
+		o.Set("editedBy", js.JSONString(p.EditedBy))
 	}
 	return o.MarshalJSON()
 }
@@ -133,11 +125,11 @@ func (p PathItem) MarshalJSON() ([]byte, error) {
 // (pi throws); ISO timestamps without a UTC offset are read as UTC (pi
 // reads them in the machine's time zone).
 func BuildContext(path []Entry, version int, firstKept map[int64]string) (*SessionContext, error) {
-	sc := &SessionContext{Messages: []json.RawMessage{}, Path: make([]PathItem, len(path))}
+	sc := &SessionContext{Context: pidex.Context{Messages: []json.RawMessage{}}, Path: make([]PathItem, len(path))}
 	for i, e := range path {
-		o, ok := ParseObject(e.Raw)
+		o, ok := js.ParseObject(e.Raw)
 		if !ok {
-			return nil, fmt.Errorf("line %d: not a JSON object (the file changed; refresh the catalog)", e.PathEntry.Line)
+			return nil, fmt.Errorf("line %d: not a JSON object (the file changed; refresh the catalog)", e.Entry.Line)
 		}
 		sc.Path[i] = PathItem{Entry: e, Object: bytes.TrimSpace(e.Raw)}
 		if migrate(&o, e, version, firstKept) {
@@ -147,7 +139,7 @@ func BuildContext(path []Entry, version int, firstKept map[int64]string) (*Sessi
 	}
 
 	// getSessionContextSettings: over the whole path, last one wins.
-	settings := Settings{ThinkingLevel: JSONString("off")}
+	settings := Settings{ThinkingLevel: js.JSONString("off")}
 	for i := range sc.Path {
 		o := sc.Path[i].obj
 		KindOf(o.Str("type")).Settings(o, &settings)
@@ -162,10 +154,10 @@ func BuildContext(path []Entry, version int, firstKept map[int64]string) (*Sessi
 	edits := map[string]int{}
 	for _, i := range ctxIdx {
 		p := &sc.Path[i]
-		if p.obj.Str("type") != schema.TypeContextEdit || version < 2 {
+		if !KindOf(p.obj.Str("type")).ContextEdit || version < 2 {
 			continue
 		}
-		if t, ok := StringValue(p.obj.Get("targetId")); ok {
+		if t, ok := js.StringValue(p.obj.Get("targetId")); ok {
 			edits[t] = i
 		}
 	}
@@ -173,7 +165,7 @@ func BuildContext(path []Entry, version int, firstKept map[int64]string) (*Sessi
 		p := &sc.Path[i]
 		var msgs []json.RawMessage
 		typ := p.obj.Str("type")
-		if !(k > 0 && typ == schema.TypeCompaction) { // only the latest compaction summarises
+		if !(k > 0 && KindOf(typ).Compaction) { // only the latest compaction summarises
 			msgs = KindOf(typ).Context(p.obj)
 			if ei, ok := edits[p.ID]; ok && p.hasStringID() {
 				p.EditedBy = sc.Path[ei].ID
@@ -194,7 +186,7 @@ func contextEntries(path []PathItem) []int {
 	ctxIdx := make([]int, 0, len(path))
 	comp := -1
 	for i := range path {
-		if path[i].obj.Str("type") == schema.TypeCompaction {
+		if KindOf(path[i].obj.Str("type")).Compaction {
 			comp = i
 		}
 	}
@@ -205,7 +197,7 @@ func contextEntries(path []PathItem) []int {
 		return ctxIdx
 	}
 	ctxIdx = append(ctxIdx, comp)
-	fk, hasFK := StringValue(path[comp].obj.Get("firstKeptEntryId"))
+	fk, hasFK := js.StringValue(path[comp].obj.Get("firstKeptEntryId"))
 	found := false
 	for i := 0; i < comp; i++ {
 		p := &path[i]
@@ -216,7 +208,7 @@ func contextEntries(path []PathItem) []int {
 			p.Compacted = true
 			continue
 		}
-		if m, ok := ParseObject(p.obj.Get("message")); ok && p.obj.Str("type") == schema.TypeMessage && m.Str("role") == schema.RoleSystem {
+		if m, ok := js.ParseObject(p.obj.Get("message")); ok && p.obj.Str("type") == schema.TypeMessage && m.Str("role") == schema.RoleSystem {
 			continue // a system message is carried by the compaction's systemMessage instead
 		}
 		ctxIdx = append(ctxIdx, i)
@@ -230,34 +222,34 @@ func contextEntries(path []PathItem) []int {
 // hasStringID reports whether the entry's id is its own (a JSON string in
 // the file, or a v1 synthetic id), not one pidex made up for an id-less line.
 func (p *PathItem) hasStringID() bool {
-	_, ok := StringValue(p.obj.Get("id"))
+	_, ok := js.StringValue(p.obj.Get("id"))
 	return ok
 }
 
 // migrate applies pi's load-time migrations to one entry object
 // (migrateV1ToV2, migrateV2ToV3), with pidex's synthetic v1 ids, and
 // reports whether it changed anything.
-func migrate(o *Object, e Entry, version int, firstKept map[int64]string) (changed bool) {
+func migrate(o *js.Object, e Entry, version int, firstKept map[int64]string) (changed bool) {
 	if version < 2 {
 		changed = true
-		o.Set("id", JSONString(e.ID))
+		o.Set("id", js.JSONString(e.ID))
 		if e.ParentID != nil {
-			o.Set("parentId", JSONString(*e.ParentID))
+			o.Set("parentId", js.JSONString(*e.ParentID))
 		} else {
 			o.Set("parentId", json.RawMessage("null"))
 		}
-		if o.Str("type") == schema.TypeCompaction {
-			if idx := o.Get("firstKeptEntryIndex"); idx != nil && IsNumber(idx) {
+		if KindOf(o.Str("type")).Compaction {
+			if idx := o.Get("firstKeptEntryIndex"); idx != nil && js.IsNumber(idx) {
 				if fk, ok := firstKept[e.Offset]; ok {
-					o.Set("firstKeptEntryId", JSONString(fk))
+					o.Set("firstKeptEntryId", js.JSONString(fk))
 				}
 				o.Del("firstKeptEntryIndex")
 			}
 		}
 	}
 	if version < 3 && o.Str("type") == schema.TypeMessage {
-		if m, ok := ParseObject(o.Get("message")); ok && m.Str("role") == schema.RoleHookMessage {
-			m.Set("role", JSONString(schema.RoleCustom))
+		if m, ok := js.ParseObject(o.Get("message")); ok && m.Str("role") == schema.RoleHookMessage {
+			m.Set("role", js.JSONString(schema.RoleCustom))
 			b, _ := m.MarshalJSON()
 			o.Set("message", b)
 			changed = true
@@ -270,21 +262,21 @@ func migrate(o *Object, e Entry, version int, firstKept map[int64]string) (chang
 
 // messageContext: a message entry's message, as pi passes it on (content
 // null becomes empty content for the roles pi repairs).
-func messageContext(o Object) []json.RawMessage {
+func messageContext(o js.Object) []json.RawMessage {
 	raw := o.Get("message")
-	if IsNull(raw) {
+	if js.IsNull(raw) {
 		return nil // pi throws on message.role
 	}
-	m, ok := ParseObject(raw)
+	m, ok := js.ParseObject(raw)
 	if !ok {
 		return []json.RawMessage{raw} // not an object: pi passes it on as it is
 	}
-	if !IsNull(m.Get("content")) {
+	if !js.IsNull(m.Get("content")) {
 		return []json.RawMessage{raw}
 	}
 	switch m.Str("role") {
 	case schema.RoleSystem:
-		m.Set("content", JSONString(""))
+		m.Set("content", js.JSONString(""))
 	case schema.RoleUser, schema.RoleAssistant, schema.RoleToolResult:
 		m.Set("content", json.RawMessage("[]"))
 	default:
@@ -295,9 +287,9 @@ func messageContext(o Object) []json.RawMessage {
 }
 
 // messageSettings: an assistant message puts its model in effect.
-func messageSettings(o Object, s *Settings) {
-	if m, ok := ParseObject(o.Get("message")); ok && m.Str("role") == schema.RoleAssistant {
-		s.Model = &ContextModel{Provider: m.Get("provider"), ModelID: m.Get("model")}
+func messageSettings(o js.Object, s *Settings) {
+	if m, ok := js.ParseObject(o.Get("message")); ok && m.Str("role") == schema.RoleAssistant {
+		s.Model = &pidex.ContextModel{Provider: m.Get("provider"), ModelID: m.Get("model")}
 	}
 }
 
@@ -306,16 +298,16 @@ func messageSettings(o Object, s *Settings) {
 // the entry lacks it, as JSON.stringify leaves out undefined; one with a
 // default takes it when the entry's value is null or absent), then the
 // entry's timestamp as a JavaScript time.
-func builtMessage(role string, o Object, fields ...field) json.RawMessage {
-	m := Object{{"role", JSONString(role)}}
+func builtMessage(role string, o js.Object, fields ...field) json.RawMessage {
+	m := js.Object{{Key: "role", Val: js.JSONString(role)}}
 	for _, f := range fields {
 		v := o.Get(f.key)
-		if f.def != nil && IsNull(v) {
+		if f.def != nil && js.IsNull(v) {
 			v = f.def
 		}
 		m.SetDefined(f.key, v)
 	}
-	m.Set("timestamp", DateValue(o.Get("timestamp")))
+	m.Set("timestamp", js.DateValue(o.Get("timestamp")))
 	b, _ := m.MarshalJSON()
 	return b
 }
@@ -334,7 +326,7 @@ func keys(names ...string) []field {
 }
 
 // customMessageContext is pi's createCustomMessage.
-func customMessageContext(o Object) []json.RawMessage {
+func customMessageContext(o js.Object) []json.RawMessage {
 	return []json.RawMessage{builtMessage(schema.RoleCustom, o,
 		field{key: "customType"}, field{key: "content", def: json.RawMessage("[]")},
 		field{key: "display"}, field{key: "details"})}
@@ -342,8 +334,8 @@ func customMessageContext(o Object) []json.RawMessage {
 
 // branchSummaryContext is pi's createBranchSummaryMessage, for a
 // non-empty summary only.
-func branchSummaryContext(o Object) []json.RawMessage {
-	if !Truthy(o.Get("summary")) {
+func branchSummaryContext(o js.Object) []json.RawMessage {
+	if !js.Truthy(o.Get("summary")) {
 		return nil
 	}
 	return []json.RawMessage{builtMessage(schema.RoleBranchSummary, o, keys("summary", "fromId")...)}
@@ -351,9 +343,9 @@ func branchSummaryContext(o Object) []json.RawMessage {
 
 // compactionContext is pi's createCompactionSummaryMessage, after the
 // compaction's systemMessage snapshot if it has one.
-func compactionContext(o Object) []json.RawMessage {
+func compactionContext(o js.Object) []json.RawMessage {
 	b := builtMessage(schema.RoleCompactionSummary, o, keys("summary", "tokensBefore")...)
-	if sys := o.Get("systemMessage"); Truthy(sys) {
+	if sys := o.Get("systemMessage"); js.Truthy(sys) {
 		return []json.RawMessage{sys, b}
 	}
 	return []json.RawMessage{b}
@@ -363,22 +355,22 @@ func compactionContext(o Object) []json.RawMessage {
 // drops the messages; {content} replaces the content of user, assistant,
 // toolResult and custom messages (a string becomes one text block for
 // assistant and toolResult).
-func applyEdit(msgs []json.RawMessage, edit Object) []json.RawMessage {
+func applyEdit(msgs []json.RawMessage, edit js.Object) []json.RawMessage {
 	repl := edit.Get("replacement")
 	if repl == nil {
 		return msgs // pi throws on replacement.content
 	}
-	if IsNull(repl) {
+	if js.IsNull(repl) {
 		return nil
 	}
 	var c json.RawMessage // nil: undefined (replacement is not an object, or has no content)
-	if r, ok := ParseObject(repl); ok {
+	if r, ok := js.ParseObject(repl); ok {
 		c = r.Get("content")
 	}
 	out := make([]json.RawMessage, len(msgs))
 	for i, raw := range msgs {
 		out[i] = raw
-		m, ok := ParseObject(raw)
+		m, ok := js.ParseObject(raw)
 		if !ok {
 			continue
 		}
@@ -389,8 +381,8 @@ func applyEdit(msgs []json.RawMessage, edit Object) []json.RawMessage {
 			continue
 		}
 		mc := c
-		if (role == schema.RoleAssistant || role == schema.RoleToolResult) && IsString(mc) {
-			block := Object{{"type", JSONString(schema.BlockText)}, {"text", mc}}
+		if (role == schema.RoleAssistant || role == schema.RoleToolResult) && js.IsString(mc) {
+			block := js.Object{{Key: "type", Val: js.JSONString(schema.BlockText)}, {Key: "text", Val: mc}}
 			b, _ := block.MarshalJSON()
 			mc = append(append(json.RawMessage("["), b...), ']')
 		}

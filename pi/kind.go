@@ -2,31 +2,59 @@ package pi
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/js"
+	"github.com/pidex-dev/pidex/internal/text"
 	"github.com/pidex-dev/pidex/schema"
 )
 
-// Kind is what one entry type means. Every function is set for every kind
-// (TestKindsComplete checks it); a kind that has nothing to say for one of
-// them returns the zero value.
+// Kind is what one entry type means. Its fields are the data every side
+// of pidex derives its rules from (search groups, cost sources, model
+// attribution, display classes and their SQL), and its functions are set
+// for every kind (TestKindsComplete checks it); a kind with nothing to say
+// for one of them returns the zero value. A message entry defers to its
+// role (Role) for everything a role says.
 type Kind struct {
 	// Type is the entry's `type` field.
 	Type string
 	// Example is a line of this kind as pi writes it: the tests run every
 	// function on it, so a kind cannot lack one.
 	Example string
-	// Carries: the entry can contribute messages to the model context,
-	// and show marks it "(compacted)" or "(not in context)" when it does
+
+	// Class is the entry's look in a reading view: user, assistant, tool,
+	// summary, custom, system, other, meta ("": meta).
+	Class string
+	// Group is the search role group the entry belongs to (`search
+	// --role`; "": none).
+	Group string
+	// UsageSource names the usage records the entry carries (a cost
+	// report's source; "": it carries none).
+	UsageSource string
+	// SetsModel: the entry puts the model it names in effect on its path
+	// (records without a model are attributed to it).
+	SetsModel bool
+	// Compaction: the latest one on a path replaces, in the model context,
+	// every entry before its first kept one with its summary.
+	Compaction bool
+	// ContextEdit: the entry edits (or omits) its target's contribution to
+	// the model context.
+	ContextEdit bool
+	// Carries: the entry can contribute messages to the model context, and
+	// a reading view marks it "compacted" or "not in context" when it does
 	// not. (Settings entries before a compaction still apply, and labels
 	// never join the context: marking them would mislead.)
 	Carries bool
+
 	// Text is the entry's searchable text: what a search should find it by
 	// ("" for entries that hold no prose, such as a thinking-level change).
 	Text func(l *schema.Line) string
 	// Preview is a one-line summary for tree and path views (not yet cut
 	// to a width; see Preview).
 	Preview func(l *schema.Line) string
-	// Show is what `pidex show` prints for the entry: a title, a detail,
+	// Show is what a reading view shows of the entry: a title, a detail,
 	// and a body.
 	Show func(l *schema.Line, at Where) Shown
 	// Facts is what the catalog records of the entry: the model it names,
@@ -34,17 +62,17 @@ type Kind struct {
 	Facts func(l *schema.Line) Facts
 	// Context is pi's sessionEntryToContextMessages: what the entry adds to
 	// the model context, built from its object (keys in the file's order).
-	Context func(o Object) []json.RawMessage
+	Context func(o js.Object) []json.RawMessage
 	// Settings applies what the entry changes in pi's context settings
-	// (model, thinking level); last one on the path wins.
-	Settings func(o Object, s *Settings)
+	// (model, thinking level); the last one on the path wins.
+	Settings func(o js.Object, s *Settings)
 }
 
 // Where is the position of an entry on a path, for Show.
 type Where struct {
 	// Object is the entry as pi holds it after loading (v1 ids filled in,
 	// firstKeptEntryIndex resolved); nil when unknown.
-	Object Object
+	Object js.Object
 	// Before reports whether an entry id occurs earlier on the path.
 	Before func(id string) bool
 }
@@ -85,7 +113,7 @@ type ToolResult struct {
 
 // UsageRecord is one usage object and where it came from.
 type UsageRecord struct {
-	Source          schema.UsageSource
+	Source          string // the carrier's UsageSource
 	Usage           schema.Usage
 	Provider, Model string
 	Kind            string // `usage` entries' category (cache_warm, …)
@@ -101,40 +129,22 @@ type NameOp struct{ Name *string }
 // Settings are pi's context settings along a path.
 type Settings struct {
 	// ThinkingLevel is the raw JSON of the last thinking level (nil: the
-	// last change had noText).
+	// last change had none).
 	ThinkingLevel json.RawMessage
-	// Model is the last model in effect, nil if noText.
-	Model *ContextModel
+	// Model is the last model in effect, nil if none.
+	Model *pidex.ContextModel
 }
 
-// ContextModel is pi's {provider, modelId}. The values are raw JSON
-// (strings in practice); a field the source entry lacks is absent.
-type ContextModel struct {
-	Provider json.RawMessage `json:"provider,omitempty"`
-	ModelID  json.RawMessage `json:"modelId,omitempty"`
-}
-
-// String returns "provider/modelId" ("?" for a missing or non-string part).
-func (m *ContextModel) String() string {
-	if m == nil {
-		return ""
-	}
-	return ModelString(StringOr(m.Provider, "?"), StringOr(m.ModelID, "?"))
-}
-
-// ModelString is how pidex writes a model everywhere: "provider/model".
-func ModelString(provider, model string) string { return provider + "/" + model }
-
-// Shown is an entry or message as `pidex show` prints it.
+// Shown is an entry or message as a reading view shows it.
 type Shown struct {
 	Title  string // "user", "compaction", …
 	Detail string // one line after the title, may be ""
 	Body   []Part
-	// Empty is printed as the body when the parts come out empty.
+	// Empty is shown as the body when the parts come out empty.
 	Empty string
 }
 
-// Part is one piece of a Shown body; the renderer turns it into lines.
+// Part is one piece of a Shown body; a reading view turns it into blocks.
 type Part struct {
 	Kind    PartKind
 	Text    string
@@ -142,14 +152,14 @@ type Part struct {
 	Raw     json.RawMessage
 }
 
-// PartKind says how a part is rendered.
+// PartKind says what a part holds.
 type PartKind int
 
 const (
-	PartLines       PartKind = iota // Text, one line per line, in full
-	PartLine                        // Text as one line, verbatim
-	PartOutput                      // Text, abbreviated like tool output
-	PartContent                     // Content: text in full, thinking folded, tool calls and images as one line each
+	PartLines       PartKind = iota // Text: prose, shown whole
+	PartLine                        // Text: one line, verbatim
+	PartOutput                      // Text: output, abbreviated like tool output
+	PartContent                     // Content: text whole, thinking folded, tool calls and images as one line each
 	PartToolContent                 // Content, abbreviated like tool output
 	PartSystem                      // Raw: a system message, folded to its size
 )
@@ -164,21 +174,28 @@ func content(c schema.Content, tool bool) Part {
 	return Part{Kind: PartContent, Content: c}
 }
 
-var kinds = map[string]*Kind{}
+// The registry, in registration order (derived lists keep it).
+var (
+	kinds     = map[string]*Kind{}
+	kindOrder []string
+)
 
 // Register adds (or replaces) the meaning of an entry type. pidex's own
 // kinds register themselves in kinds.go; tests use it to prove that a new
 // kind is one edit. Call it before use (package init), not concurrently
 // with readers.
 func Register(k Kind) {
+	if _, ok := kinds[k.Type]; !ok {
+		kindOrder = append(kindOrder, k.Type)
+	}
 	kinds[k.Type] = &k
 }
 
-// Kinds returns every registered kind.
-func Kinds() map[string]*Kind {
-	out := make(map[string]*Kind, len(kinds))
-	for t, k := range kinds {
-		out[t] = k
+// Kinds returns every registered kind, in registration order.
+func Kinds() []*Kind {
+	out := make([]*Kind, len(kindOrder))
+	for i, t := range kindOrder {
+		out[i] = kinds[t]
 	}
 	return out
 }
@@ -198,7 +215,7 @@ func Preview(l *schema.Line) string {
 	if l == nil {
 		return ""
 	}
-	return OneLine(Cut(KindOf(l.Type).Preview(l), 400))
+	return text.OneLine(text.Cut(KindOf(l.Type).Preview(l), 400))
 }
 
 // Text is the searchable text of an entry.
@@ -212,7 +229,7 @@ func Text(l *schema.Line) string {
 // FactsOf is what the catalog records of an entry.
 func FactsOf(l *schema.Line) Facts { return KindOf(l.Type).Facts(l) }
 
-// Show is what `pidex show` prints for an entry.
+// Show is what a reading view shows of an entry.
 func Show(l *schema.Line, at Where) Shown {
 	if at.Before == nil {
 		at.Before = func(string) bool { return false }
@@ -220,10 +237,10 @@ func Show(l *schema.Line, at Where) Shown {
 	return KindOf(l.Type).Show(l, at)
 }
 
-func noText(*schema.Line) string         { return "" }
-func noFacts(*schema.Line) Facts         { return Facts{} }
-func noContext(Object) []json.RawMessage { return nil }
-func noSettings(Object, *Settings)       {}
+func noText(*schema.Line) string            { return "" }
+func noFacts(*schema.Line) Facts            { return Facts{} }
+func noContext(js.Object) []json.RawMessage { return nil }
+func noSettings(js.Object, *Settings)       {}
 
 func unknownKind(t string) *Kind {
 	return &Kind{
@@ -236,3 +253,99 @@ func unknownKind(t string) *Kind {
 		Settings: noSettings,
 	}
 }
+
+// ---- what the registry's data derive ----
+
+// Class is the look of an entry of type typ (and, for a message, role)
+// in a reading view.
+func Class(typ, role string) string {
+	if typ == schema.TypeMessage {
+		if r, ok := roles[roleName(role)]; ok && r.Class != "" {
+			return r.Class
+		}
+		return "other"
+	}
+	if k, ok := kinds[typ]; ok && k.Class != "" {
+		return k.Class
+	}
+	return "meta"
+}
+
+// Vocabulary is what options may name: the search role groups and the
+// usage sources, roles first, then kinds, each in registration order.
+func Vocabulary() pidex.Vocabulary {
+	var v pidex.Vocabulary
+	add := func(list *[]string, w string) {
+		if w != "" && !slices.Contains(*list, w) {
+			*list = append(*list, w)
+		}
+	}
+	for _, r := range Roles() {
+		add(&v.RoleGroups, r.Group)
+		add(&v.Sources, r.UsageSource)
+	}
+	for _, k := range Kinds() {
+		add(&v.RoleGroups, k.Group)
+		add(&v.Sources, k.UsageSource)
+	}
+	return v
+}
+
+// GroupSQL is the condition "the entry (table alias t, with columns type
+// and role) is in search group g", with its arguments.
+func GroupSQL(g, t string) (string, []any) {
+	var types, rs []any
+	for _, r := range Roles() {
+		if r.Group == g {
+			rs = append(rs, r.Role)
+		}
+	}
+	for _, k := range Kinds() {
+		if k.Group == g {
+			types = append(types, k.Type)
+		}
+	}
+	var conds []string
+	if len(rs) > 0 {
+		conds = append(conds, t+".role IN (?"+strings.Repeat(",?", len(rs)-1)+")")
+	}
+	if len(types) > 0 {
+		conds = append(conds, t+".type IN (?"+strings.Repeat(",?", len(types)-1)+")")
+	}
+	if len(conds) == 0 {
+		return "0", nil
+	}
+	return "(" + strings.Join(conds, " OR ") + ")", append(rs, types...)
+}
+
+// SetsModelSQL is the condition "the entry (table alias t) puts its model
+// in effect". The registry's type and role names are written into it as
+// quoted literals: it is spliced into recursive statements whose
+// positional arguments it must not shift.
+func SetsModelSQL(t string) string {
+	var types, rs []string
+	for _, k := range Kinds() {
+		if k.SetsModel {
+			types = append(types, sqlString(k.Type))
+		}
+	}
+	for _, r := range Roles() {
+		if r.SetsModel {
+			rs = append(rs, sqlString(r.Role))
+		}
+	}
+	conds := []string{}
+	if len(types) > 0 {
+		conds = append(conds, t+".type IN ("+strings.Join(types, ", ")+")")
+	}
+	if len(rs) > 0 {
+		conds = append(conds, t+".role IN ("+strings.Join(rs, ", ")+")")
+	}
+	if len(conds) == 0 {
+		return "0"
+	}
+	return "(" + strings.Join(conds, " OR ") + ")"
+}
+
+// sqlString is s as an SQL string literal.
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

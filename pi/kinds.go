@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/js"
 	"github.com/pidex-dev/pidex/schema"
 )
 
@@ -13,6 +15,16 @@ import (
 // is one more Register call here (its fields decoded from l.Raw if
 // schema.Line lacks them). Message entries defer to the role table
 // (roles.go).
+
+// Usage sources: the names of the usage records' carriers, as cost
+// reports tag and filter them.
+const (
+	sourceAssistant     = "assistant"      // an assistant message's usage
+	sourceToolResult    = "toolResult"     // a tool result's usage (LLM work inside a tool)
+	sourceCompaction    = "compaction"     // a compaction's usage
+	sourceBranchSummary = "branch_summary" // a branch summary's usage
+	sourceUsage         = "usage"          // usage entries
+)
 
 func init() {
 	Register(Kind{
@@ -35,7 +47,7 @@ func init() {
 			if l.Message == nil { // null, missing, or not an object
 				return Shown{Title: "message", Detail: "no message object"}
 			}
-			return RoleOf(l.Message).Show(l.Message, func() json.RawMessage { return Field(l.Raw, "message") })
+			return RoleOf(l.Message).Show(l.Message, func() json.RawMessage { return js.Field(l.Raw, "message") })
 		},
 		Facts: func(l *schema.Line) Facts {
 			if l.Message == nil {
@@ -47,10 +59,11 @@ func init() {
 		Settings: messageSettings,
 	})
 	Register(Kind{
-		Type:    schema.TypeModelChange,
-		Example: `{"type":"model_change","id":"a1","parentId":null,"timestamp":"2026-05-01T10:00:00.100Z","provider":"anthropic","modelId":"claude-x"}`,
-		Text:    noText,
-		Preview: modelChange,
+		Type:      schema.TypeModelChange,
+		Example:   `{"type":"model_change","id":"a1","parentId":null,"timestamp":"2026-05-01T10:00:00.100Z","provider":"anthropic","modelId":"claude-x"}`,
+		SetsModel: true,
+		Text:      noText,
+		Preview:   modelChange,
 		Show: func(l *schema.Line, _ Where) Shown {
 			return Shown{Title: "model", Detail: modelChange(l)}
 		},
@@ -62,8 +75,8 @@ func init() {
 			return f
 		},
 		Context: noContext,
-		Settings: func(o Object, s *Settings) {
-			s.Model = &ContextModel{Provider: o.Get("provider"), ModelID: o.Get("modelId")}
+		Settings: func(o js.Object, s *Settings) {
+			s.Model = &pidex.ContextModel{Provider: o.Get("provider"), ModelID: o.Get("modelId")}
 		},
 	})
 	Register(Kind{
@@ -76,25 +89,32 @@ func init() {
 		},
 		Facts:    noFacts,
 		Context:  noContext,
-		Settings: func(o Object, s *Settings) { s.ThinkingLevel = o.Get("thinkingLevel") },
+		Settings: func(o js.Object, s *Settings) { s.ThinkingLevel = o.Get("thinkingLevel") },
 	})
 	Register(Kind{
-		Type:    schema.TypeCompaction,
-		Example: `{"type":"compaction","id":"c1","parentId":"a5","timestamp":"2026-05-01T11:00:00.000Z","summary":"Fixed the build; tests pass.","firstKeptEntryId":"a4","tokensBefore":52000,"usage":{"input":900,"output":120,"cacheRead":0,"cacheWrite":0,"totalTokens":1020,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.02}}}`,
-		Carries: true,
-		Text:    func(l *schema.Line) string { return l.Summary },
-		Preview: func(l *schema.Line) string { return l.Summary },
-		Show:    showCompaction,
+		Type:        schema.TypeCompaction,
+		Example:     `{"type":"compaction","id":"c1","parentId":"a5","timestamp":"2026-05-01T11:00:00.000Z","summary":"Fixed the build; tests pass.","firstKeptEntryId":"a4","tokensBefore":52000,"usage":{"input":900,"output":120,"cacheRead":0,"cacheWrite":0,"totalTokens":1020,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.02}}}`,
+		Class:       "summary",
+		Group:       "summary",
+		UsageSource: sourceCompaction,
+		Compaction:  true,
+		Carries:     true,
+		Text:        func(l *schema.Line) string { return l.Summary },
+		Preview:     func(l *schema.Line) string { return l.Summary },
+		Show:        showCompaction,
 		Facts: func(l *schema.Line) Facts {
 			return Facts{FirstKept: l.FirstKeptEntryID, FirstKeptIndex: l.FirstKeptEntryIndex,
-				Usage: usageOf(schema.UsageCompaction, l.Usage, "", "", "", "")}
+				Usage: usageOf(sourceCompaction, l.Usage, "", "", "", "")}
 		},
 		Context:  compactionContext,
 		Settings: noSettings,
 	})
 	Register(Kind{
-		Type:    schema.TypeBranchSummary,
-		Example: `{"type":"branch_summary","id":"b1","parentId":"a3","timestamp":"2026-05-01T10:05:00.000Z","fromId":"a3","summary":"Tried make; it passed."}`,
+		Type:        schema.TypeBranchSummary,
+		Example:     `{"type":"branch_summary","id":"b1","parentId":"a3","timestamp":"2026-05-01T10:05:00.000Z","fromId":"a3","summary":"Tried make; it passed."}`,
+		Class:       "summary",
+		Group:       "summary",
+		UsageSource: sourceBranchSummary,
 		// Not marked by show: its detail says when it is empty (the one case
 		// it stays out of the context); a compaction never covers it.
 		Text:    func(l *schema.Line) string { return l.Summary },
@@ -107,7 +127,7 @@ func init() {
 			return Shown{Title: "branch summary", Detail: detail, Body: []Part{lines(l.Summary)}}
 		},
 		Facts: func(l *schema.Line) Facts {
-			return Facts{Usage: usageOf(schema.UsageBranchSummary, l.Usage, "", "", "", "")}
+			return Facts{Usage: usageOf(sourceBranchSummary, l.Usage, "", "", "", "")}
 		},
 		Context:  branchSummaryContext,
 		Settings: noSettings,
@@ -115,9 +135,10 @@ func init() {
 	Register(Kind{
 		Type:    schema.TypeCustomMessage,
 		Example: `{"type":"custom_message","id":"m1","parentId":"a5","timestamp":"2026-05-01T10:06:00.000Z","customType":"todo","content":"Remember the Windows build","display":true}`,
+		Class:   "custom",
 		Carries: true,
 		Text:    func(l *schema.Line) string { return ContentText(l.Content) },
-		Preview: func(l *schema.Line) string { return l.CustomType + ": " + l.Content.Text() },
+		Preview: func(l *schema.Line) string { return l.CustomType + ": " + JoinedText(l.Content) },
 		Show: func(l *schema.Line, _ Where) Shown {
 			detail := l.CustomType
 			if !l.Display {
@@ -191,10 +212,11 @@ func init() {
 		Settings: noSettings,
 	})
 	Register(Kind{
-		Type:    schema.TypeContextEdit,
-		Example: `{"type":"context_edit","id":"e1","parentId":"n1","timestamp":"2026-05-01T10:10:00.000Z","targetId":"a5","replacement":{"content":"(output trimmed)"}}`,
-		Text:    func(l *schema.Line) string { return ContentText(replacementContent(l)) },
-		Preview: func(l *schema.Line) string { return "edit → " + l.TargetID },
+		Type:        schema.TypeContextEdit,
+		Example:     `{"type":"context_edit","id":"e1","parentId":"n1","timestamp":"2026-05-01T10:10:00.000Z","targetId":"a5","replacement":{"content":"(output trimmed)"}}`,
+		ContextEdit: true,
+		Text:        func(l *schema.Line) string { return ContentText(replacementContent(l)) },
+		Preview:     func(l *schema.Line) string { return "edit → " + l.TargetID },
 		Show: func(l *schema.Line, _ Where) Shown {
 			if EditEffect(l) == "omitted" {
 				return Shown{Title: "context edit", Detail: "omits " + l.TargetID}
@@ -207,20 +229,21 @@ func init() {
 		Settings: noSettings,
 	})
 	Register(Kind{
-		Type:    schema.TypeUsage,
-		Example: `{"type":"usage","id":"u1","parentId":"e1","timestamp":"2026-05-01T10:11:00.000Z","kind":"cache_warm","provider":"anthropic","model":"claude-x","usage":{"input":5000,"output":1,"cacheRead":0,"cacheWrite":5000,"totalTokens":10001,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0.02,"total":0.02}},"note":"warmed the prompt cache"}`,
-		Text:    func(l *schema.Line) string { return l.Note },
-		Preview: func(l *schema.Line) string { return l.Kind + " " + ModelString(l.Provider, l.Model) },
+		Type:        schema.TypeUsage,
+		Example:     `{"type":"usage","id":"u1","parentId":"e1","timestamp":"2026-05-01T10:11:00.000Z","kind":"cache_warm","provider":"anthropic","model":"claude-x","usage":{"input":5000,"output":1,"cacheRead":0,"cacheWrite":5000,"totalTokens":10001,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0.02,"total":0.02}},"note":"warmed the prompt cache"}`,
+		UsageSource: sourceUsage,
+		Text:        func(l *schema.Line) string { return l.Note },
+		Preview:     func(l *schema.Line) string { return l.Kind + " " + pidex.ModelName(l.Provider, l.Model) },
 		Show: func(l *schema.Line, _ Where) Shown {
-			detail := l.Kind + " " + ModelString(l.Provider, l.Model)
+			detail := l.Kind + " " + pidex.ModelName(l.Provider, l.Model)
 			if l.Usage != nil {
-				detail += fmt.Sprintf(", %s tokens, $%.4f", strconv.FormatFloat(l.Usage.Total(), 'f', -1, 64), l.Usage.Cost.Total)
+				detail += fmt.Sprintf(", %s tokens, $%.4f", strconv.FormatFloat(TotalTokens(*l.Usage), 'f', -1, 64), l.Usage.Cost.Total)
 			}
 			return Shown{Title: "usage record", Detail: detail, Body: []Part{lines(l.Note)}}
 		},
 		Facts: func(l *schema.Line) Facts {
 			return Facts{Provider: l.Provider, Model: l.Model,
-				Usage: usageOf(schema.UsageEntry, l.Usage, l.Provider, l.Model, l.Kind, "")}
+				Usage: usageOf(sourceUsage, l.Usage, l.Provider, l.Model, l.Kind, "")}
 		},
 		Context:  noContext,
 		Settings: noSettings,
@@ -233,7 +256,7 @@ func modelChange(l *schema.Line) string {
 	if l.ModelID == "" && l.Model != "" {
 		return l.Model
 	}
-	return ModelString(l.Provider, l.ModelID)
+	return pidex.ModelName(l.Provider, l.ModelID)
 }
 
 func labelText(l *schema.Line) string {
@@ -260,7 +283,7 @@ func replacementContent(l *schema.Line) schema.Content {
 	return repl.Content
 }
 
-func usageOf(src schema.UsageSource, u *schema.Usage, provider, model, kind, respID string) []UsageRecord {
+func usageOf(src string, u *schema.Usage, provider, model, kind, respID string) []UsageRecord {
 	if u == nil {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pidex-dev/pidex/internal/js"
 	"github.com/pidex-dev/pidex/schema"
 )
 
@@ -25,12 +26,12 @@ var withoutProse = map[string]bool{schema.TypeModelChange: true, schema.TypeThin
 
 func TestKnownKindsRegistered(t *testing.T) {
 	for _, typ := range knownTypes {
-		if _, ok := Kinds()[typ]; !ok {
+		if _, ok := kinds[typ]; !ok {
 			t.Errorf("entry type %q has no Kind", typ)
 		}
 	}
 	for _, r := range knownRoles {
-		if _, ok := Roles()[r]; !ok {
+		if _, ok := roles[r]; !ok {
 			t.Errorf("message role %q has no Role", r)
 		}
 	}
@@ -40,7 +41,8 @@ func TestKnownKindsRegistered(t *testing.T) {
 // example line: a kind that lacks text, preview, summary, facts or its
 // context rules fails here, whoever added it.
 func TestKindsComplete(t *testing.T) {
-	for typ, k := range Kinds() {
+	for _, k := range Kinds() {
+		typ := k.Type
 		t.Run(typ, func(t *testing.T) {
 			if k.Text == nil || k.Preview == nil || k.Show == nil || k.Facts == nil || k.Context == nil || k.Settings == nil {
 				t.Fatalf("kind %q lacks a function: %+v", typ, k)
@@ -58,7 +60,7 @@ func TestKindsComplete(t *testing.T) {
 			if got := Text(l); (got == "") != withoutProse[typ] {
 				t.Errorf("searchable text %q (kinds without prose: %v)", got, withoutProse)
 			}
-			o, ok := ParseObject(json.RawMessage(k.Example))
+			o, ok := js.ParseObject(json.RawMessage(k.Example))
 			if !ok {
 				t.Fatal("example is not an object")
 			}
@@ -79,7 +81,8 @@ func TestKindsComplete(t *testing.T) {
 }
 
 func TestRolesComplete(t *testing.T) {
-	for name, r := range Roles() {
+	for _, r := range Roles() {
+		name := r.Role
 		t.Run(name, func(t *testing.T) {
 			if r.Text == nil || r.Preview == nil || r.Show == nil || r.Facts == nil {
 				t.Fatalf("role %q lacks a function", name)
@@ -109,14 +112,14 @@ func example(t *testing.T, line string) *schema.Line {
 
 // The facts each kind hands the catalog, on the examples.
 func TestFacts(t *testing.T) {
-	k := Kinds()
+	k := kinds
 	tests := []struct {
 		typ   string
 		check func(Facts) bool
 	}{
 		{schema.TypeModelChange, func(f Facts) bool { return f.Provider == "anthropic" && f.Model == "claude-x" }},
 		{schema.TypeCompaction, func(f Facts) bool {
-			return f.FirstKept == "a4" && len(f.Usage) == 1 && f.Usage[0].Source == schema.UsageCompaction
+			return f.FirstKept == "a4" && len(f.Usage) == 1 && f.Usage[0].Source == "compaction"
 		}},
 		{schema.TypeLabel, func(f Facts) bool { return f.Target == "a3" && f.Label != nil && f.Label.Text == "good idea" }},
 		{schema.TypeSessionInfo, func(f Facts) bool { return f.Name != nil && f.Name.Name != nil && *f.Name.Name == "Build fix" }},
@@ -134,8 +137,8 @@ func TestFacts(t *testing.T) {
 	if f := FactsOf(fork); f.Provider != "openai" || f.Model != "gpt-x" {
 		t.Errorf("fork-format model_change: %+v", f)
 	}
-	asst := example(t, `{"type":"message","id":"a","parentId":null,"timestamp":"t","message":`+Roles()[schema.RoleAssistant].Example+`}`)
-	if f := FactsOf(asst); f.Model != "claude-x" || len(f.Usage) != 1 || f.Usage[0].Source != schema.UsageAssistant {
+	asst := example(t, `{"type":"message","id":"a","parentId":null,"timestamp":"t","message":`+roles[schema.RoleAssistant].Example+`}`)
+	if f := FactsOf(asst); f.Model != "claude-x" || len(f.Usage) != 1 || f.Usage[0].Source != "assistant" {
 		t.Errorf("assistant facts: %+v", f)
 	}
 }

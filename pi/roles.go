@@ -6,15 +6,24 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/js"
+	"github.com/pidex-dev/pidex/internal/text"
 	"github.com/pidex-dev/pidex/schema"
 )
 
 // Role is what one message role means, for message entries and for the
-// messages of a rebuilt context.
+// messages of a rebuilt context. Its data fields mean what Kind's do.
 type Role struct {
 	Role string
 	// Example is a message of this role as pi writes it (for the tests).
 	Example string
+
+	Class       string // look in a reading view ("": other)
+	Group       string // search role group ("": none)
+	UsageSource string // source of the usage record it carries ("": none)
+	SetsModel   bool   // puts its model in effect on its path
+
 	// Text is the message's searchable text.
 	Text func(m *schema.Message) string
 	// Preview is a one-line summary (not yet cut).
@@ -26,16 +35,24 @@ type Role struct {
 	Facts func(m *schema.Message) Facts
 }
 
-var roles = map[string]*Role{}
+var (
+	roles     = map[string]*Role{}
+	roleOrder []string
+)
 
 // RegisterRole adds (or replaces) the meaning of a message role.
-func RegisterRole(r Role) { roles[r.Role] = &r }
+func RegisterRole(r Role) {
+	if _, ok := roles[r.Role]; !ok {
+		roleOrder = append(roleOrder, r.Role)
+	}
+	roles[r.Role] = &r
+}
 
-// Roles returns every registered role.
-func Roles() map[string]*Role {
-	out := make(map[string]*Role, len(roles))
-	for n, r := range roles {
-		out[n] = r
+// Roles returns every registered role, in registration order.
+func Roles() []*Role {
+	out := make([]*Role, len(roleOrder))
+	for i, n := range roleOrder {
+		out[i] = roles[n]
 	}
 	return out
 }
@@ -43,17 +60,28 @@ func Roles() map[string]*Role {
 // RoleOf returns the meaning of m's role (v2's hookMessage read as
 // custom); an unknown role shows its name and content.
 func RoleOf(m *schema.Message) *Role {
-	if r, ok := roles[m.NormalizedRole()]; ok {
+	if r, ok := roles[RoleName(m)]; ok {
 		return r
 	}
 	return unknownRole
+}
+
+// RoleName is a message's role as pi v3 reads it: v2's hookMessage is
+// custom.
+func RoleName(m *schema.Message) string { return roleName(m.Role) }
+
+func roleName(role string) string {
+	if role == schema.RoleHookMessage {
+		return schema.RoleCustom
+	}
+	return role
 }
 
 // ShowMessage is what `pidex show --context` prints for one context message.
 func ShowMessage(raw json.RawMessage) Shown {
 	var m schema.Message
 	if err := json.Unmarshal(raw, &m); err != nil && m.Role == "" {
-		return Shown{Title: "message", Body: []Part{line(Cut(string(raw), 200))}}
+		return Shown{Title: "message", Body: []Part{line(text.Cut(string(raw), 200))}}
 	}
 	return RoleOf(&m).Show(&m, func() json.RawMessage { return raw })
 }
@@ -77,6 +105,8 @@ func init() {
 	RegisterRole(Role{
 		Role:    schema.RoleUser,
 		Example: `{"role":"user","content":[{"type":"text","text":"Fix the failing test in parse_header"}],"timestamp":1777629605000}`,
+		Class:   "user",
+		Group:   "user",
 		Text:    func(m *schema.Message) string { return ContentText(m.Content) },
 		Preview: defaultPreview,
 		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
@@ -85,12 +115,16 @@ func init() {
 		Facts: noMessageFacts,
 	})
 	RegisterRole(Role{
-		Role:    schema.RoleAssistant,
-		Example: `{"role":"assistant","content":[{"type":"thinking","thinking":"The header check is off by one."},{"type":"text","text":"Found it."},{"type":"toolCall","id":"t1","name":"edit","arguments":{"path":"src/parse.go"}}],"provider":"anthropic","model":"claude-x","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.01}},"stopReason":"toolUse","timestamp":1777629606000}`,
-		Text:    func(m *schema.Message) string { return joinText(ContentText(m.Content), m.ErrorMessage) },
-		Preview: defaultPreview,
+		Role:        schema.RoleAssistant,
+		Example:     `{"role":"assistant","content":[{"type":"thinking","thinking":"The header check is off by one."},{"type":"text","text":"Found it."},{"type":"toolCall","id":"t1","name":"edit","arguments":{"path":"src/parse.go"}}],"provider":"anthropic","model":"claude-x","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.01}},"stopReason":"toolUse","timestamp":1777629606000}`,
+		Class:       "assistant",
+		Group:       "assistant",
+		UsageSource: sourceAssistant,
+		SetsModel:   true,
+		Text:        func(m *schema.Message) string { return joinText(ContentText(m.Content), m.ErrorMessage) },
+		Preview:     defaultPreview,
 		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
-			detail := ModelString(m.Provider, m.Model)
+			detail := pidex.ModelName(m.Provider, m.Model)
 			switch m.StopReason {
 			case "", "stop", "toolUse":
 			default:
@@ -104,16 +138,19 @@ func init() {
 		},
 		Facts: func(m *schema.Message) Facts {
 			return Facts{Provider: m.Provider, Model: m.Model, ToolCalls: toolCalls(m.Content),
-				Usage: usageOf(schema.UsageAssistant, m.Usage, m.Provider, m.Model, "", m.ResponseID)}
+				Usage: usageOf(sourceAssistant, m.Usage, m.Provider, m.Model, "", m.ResponseID)}
 		},
 	})
 	RegisterRole(Role{
-		Role:    schema.RoleToolResult,
-		Example: `{"role":"toolResult","toolCallId":"t1","toolName":"bash","content":[{"type":"text","text":"ok\n2 tests passed"}],"isError":false,"timestamp":1777629607000}`,
+		Role:        schema.RoleToolResult,
+		Example:     `{"role":"toolResult","toolCallId":"t1","toolName":"bash","content":[{"type":"text","text":"ok\n2 tests passed"}],"isError":false,"timestamp":1777629607000}`,
+		Class:       "tool",
+		Group:       "tool",
+		UsageSource: sourceToolResult,
 		Text: func(m *schema.Message) string {
 			return joinText(m.ToolName, ContentText(m.Content), m.Output)
 		},
-		Preview: func(m *schema.Message) string { return m.ToolName + ": " + FirstLine(m.Content.Text()) },
+		Preview: func(m *schema.Message) string { return m.ToolName + ": " + text.FirstLine(JoinedText(m.Content)) },
 		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
 			detail := m.ToolName
 			if m.IsError {
@@ -126,13 +163,15 @@ func init() {
 			return Shown{Title: "tool result", Detail: detail, Body: []Part{body}, Empty: "(no output)"}
 		},
 		Facts: func(m *schema.Message) Facts {
-			return Facts{Usage: usageOf(schema.UsageToolResult, m.Usage, "", "", "", ""),
+			return Facts{Usage: usageOf(sourceToolResult, m.Usage, "", "", "", ""),
 				ToolResult: &ToolResult{CallID: m.ToolCallID, Tool: m.ToolName, IsError: m.IsError}}
 		},
 	})
 	RegisterRole(Role{
 		Role:    schema.RoleBashExecution,
 		Example: `{"role":"bashExecution","command":"go test ./...","output":"ok  \tpidex/query\t0.7s","exitCode":0,"cancelled":false,"truncated":false,"timestamp":1777629608000}`,
+		Class:   "tool",
+		Group:   "tool",
 		Text:    func(m *schema.Message) string { return joinText(m.Command, m.Output) },
 		Preview: func(m *schema.Message) string { return "$ " + m.Command },
 		Show:    showBash,
@@ -141,6 +180,7 @@ func init() {
 	RegisterRole(Role{
 		Role:    schema.RoleCustom,
 		Example: `{"role":"custom","customType":"todo","content":"Remember the Windows build","display":true,"timestamp":1777629609000}`,
+		Class:   "custom",
 		Text:    func(m *schema.Message) string { return ContentText(m.Content) },
 		Preview: defaultPreview,
 		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
@@ -156,6 +196,7 @@ func init() {
 	RegisterRole(Role{
 		Role:    schema.RoleSystem,
 		Example: `{"role":"system","content":"You are a coding agent.","timestamp":1777629600000}`,
+		Class:   "system",
 		Text:    func(m *schema.Message) string { return ContentText(m.Content) },
 		Preview: defaultPreview,
 		Show: func(m *schema.Message, raw func() json.RawMessage) Shown {
@@ -166,6 +207,8 @@ func init() {
 	RegisterRole(Role{
 		Role:    schema.RoleBranchSummary,
 		Example: `{"role":"branchSummary","summary":"Tried make; it passed.","fromId":"a3","timestamp":1777629610000}`,
+		Class:   "summary",
+		Group:   "summary",
 		Text:    func(m *schema.Message) string { return m.Summary },
 		Preview: func(m *schema.Message) string { return m.Summary },
 		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
@@ -176,6 +219,8 @@ func init() {
 	RegisterRole(Role{
 		Role:    schema.RoleCompactionSummary,
 		Example: `{"role":"compactionSummary","summary":"Fixed the header parser.","tokensBefore":52000,"timestamp":1777629611000}`,
+		Class:   "summary",
+		Group:   "summary",
 		Text:    func(m *schema.Message) string { return m.Summary },
 		Preview: func(m *schema.Message) string { return m.Summary },
 		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
@@ -205,7 +250,7 @@ func showBash(m *schema.Message, _ func() json.RawMessage) Shown {
 
 // defaultPreview is the text, else the tool calls, else the error.
 func defaultPreview(m *schema.Message) string {
-	if t := m.Content.Text(); strings.TrimSpace(t) != "" {
+	if t := JoinedText(m.Content); strings.TrimSpace(t) != "" {
 		return t
 	}
 	bs, _ := m.Content.Blocks()
@@ -229,7 +274,7 @@ func defaultPreview(m *schema.Message) string {
 // not text.
 func ContentText(c schema.Content) string {
 	if c.IsString() {
-		return c.Text()
+		return JoinedText(c)
 	}
 	bs, err := c.Blocks()
 	if err != nil {
@@ -243,7 +288,7 @@ func ContentText(c schema.Content) string {
 		case schema.BlockThinking:
 			parts = append(parts, b.Thinking)
 		case schema.BlockToolCall:
-			parts = append(parts, joinText(b.Name, Compact(b.Arguments)))
+			parts = append(parts, joinText(b.Name, js.Compact(b.Arguments)))
 		}
 	}
 	return joinText(parts...)
@@ -259,8 +304,8 @@ func toolCalls(c schema.Content) []ToolCall {
 	}
 	var out []ToolCall
 	i := 0
-	EachElement(json.RawMessage(c), func(el json.RawMessage) {
-		if o, ok := ParseObject(el); ok && o.Str("type") == schema.BlockToolCall {
+	js.EachElement(json.RawMessage(c), func(el json.RawMessage) {
+		if o, ok := js.ParseObject(el); ok && o.Str("type") == schema.BlockToolCall {
 			out = append(out, ToolCall{Index: i, ID: o.Str("id"), Name: o.Str("name")})
 		}
 		i++

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/query"
 )
@@ -19,7 +20,7 @@ func BenchmarkList(b *testing.B) {
 	db := benchDB(b)
 	n := 0
 	for b.Loop() {
-		ss, err := query.List(ctx, db.DB, query.ListFilter{})
+		ss, err := query.New(db, nil).List(ctx, pidex.ListFilter{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -36,7 +37,7 @@ func BenchmarkCost(b *testing.B) {
 	for _, by := range [][]string{{"day"}, {"day", "model"}, {"session"}} {
 		b.Run(strings.Join(by, ","), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := query.Cost(ctx, db.DB, query.CostFilter{By: by}); err != nil {
+				if _, err := query.New(db, nil).Cost(ctx, pidex.CostFilter{By: by}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -2,108 +2,85 @@ package query
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 
-	"github.com/jmoiron/sqlx"
-
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/pi"
-	"github.com/pidex-dev/pidex/schema"
 )
 
-// The context types are pi's (package pi holds what the format means);
-// these aliases keep the read API in one place for library users.
-type (
-	SessionContext = pi.SessionContext
-	ContextModel   = pi.ContextModel
-	ContextEntry   = pi.ContextEntry
-	PathItem       = pi.PathItem
-)
-
-// BuildContext is pi.BuildContext: the context rebuilt from a path already
-// read from the file.
-func BuildContext(path []Entry, version int, firstKept map[int64]string) (*SessionContext, error) {
-	return pi.BuildContext(path, version, firstKept)
+// ContextSpec says how to read the branch a context is rebuilt from.
+type ContextSpec struct {
+	// Leaf ends the branch ("": pi's leaf, the last entry of the file).
+	Leaf string
+	// MaxLine: a line longer than this many bytes is read as a stream and
+	// kept cut (its strings keep MaxString bytes), so that memory does not
+	// grow with the longest line of the session; 0 reads every line whole,
+	// as pi does (an exact context, fit for a model or JSON).
+	MaxLine   int64
+	MaxString int
+	// Window: only these entries of the branch are read as above; the
+	// others are cut above skeletonLine bytes, since the rebuild needs
+	// their kinds, ids and links, not their text (a 50 MB session's
+	// context took a second to decode whole). The zero Window reads every
+	// entry as above.
+	Window pidex.Window
 }
 
-// Context rebuilds the model context of one session at leafID ("" means
-// pi's leaf, the last entry of the file), the way pi's buildSessionContext
-// does: it walks the path through the catalog (query.Path, cycle-safe),
-// reads each entry back from the file by its stored offset, and hands them
-// to pi.BuildContext.
+// Context rebuilds the model context of one session at spec.Leaf the way
+// pi's buildSessionContext does: it walks the branch through the catalog
+// (Path, cycle-safe), reads each entry back from the file by its stored
+// offset, and hands them to pi.BuildContext. from and to are the entries
+// of the branch the window read as asked (all of them without a window):
+// only they are fit to show, and with a window or a MaxLine the messages
+// are for reading, not pi's.
 //
-// Deviations from pi, where pi has no answer: an unknown leafID is
-// schema.ErrNotFound (pi silently falls back to the last entry); a parent
+// Deviations from pi, where pi has no answer: an unknown leaf is
+// pidex.ErrNotFound (pi silently falls back to the last entry); a parent
 // cycle yields the path up to the cycle (pi hangs); see pi.BuildContext
 // for the rest.
-func Context(ctx context.Context, db *sqlx.DB, ref schema.SessionRef, leafID string) (*SessionContext, error) {
-	return ContextCut(ctx, db, ref, leafID, 0)
-}
-
-// ContextCut is Context for display: an entry whose line is longer than
-// maxLine bytes (0: no limit) is read cut (see ReadCut), so that memory
-// stays bounded whatever the session holds. What such an entry contributes
-// is then its cut copy, not pi's message: for reading, not for a model.
-func ContextCut(ctx context.Context, db *sqlx.DB, ref schema.SessionRef, leafID string, maxLine int64) (*SessionContext, error) {
-	rows, err := Path(ctx, db, ref.FileID, leafID)
-	if err != nil {
-		return nil, err
-	}
-	entries, err := ReadCut(ref.Path, rows, maxLine)
-	if err != nil {
-		return nil, err
-	}
-	return contextOf(ctx, db, ref, rows, entries)
-}
-
-// Window picks the entries [from, to) of a branch that a reader sees.
-type Window func(path []schema.PathEntry) (from, to int)
-
-// ContextWindow is ContextCut for a reader who sees only the entries of
-// the branch that window picks: those are read as ContextCut reads them,
-// every other entry is cut above skeletonLine bytes (the rebuild needs
-// their kinds, ids and links, not their text; a 50 MB session's context
-// took 1 s to decode whole). Only the picked entries are fit to show, and
-// the context's messages are not pi's: for a reading view of the branch.
-func ContextWindow(ctx context.Context, db *sqlx.DB, ref schema.SessionRef, leafID string, maxLine int64,
-	window Window) (sc *SessionContext, from, to int, err error) {
-	rows, err := Path(ctx, db, ref.FileID, leafID)
+func (rd *Reader) Context(ctx context.Context, ref pidex.SessionRef, spec ContextSpec) (sc *pi.SessionContext, from, to int, err error) {
+	rows, err := rd.Path(ctx, ref.FileID, spec.Leaf)
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	from, to = window(rows)
-	var entries []Entry
+	target := -1
+	for i := range rows {
+		if rows[i].ID == spec.Window.Around {
+			target = i
+		}
+	}
+	from, to = spec.Window.Span(len(rows), target)
+	var entries []pi.Entry
 	for _, part := range []struct {
-		rows    []schema.PathEntry
-		maxLine int64
-		str     int
-	}{{rows[:from], skeletonLine, previewCutString}, {rows[from:to], maxLine, CutString}, {rows[to:], skeletonLine, previewCutString}} {
-		es, err := readCut(ref.Path, part.rows, part.maxLine, part.str)
+		rows      []pidex.Entry
+		maxLine   int64
+		maxString int
+	}{{rows[:from], skeletonLine, previewCutString}, {rows[from:to], spec.MaxLine, spec.MaxString}, {rows[to:], skeletonLine, previewCutString}} {
+		es, err := ReadEntries(ref.Path, part.rows, part.maxLine, part.maxString)
 		if err != nil {
 			return nil, 0, 0, err
 		}
 		entries = append(entries, es...)
 	}
-	sc, err = contextOf(ctx, db, ref, rows, entries)
+	sc, err = rd.buildContext(ctx, ref, entries)
 	return sc, from, to, err
 }
 
-// skeletonLine: ContextWindow cuts the entries outside the window above
-// this size (as previews do).
+// skeletonLine: Context cuts the entries outside the window above this
+// size (as previews do).
 const skeletonLine = previewCutLine
 
-// contextOf rebuilds the context of the path rows from their entries.
-func contextOf(ctx context.Context, db *sqlx.DB, ref schema.SessionRef, rows []schema.PathEntry, entries []Entry) (*SessionContext, error) {
+// buildContext rebuilds the context of a branch from its entries.
+func (rd *Reader) buildContext(ctx context.Context, ref pidex.SessionRef, entries []pi.Entry) (*pi.SessionContext, error) {
 	var version int
-	if err := db.GetContext(ctx, &version, "SELECT version FROM sessions WHERE file_id = ?", ref.FileID); err != nil {
+	if err := rd.db.GetContext(ctx, &version, "SELECT version FROM sessions WHERE file_id = ?", ref.FileID); err != nil {
 		return nil, fmt.Errorf("load session: %w", err)
 	}
-	firstKept, err := v1FirstKept(ctx, db, ref.FileID, version, rows)
+	firstKept, err := rd.firstKept(ctx, ref.FileID, version)
 	if err != nil {
 		return nil, err
 	}
-	labels, err := Labels(ctx, db, ref.FileID)
+	labels, err := rd.Labels(ctx, ref.FileID)
 	if err != nil {
 		return nil, err
 	}
@@ -121,26 +98,26 @@ func contextOf(ctx context.Context, db *sqlx.DB, ref schema.SessionRef, rows []s
 	return sc, nil
 }
 
-// v1FirstKept maps the offsets of a v1 file's compactions to the id of
-// their first kept entry: v1 compactions name it by index, and the indexer
-// resolved it to an id when it ingested the file.
-func v1FirstKept(ctx context.Context, db *sqlx.DB, fileID int64, version int, rows []schema.PathEntry) (map[int64]string, error) {
-	firstKept := map[int64]string{}
+// firstKept maps the offsets of a v1 file's entries that name their first
+// kept entry by index (v1 compactions) to the id the indexer resolved it
+// to when it ingested the file; v2 and later name it by id themselves.
+func (rd *Reader) firstKept(ctx context.Context, fileID int64, version int) (map[int64]string, error) {
+	out := map[int64]string{}
 	if version >= 2 {
-		return firstKept, nil
+		return out, nil
 	}
-	for _, r := range rows {
-		if r.Type != schema.TypeCompaction {
-			continue
-		}
-		var fk sql.NullString
-		err := db.GetContext(ctx, &fk, "SELECT first_kept FROM entries WHERE file_id = ? AND offset = ?", fileID, r.Offset)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("load compaction: %w", err)
-		}
-		if fk.Valid {
-			firstKept[r.Offset] = fk.String
-		}
+	rows, err := rd.db.QueryContext(ctx, "SELECT offset, first_kept FROM entries WHERE file_id = ? AND first_kept IS NOT NULL", fileID)
+	if err != nil {
+		return nil, fmt.Errorf("load compactions: %w", err)
 	}
-	return firstKept, nil
+	defer rows.Close()
+	for rows.Next() {
+		var off int64
+		var id string
+		if err := rows.Scan(&off, &id); err != nil {
+			return nil, fmt.Errorf("load compactions: %w", err)
+		}
+		out[off] = id
+	}
+	return out, rows.Err()
 }

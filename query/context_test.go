@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/query"
-	"github.com/pidex-dev/pidex/schema"
 )
 
 // TestGoldenContext compares pidex's rebuilt model context with the one
@@ -30,7 +31,7 @@ func TestGoldenContext(t *testing.T) {
 			if !ok {
 				t.Fatalf("pi has a context, pidex has no session")
 			}
-			sc, err := query.Context(ctx, db.DB, ref, "")
+			sc, err := exactContext(ctx, db, ref, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +69,7 @@ func TestContextCycle(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: not a session", g.File)
 		}
-		sc, err := query.Context(context.Background(), db.DB, ref, "")
+		sc, err := exactContext(context.Background(), db, ref, "")
 		if err != nil {
 			t.Fatalf("%s: %v", g.File, err)
 		}
@@ -83,13 +84,13 @@ func TestContextCycle(t *testing.T) {
 func TestContextLeaf(t *testing.T) {
 	db := corpus(t)
 	ctx := context.Background()
-	ref, err := query.Resolve(ctx, db.DB, absPath(t, "--home-ann-legacy--/2025-12-29T10-02-11-470Z_4c0ffee0-1d2e-4f3a-8b4c-5d6e7f8091a2.jsonl"))
+	ref, err := query.New(db, nil).Resolve(ctx, absPath(t, "--home-ann-legacy--/2025-12-29T10-02-11-470Z_4c0ffee0-1d2e-4f3a-8b4c-5d6e7f8091a2.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// b7c8d9e0 is the abandoned branch: it has no branch summary, and the
 	// hookMessage on it is read as custom (v2 file).
-	sc, err := query.Context(ctx, db.DB, ref, "b7c8d9e0")
+	sc, err := exactContext(ctx, db, ref, "b7c8d9e0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestContextLeaf(t *testing.T) {
 	if got := sc.Model.String(); got != "anthropic/claude-opus-4-5" || sc.Level() != "low" {
 		t.Errorf("model %s thinking %s", got, sc.Level())
 	}
-	if _, err := query.Context(ctx, db.DB, ref, "nope"); err == nil || !strings.Contains(err.Error(), "not found") {
+	if _, err := exactContext(ctx, db, ref, "nope"); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("unknown leaf: %v", err)
 	}
 }
@@ -215,7 +216,7 @@ func TestBuildContextEdges(t *testing.T) {
 			if version == 0 {
 				version = 3
 			}
-			path := make([]query.Entry, len(tc.lines))
+			path := make([]pi.Entry, len(tc.lines))
 			for i, l := range tc.lines {
 				var base struct {
 					ID       string  `json:"id"`
@@ -225,10 +226,10 @@ func TestBuildContextEdges(t *testing.T) {
 				if err := json.Unmarshal([]byte(l), &base); err != nil {
 					t.Fatal(err)
 				}
-				path[i] = query.Entry{PathEntry: schema.PathEntry{ID: base.ID, ParentID: base.ParentID, Type: base.Type,
+				path[i] = pi.Entry{Entry: pidex.Entry{ID: base.ID, ParentID: base.ParentID, Type: base.Type,
 					Line: int64(i + 2)}, Raw: []byte(l)}
 			}
-			sc, err := query.BuildContext(path, version, nil)
+			sc, err := pi.BuildContext(path, version, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -247,11 +248,11 @@ func TestBuildContextEdges(t *testing.T) {
 func TestShowJSON(t *testing.T) {
 	db := corpus(t)
 	ctx := context.Background()
-	ref, err := query.Resolve(ctx, db.DB, absPath(t, "--home-ann-legacy--/2025-12-10T16-19-58-004Z_7d1c0f3e-5a2b-4c8e-9f10-2b3c4d5e6f70.jsonl"))
+	ref, err := query.New(db, nil).Resolve(ctx, absPath(t, "--home-ann-legacy--/2025-12-10T16-19-58-004Z_7d1c0f3e-5a2b-4c8e-9f10-2b3c4d5e6f70.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := query.Context(ctx, db.DB, ref, "")
+	sc, err := exactContext(ctx, db, ref, "")
 	if err != nil {
 		t.Fatal(err)
 	}

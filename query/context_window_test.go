@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/query"
-	"github.com/pidex-dev/pidex/schema"
 )
 
 // A context read for a window equals pi's whole context on the entries it
@@ -15,19 +15,22 @@ import (
 func TestContextWindowMatchesContext(t *testing.T) {
 	db := corpus(t)
 	ctx := context.Background()
-	var refs []schema.SessionRef
+	var refs []pidex.SessionRef
 	if err := db.Select(&refs, `SELECT s.file_id, f.path, s.session_id, COALESCE(s.name, '') AS name
 		FROM sessions s JOIN files f ON f.id = s.file_id`); err != nil {
 		t.Fatal(err)
 	}
 	for _, ref := range refs {
-		whole, err := query.Context(ctx, db.DB, ref, "")
+		whole, err := exactContext(ctx, db, ref, "")
 		if err != nil {
 			continue // sessions pi cannot rebuild are another test's business
 		}
 		n := len(whole.Path)
 		for _, w := range [][2]int{{0, n}, {0, n / 2}, {n / 2, n}, {n / 3, 2 * n / 3}} {
-			sc, from, to, err := query.ContextWindow(ctx, db.DB, ref, "", 0, func([]schema.PathEntry) (int, int) { return w[0], w[1] })
+			if w[1] == w[0] {
+				continue // an empty window is no window
+			}
+			sc, from, to, err := query.New(db, nil).Context(ctx, ref, query.ContextSpec{Window: pidex.Window{From: w[0], Size: w[1] - w[0]}})
 			if err != nil {
 				t.Fatalf("%s: %v", ref.Path, err)
 			}

@@ -8,59 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/catalog"
-	"github.com/pidex-dev/pidex/schema"
 )
-
-// CostFilter selects and groups the usage records of a cost report.
-type CostFilter struct {
-	Roots        []string  // sessions under these roots only (absolute)
-	Since, Until time.Time // call time in [Since, Until); zero: open
-	Project      string    // cwd contains this, case-insensitive
-	Cwd          string    // cwd is exactly this
-	FileID       int64     // one session (0: all)
-	Model        string    // "provider/model" (attributed) contains this, case-insensitive
-	Sources      []string  // schema.UsageSource values; empty: all
-	// Branch: "all" (default), "active" (calls on a current path of some
-	// file holding them) or "abandoned" (the rest).
-	Branch  string
-	NoDedup bool           // count every copy of a call (forks), as the files hold them
-	By      []string       // CostKeys, in the order given
-	TZ      *time.Location // day, week and month boundaries; nil: UTC
-	Prices  *Prices        // reprice with these; nil: recorded cost only
-}
-
-// CostKeys are the groupings of a cost report.
-var CostKeys = []string{"day", "week", "month", "model", "provider", "project", "session", "source"}
-
-// CostSums are the figures of one row of a cost report.
-type CostSums struct {
-	Input, Output, CacheRead, CacheWrite, CacheWrite1h, TotalTokens float64
-	Cost                                                            float64
-	Calls                                                           int64
-	// Repriced is the cost from the prices file of the calls whose model
-	// it prices; Unpriced names the models it lacks (their calls are not
-	// in Repriced: never a silent $0).
-	Repriced    float64
-	Unpriced    []string
-	PricedCalls int64 // calls in Repriced: 0 with Unpriced set means "no price", not $0
-}
-
-// CostRow is one group: Keys holds the value of each of the report's By keys.
-type CostRow struct {
-	Keys []string
-	CostSums
-}
-
-// CostReport is the answer to a CostFilter.
-type CostReport struct {
-	By       []string
-	Rows     []CostRow
-	Totals   CostSums
-	Repriced bool // the filter had prices
-}
 
 // costPart is what the SQL returns: sums per local day and per the other
 // keys the report asks for (constants for the rest, see keyCols).
@@ -88,52 +38,24 @@ const bucketMs = catalog.BucketMs
 // --since/--until fall inside a bucket are the records of those edge
 // buckets read one by one, so the answer is exact and its cost grows with
 // buckets, not calls.
-func Cost(ctx context.Context, db *sqlx.DB, f CostFilter) (*CostReport, error) {
-	if err := checkCostFilter(&f); err != nil {
-		return nil, err
+func (rd *Reader) Cost(ctx context.Context, f pidex.CostFilter) (*pidex.CostReport, error) {
+	if f.TZ == nil {
+		f.TZ = time.UTC
 	}
-	q, args, err := costSQL(ctx, db, f)
+	q, args, err := rd.costSQL(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	var parts []costPart
-	if err := db.SelectContext(ctx, &parts, q, args...); err != nil {
+	if err := rd.db.SelectContext(ctx, &parts, q, args...); err != nil {
 		return nil, fmt.Errorf("sum usage: %w", err)
 	}
 	return groupCost(f, parts), nil
 }
 
-func checkCostFilter(f *CostFilter) error {
-	for _, k := range f.By {
-		if !slices.Contains(CostKeys, k) {
-			return fmt.Errorf("group cost by %q: not one of %s: %w", k, strings.Join(CostKeys, ", "), schema.ErrUsage)
-		}
-	}
-	switch f.Branch {
-	case "":
-		f.Branch = "all"
-	case "all", "active", "abandoned":
-	default:
-		return fmt.Errorf("cost branch %q: want all, active or abandoned: %w", f.Branch, schema.ErrUsage)
-	}
-	for _, s := range f.Sources {
-		if !slices.Contains(UsageSources, s) {
-			return fmt.Errorf("cost source %q: not one of %s: %w", s, strings.Join(UsageSources, ", "), schema.ErrUsage)
-		}
-	}
-	if f.TZ == nil {
-		f.TZ = time.UTC
-	}
-	return nil
-}
-
-// UsageSources are the usage record sources, as --source takes them.
-var UsageSources = []string{string(schema.UsageAssistant), string(schema.UsageToolResult), string(schema.UsageCompaction),
-	string(schema.UsageBranchSummary), string(schema.UsageEntry)}
-
 // costSQL builds the query: whole buckets from the rollup, plus the single
 // records of the edge buckets that Since/Until cut.
-func costSQL(ctx context.Context, db *sqlx.DB, f CostFilter) (string, []any, error) {
+func (rd *Reader) costSQL(ctx context.Context, f pidex.CostFilter) (string, []any, error) {
 	var cond []string
 	var args []any
 	add := func(c string, a ...any) { cond, args = append(cond, c), append(args, a...) }
@@ -165,31 +87,31 @@ func costSQL(ctx context.Context, db *sqlx.DB, f CostFilter) (string, []any, err
 	if f.Cwd != "" || f.Project != "" || slices.Contains(f.By, "project") || slices.Contains(f.By, "session") {
 		joins += " JOIN sessions s ON s.file_id = x.file_id"
 	}
-	if len(f.Roots) > 0 {
-		outside, err := filesOutside(ctx, db, f.Roots)
+	if len(rd.roots) > 0 {
+		outside, err := rd.filesOutside(ctx, rd.roots)
 		if err != nil {
 			return "", nil, err
 		}
 		if outside { // else every file is under the roots: no join per row
-			c, a := inRoots("fl", f.Roots)
+			c, a := inRoots("fl", rd.roots)
 			add(c, a...)
 			joins += " JOIN files fl ON fl.id = x.file_id"
 		}
 	}
 	day, dayArgs := "-1", []any(nil)
-	r := catalog.HourRollup
+	rollup := catalog.HourRollup
 	if byTime(f.By) {
-		lo, hi, err := bucketRange(ctx, db, f)
+		lo, hi, err := rd.bucketRange(ctx, f)
 		if err != nil {
 			return "", nil, err
 		}
 		spans := zoneSpans(f.TZ, lo, hi)
 		day, dayArgs = dayExpr("x.bucket", spans)
 		if !wholeHours(spans) {
-			r = catalog.QuarterRollup // Asia/Kathmandu, Asia/Kolkata, …: a day starts inside an hour
+			rollup = catalog.QuarterRollup // Asia/Kathmandu, Asia/Kolkata, …: a day starts inside an hour
 		}
 	}
-	src, srcArgs := costSource(f, r)
+	src, srcArgs := costSource(f, rollup)
 	cols, group := keyCols(f)
 	if byTime(f.By) {
 		group = strings.TrimSuffix("day, "+group, ", ")
@@ -212,10 +134,10 @@ func costSQL(ctx context.Context, db *sqlx.DB, f CostFilter) (string, []any, err
 
 // filesOutside reports whether the catalog holds files outside roots
 // (another --sessions run's); only then does the report join files.
-func filesOutside(ctx context.Context, db *sqlx.DB, roots []string) (bool, error) {
+func (rd *Reader) filesOutside(ctx context.Context, roots []string) (bool, error) {
 	c, a := inRoots("f", roots)
 	var n int
-	if err := db.GetContext(ctx, &n, `SELECT EXISTS (SELECT 1 FROM files f WHERE NOT (`+c+`))`, a...); err != nil {
+	if err := rd.db.GetContext(ctx, &n, `SELECT EXISTS (SELECT 1 FROM files f WHERE NOT (`+c+`))`, a...); err != nil {
 		return false, fmt.Errorf("sum usage: %w", err)
 	}
 	return n == 1, nil
@@ -226,7 +148,7 @@ func filesOutside(ctx context.Context, db *sqlx.DB, roots []string) (bool, error
 // together instead of handing Go a row per model and source. group lists
 // the columns to group by: only those that vary (sorting 20,000 rows by
 // five constant strings too was a fifth of a report).
-func keyCols(f CostFilter) (cols, group string) {
+func keyCols(f pidex.CostFilter) (cols, group string) {
 	sel := []string{}
 	groups := []string{}
 	col := func(need bool, expr, name string) {
@@ -271,7 +193,7 @@ func wholeHours(spans []zoneSpan) bool {
 
 // costSource is the rows the report sums: the rollup's whole buckets
 // within Since/Until, plus the single records of the edge buckets they cut.
-func costSource(f CostFilter, r catalog.Rollup) (string, []any) {
+func costSource(f pidex.CostFilter, r catalog.Rollup) (string, []any) {
 	from := "SELECT " + rollupCols + " FROM " + r.Table
 	if f.Since.IsZero() && f.Until.IsZero() {
 		return from, nil

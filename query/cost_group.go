@@ -6,13 +6,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pidex-dev/pidex/pi"
+	"github.com/pidex-dev/pidex"
 )
 
 // groupCost folds the SQL's parts into the report's rows: time keys in the
 // report's zone, repricing per model.
-func groupCost(f CostFilter, parts []costPart) *CostReport {
-	r := &CostReport{By: f.By, Rows: []CostRow{}, Repriced: f.Prices != nil}
+func groupCost(f pidex.CostFilter, parts []costPart) *pidex.CostReport {
+	r := &pidex.CostReport{By: f.By, Rows: []pidex.CostRow{}, Repriced: f.Prices != nil}
 	index := map[string]int{}
 	for i := range parts {
 		p := &parts[i]
@@ -25,13 +25,13 @@ func groupCost(f CostFilter, parts []costPart) *CostReport {
 		if !ok {
 			n = len(r.Rows)
 			index[id] = n
-			r.Rows = append(r.Rows, CostRow{Keys: keys})
+			r.Rows = append(r.Rows, pidex.CostRow{Keys: keys})
 		}
 		s := sumsOf(p, f.Prices)
-		r.Rows[n].add(s)
-		r.Totals.add(s)
+		addSums(&r.Rows[n].CostSums, s)
+		addSums(&r.Totals, s)
 	}
-	slices.SortStableFunc(r.Rows, func(a, b CostRow) int { return compareRows(f.By, a, b) })
+	slices.SortStableFunc(r.Rows, func(a, b pidex.CostRow) int { return compareRows(f.By, a, b) })
 	return r
 }
 
@@ -55,7 +55,7 @@ func costKey(k string, p *costPart) string {
 		if p.Model == "" {
 			return "unknown"
 		}
-		return pi.ModelString(p.Provider, p.Model)
+		return pidex.ModelName(p.Provider, p.Model)
 	case "provider":
 		if p.Provider == "" {
 			return "unknown"
@@ -73,20 +73,20 @@ func costKey(k string, p *costPart) string {
 
 func isoWeek(y, w int) string { return fmt.Sprintf("%04d-W%02d", y, w) }
 
-func sumsOf(p *costPart, prices *Prices) CostSums {
-	s := CostSums{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite,
+func sumsOf(p *costPart, prices *pidex.Prices) pidex.CostSums {
+	s := pidex.CostSums{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite,
 		CacheWrite1h: p.CacheWrite1h, TotalTokens: p.TotalTokens, Cost: p.Cost, Calls: p.Calls}
 	if prices != nil {
 		if price, ok := prices.Lookup(p.Provider, p.Model); ok {
 			s.Repriced, s.PricedCalls = price.Cost(s), s.Calls
 		} else {
-			s.Unpriced = []string{pi.ModelString(p.Provider, p.Model)}
+			s.Unpriced = []string{pidex.ModelName(p.Provider, p.Model)}
 		}
 	}
 	return s
 }
 
-func (s *CostSums) add(o CostSums) {
+func addSums(s *pidex.CostSums, o pidex.CostSums) {
 	s.Input += o.Input
 	s.Output += o.Output
 	s.CacheRead += o.CacheRead
@@ -107,7 +107,7 @@ func (s *CostSums) add(o CostSums) {
 
 // compareRows orders time keys oldest first, then the most expensive
 // groups first, then by key text.
-func compareRows(by []string, a, b CostRow) int {
+func compareRows(by []string, a, b pidex.CostRow) int {
 	for i, k := range by {
 		if k == "day" || k == "week" || k == "month" {
 			if c := strings.Compare(a.Keys[i], b.Keys[i]); c != 0 {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
@@ -126,15 +127,15 @@ func TestCostMatchesRawFiles(t *testing.T) {
 			for _, branch := range []string{"all", "active", "abandoned"} {
 				for _, noDedup := range []bool{false, true} {
 					name := fmt.Sprintf("%s/%s/%s/nodedup=%v", zone, by, branch, noDedup)
-					f := query.CostFilter{By: []string{by}, Branch: branch, NoDedup: noDedup, TZ: loc}
+					f := pidex.CostFilter{By: []string{by}, Branch: branch, NoDedup: noDedup, TZ: loc}
 					want := sumRaw(calls, oracleFilter{branch: branch, noDedup: noDedup}, keyOf)
 					checkCost(t, name, db, f, want)
 				}
 			}
 		}
 	}
-	for _, src := range query.UsageSources {
-		f := query.CostFilter{By: []string{"model"}, Sources: []string{src}}
+	for _, src := range pi.Vocabulary().Sources {
+		f := pidex.CostFilter{By: []string{"model"}, Sources: []string{src}}
 		checkCost(t, "source "+src, db, f, sumRaw(calls, oracleFilter{sources: []string{src}}, modelKey))
 	}
 }
@@ -153,7 +154,7 @@ func TestCostSinceUntilExact(t *testing.T) {
 		{"", "2026-03-09T07:00:00.000Z"},
 		{"2026-09-15T00:00:00.000Z", "2026-09-16T00:00:00.000Z"},
 	} {
-		var f query.CostFilter
+		var f pidex.CostFilter
 		var of oracleFilter
 		if tc[0] != "" {
 			f.Since, of.since = mustTime(t, tc[0]), mustTime(t, tc[0]).UnixMilli()
@@ -172,22 +173,22 @@ func TestCostBranchesAndForks(t *testing.T) {
 	root := costCorpus(t)
 	db := costCatalog(t, root)
 	ctx := context.Background()
-	total := func(f query.CostFilter) query.CostSums {
-		r, err := query.Cost(ctx, db.DB, f)
+	total := func(f pidex.CostFilter) pidex.CostSums {
+		r, err := query.New(db, nil).Cost(ctx, f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r.Totals
 	}
 	for _, nd := range []bool{false, true} {
-		all := total(query.CostFilter{NoDedup: nd})
-		act := total(query.CostFilter{NoDedup: nd, Branch: "active"})
-		ab := total(query.CostFilter{NoDedup: nd, Branch: "abandoned"})
+		all := total(pidex.CostFilter{NoDedup: nd})
+		act := total(pidex.CostFilter{NoDedup: nd, Branch: "active"})
+		ab := total(pidex.CostFilter{NoDedup: nd, Branch: "abandoned"})
 		if act.Calls+ab.Calls != all.Calls || math.Abs(act.Cost+ab.Cost-all.Cost) > 1e-9 || ab.Calls == 0 {
 			t.Errorf("nodedup=%v: active %d + abandoned %d calls != all %d (or no abandoned call)", nd, act.Calls, ab.Calls, all.Calls)
 		}
 	}
-	dedup, raw := total(query.CostFilter{}), total(query.CostFilter{NoDedup: true})
+	dedup, raw := total(pidex.CostFilter{}), total(pidex.CostFilter{NoDedup: true})
 	// e2 copies e1's 7 calls; A3 and B2 copy calls of A2 and A1.
 	if raw.Calls-dedup.Calls < 7 {
 		t.Errorf("dedup left out %d calls, want at least the 7 copies of e1", raw.Calls-dedup.Calls)
@@ -197,10 +198,10 @@ func TestCostBranchesAndForks(t *testing.T) {
 	if err := db.Get(&e2, `SELECT file_id FROM sessions WHERE session_id = 'e2'`); err != nil {
 		t.Fatal(err)
 	}
-	if got := total(query.CostFilter{FileID: e2}); got.Calls != 1 {
+	if got := total(pidex.CostFilter{FileID: e2}); got.Calls != 1 {
 		t.Errorf("fork e2 deduplicated: %d calls, want its own 1", got.Calls)
 	}
-	if got := total(query.CostFilter{FileID: e2, NoDedup: true}); got.Calls != 8 {
+	if got := total(pidex.CostFilter{FileID: e2, NoDedup: true}); got.Calls != 8 {
 		t.Errorf("fork e2 raw: %d calls, want 8", got.Calls)
 	}
 }
@@ -209,7 +210,7 @@ func TestCostBranchesAndForks(t *testing.T) {
 func TestCostAttribution(t *testing.T) {
 	root := costCorpus(t)
 	db := costCatalog(t, root)
-	r, err := query.Cost(context.Background(), db.DB, query.CostFilter{By: []string{"source", "model"},
+	r, err := query.New(db, nil).Cost(context.Background(), pidex.CostFilter{By: []string{"source", "model"},
 		Sources: []string{"toolResult", "compaction", "branch_summary"}, Project: "/home/ann/edges"})
 	if err != nil {
 		t.Fatal(err)
@@ -234,11 +235,11 @@ func TestCostAttribution(t *testing.T) {
 func TestCostReprice(t *testing.T) {
 	root := costCorpus(t)
 	db := costCatalog(t, root)
-	prices, err := query.LoadPrices(filepath.Join("..", "testdata", "prices", "litellm-small.json"))
+	prices, err := pidex.LoadPrices(filepath.Join("..", "testdata", "prices", "litellm-small.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := query.Cost(context.Background(), db.DB, query.CostFilter{By: []string{"model"}, Prices: prices, Project: "/home/ann/edges"})
+	r, err := query.New(db, nil).Cost(context.Background(), pidex.CostFilter{By: []string{"model"}, Prices: prices, Project: "/home/ann/edges"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,9 +282,9 @@ var testPrices = map[string][5]float64{
 	"openai/gpt-5.1-codex":       {1.25e-6, 10e-6, 0.125e-6, 0, 0},
 }
 
-func checkCost(t *testing.T, name string, db *catalog.DB, f query.CostFilter, want map[string]rawSums) {
+func checkCost(t *testing.T, name string, db *catalog.DB, f pidex.CostFilter, want map[string]rawSums) {
 	t.Helper()
-	r, err := query.Cost(context.Background(), db.DB, f)
+	r, err := query.New(db, nil).Cost(context.Background(), f)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -320,7 +321,7 @@ func modelKey(c rawCall) string {
 	if c.model == "" {
 		return "unknown"
 	}
-	return pi.ModelString(c.provider, c.model)
+	return pidex.ModelName(c.provider, c.model)
 }
 
 func mustTime(t *testing.T, s string) time.Time {
@@ -368,7 +369,7 @@ func TestCostForkCopiesCountOnce(t *testing.T) {
 			noDedup bool
 			want    int64
 		}{{false, own}, {true, all}} {
-			r, err := query.Cost(context.Background(), db.DB, query.CostFilter{FileID: id, NoDedup: tc.noDedup})
+			r, err := query.New(db, nil).Cost(context.Background(), pidex.CostFilter{FileID: id, NoDedup: tc.noDedup})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -384,13 +385,13 @@ func TestCostForkCopiesCountOnce(t *testing.T) {
 func TestCostWithoutKeys(t *testing.T) {
 	db := costCatalog(t, costCorpus(t))
 	for _, tc := range []struct {
-		f    query.CostFilter
+		f    pidex.CostFilter
 		rows int
 	}{
-		{query.CostFilter{}, 1},
-		{query.CostFilter{Model: "no-such-model"}, 0},
+		{pidex.CostFilter{}, 1},
+		{pidex.CostFilter{Model: "no-such-model"}, 0},
 	} {
-		r, err := query.Cost(context.Background(), db.DB, tc.f)
+		r, err := query.New(db, nil).Cost(context.Background(), tc.f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -407,7 +408,7 @@ func TestCostUnderRoots(t *testing.T) {
 	catalogtest.WriteFile(t, filepath.Join(b, "--x--", "x.jsonl"), edgeSession("other"))
 	db := costCatalog(t, a, b)
 	total := func(roots ...string) int64 {
-		r, err := query.Cost(context.Background(), db.DB, query.CostFilter{Roots: roots, NoDedup: true})
+		r, err := query.New(db, roots).Cost(context.Background(), pidex.CostFilter{NoDedup: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jmoiron/sqlx"
+	"github.com/pidex-dev/pidex"
 )
 
 // The report folds quarter hours into local days in SQL, so that SQLite
@@ -72,14 +72,14 @@ func dayExpr(col string, spans []zoneSpan) (string, []any) {
 }
 
 // bucketRange is the span of buckets the report may read.
-func bucketRange(ctx context.Context, db *sqlx.DB, f CostFilter) (lo, hi int64, err error) {
+func (rd *Reader) bucketRange(ctx context.Context, f pidex.CostFilter) (lo, hi int64, err error) {
 	var r struct {
 		Lo *int64 `db:"lo"`
 		Hi *int64 `db:"hi"`
 	}
 	// Two subqueries: each is one step down the bucket index, where
 	// min() and max() in one SELECT scanned the whole index.
-	err = db.GetContext(ctx, &r, `SELECT (SELECT min(bucket) FROM usage_rollup WHERE bucket >= 0) AS lo,
+	err = rd.db.GetContext(ctx, &r, `SELECT (SELECT min(bucket) FROM usage_rollup WHERE bucket >= 0) AS lo,
 		(SELECT max(bucket) FROM usage_rollup) AS hi`)
 	if err != nil {
 		return 0, 0, fmt.Errorf("sum usage: %w", err)

@@ -6,21 +6,17 @@ import (
 	"io"
 	"os"
 
-	"github.com/jmoiron/sqlx"
-
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/jsonl"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
 )
 
-// Entry is one entry of a session with its line read back from the file.
-type Entry = pi.Entry
-
 // Entries returns every entry of a session in file order (the catalog's
 // rows, without the file's bytes).
-func Entries(ctx context.Context, db *sqlx.DB, fileID int64) ([]schema.PathEntry, error) {
-	var es []schema.PathEntry
-	err := db.SelectContext(ctx, &es, `SELECT id, parent_id, type, COALESCE(role, '') AS role, ts, offset, length, line
+func (rd *Reader) Entries(ctx context.Context, fileID int64) ([]pidex.Entry, error) {
+	var es []pidex.Entry
+	err := rd.db.SelectContext(ctx, &es, `SELECT id, parent_id, type, COALESCE(role, '') AS role, ts, offset, length, line
 		FROM entries WHERE file_id = ? ORDER BY offset`, fileID)
 	if err != nil {
 		return nil, fmt.Errorf("list entries: %w", err)
@@ -28,77 +24,54 @@ func Entries(ctx context.Context, db *sqlx.DB, fileID int64) ([]schema.PathEntry
 	return es, nil
 }
 
-// Read reads the given entries' lines from the session file at path, by
-// their stored offsets, and decodes them. The catalog holds no content:
-// the file stays the source of truth.
-func Read(path string, rows []schema.PathEntry) ([]Entry, error) {
-	return ReadCut(path, rows, 0)
-}
-
-// ReadCut is Read for display: a line longer than maxLine bytes (0: no
-// limit) is read as a stream and kept cut (jsonl.Shrink: its long strings
-// end with "…", Entry.Cut is set), so that memory does not grow with the
-// longest line of the session.
-func ReadCut(path string, rows []schema.PathEntry, maxLine int64) ([]Entry, error) {
-	return readCut(path, rows, maxLine, CutString)
-}
-
-// readCut is ReadCut with strings of cut lines kept to maxString bytes.
-func readCut(path string, rows []schema.PathEntry, maxLine int64, maxString int) ([]Entry, error) {
+// ReadEntries reads the given entries' lines from the session file at
+// path, by their stored offsets, and decodes them: the catalog holds no
+// content, the file stays the source of truth. A line longer than maxLine
+// bytes (0: no limit) is read as a stream and kept cut (jsonl.Shrink: its
+// strings keep maxString bytes and end with "…"; Entry.Cut is set), so
+// that memory does not grow with the longest line of the session.
+func ReadEntries(path string, rows []pidex.Entry, maxLine int64, maxString int) ([]pi.Entry, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open session file: %w", err)
 	}
 	defer f.Close()
-	out := make([]Entry, len(rows))
+	out := make([]pi.Entry, len(rows))
 	for i, r := range rows {
 		cut := maxLine > 0 && r.Length > maxLine
 		buf, err := readEntry(f, r, cut, maxString)
 		if err != nil {
-			return nil, fmt.Errorf("read %s line %d: %w (the file changed; refresh the catalog)", path, r.Line, err)
+			return nil, fmt.Errorf("read %s line %d: %w: %w", path, r.Line, err, pidex.ErrFileChanged)
 		}
-		out[i] = Entry{PathEntry: r, Raw: buf, Cut: cut}
-		if l, err := schema.DecodeLine(buf); l != nil {
-			out[i].Line = l
-		} else {
-			return nil, fmt.Errorf("read %s line %d: %v (the file changed; refresh the catalog)", path, r.Line, err)
+		l, err := schema.DecodeLine(buf)
+		if l == nil {
+			return nil, fmt.Errorf("read %s line %d: %v: %w", path, r.Line, err, pidex.ErrFileChanged)
 		}
+		out[i] = pi.Entry{Entry: r, Raw: buf, Decoded: l, Cut: cut}
 	}
 	return out, nil
 }
 
-// Strings in a cut line keep their first CutString bytes; the cut copy
-// holds about CutBudget bytes (see jsonl.Shrink).
-const (
-	CutString = 4 << 10
-	CutBudget = 64 << 10
-)
+// cutBudget: a cut copy of a line holds about this many bytes (see
+// jsonl.Shrink).
+const cutBudget = 64 << 10
 
 // readEntry reads one entry's line, whole or cut.
-func readEntry(f *os.File, r schema.PathEntry, cut bool, maxString int) ([]byte, error) {
+func readEntry(f *os.File, r pidex.Entry, cut bool, maxString int) ([]byte, error) {
 	if cut {
-		return jsonl.Shrink(io.NewSectionReader(f, r.Offset, r.Length), maxString, CutBudget)
+		return jsonl.Shrink(io.NewSectionReader(f, r.Offset, r.Length), maxString, cutBudget)
 	}
 	buf := make([]byte, r.Length)
 	_, err := f.ReadAt(buf, r.Offset)
 	return buf, err
 }
 
-// Previews reads a session's lines back from its file and summarises each
-// one (pi.Preview), by entry offset: the text of tree views. A line longer
-// than PreviewMaxLine is not read (a 200 MB tool result would cost a
-// gigabyte to decode for a one-line preview): its preview gives its size.
-func Previews(ctx context.Context, db *sqlx.DB, ref schema.SessionRef) (map[int64]string, error) {
-	rows, err := Entries(ctx, db, ref.FileID)
-	if err != nil {
-		return nil, err
-	}
-	return PreviewRows(ref.Path, rows)
-}
-
-// PreviewRows is Previews of the given entries of the session file at
-// path (a caller that keeps earlier previews asks only for new entries).
-func PreviewRows(path string, rows []schema.PathEntry) (map[int64]string, error) {
+// Previews summarises the given entries of the session file at path in
+// one line each (pi.Preview), by entry offset: the text of tree views. A
+// line longer than PreviewMaxLine is not read (a 200 MB tool result would
+// cost a gigabyte to decode for a one-line preview): its preview gives its
+// size.
+func Previews(path string, rows []pidex.Entry) (map[int64]string, error) {
 	out := make(map[int64]string, len(rows))
 	small := rows[:0:0]
 	for _, r := range rows {
@@ -110,12 +83,12 @@ func PreviewRows(path string, rows []schema.PathEntry) (map[int64]string, error)
 	}
 	// Read in chunks, so that memory stays bounded by the chunk, not the file.
 	for start := 0; start < len(small); start += 256 {
-		es, err := readCut(path, small[start:min(start+256, len(small))], previewCutLine, previewCutString)
+		es, err := ReadEntries(path, small[start:min(start+256, len(small))], previewCutLine, previewCutString)
 		if err != nil {
 			return nil, err
 		}
 		for _, e := range es {
-			out[e.Offset] = pi.Preview(e.Line)
+			out[e.Offset] = pi.Preview(e.Decoded)
 		}
 	}
 	return out, nil
@@ -133,7 +106,3 @@ const (
 
 // PreviewMaxLine is the longest line Previews reads.
 const PreviewMaxLine = 1 << 20
-
-// ShowMaxLine is the longest line ContextCut reads whole for display
-// (longer ones are cut), the same bound as tree previews.
-const ShowMaxLine = PreviewMaxLine

@@ -12,11 +12,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/query"
-	"github.com/pidex-dev/pidex/schema"
 )
 
 // The goldens under testdata/golden were computed by the real pi library
@@ -141,18 +140,18 @@ func absPath(t testing.TB, rel string) string {
 }
 
 // sessionRef finds a golden's file among the catalog's sessions.
-func sessionRef(t *testing.T, db *catalog.DB, g golden) (schema.SessionRef, bool) {
+func sessionRef(t *testing.T, db *catalog.DB, g golden) (pidex.SessionRef, bool) {
 	t.Helper()
-	ref, err := query.Resolve(context.Background(), db.DB, absPath(t, g.File))
+	ref, err := query.New(db, nil).Resolve(context.Background(), absPath(t, g.File))
 	if err != nil {
-		return schema.SessionRef{}, false
+		return pidex.SessionRef{}, false
 	}
 	return ref, true
 }
 
 // eachSession runs fn as a subtest for every golden whose file pidex
 // catalogued as a session.
-func eachSession(t *testing.T, fn func(t *testing.T, db *catalog.DB, g golden, ref schema.SessionRef)) {
+func eachSession(t *testing.T, fn func(t *testing.T, db *catalog.DB, g golden, ref pidex.SessionRef)) {
 	db := corpus(t)
 	for _, g := range loadGoldens(t) {
 		ref, ok := sessionRef(t, db, g)
@@ -177,8 +176,8 @@ func TestGoldenWhichFilesAreSessions(t *testing.T) {
 }
 
 func TestGoldenPath(t *testing.T) {
-	eachSession(t, func(t *testing.T, db *catalog.DB, g golden, ref schema.SessionRef) {
-		path, err := query.Path(context.Background(), db.DB, ref.FileID, "")
+	eachSession(t, func(t *testing.T, db *catalog.DB, g golden, ref pidex.SessionRef) {
+		path, err := query.New(db, nil).Path(context.Background(), ref.FileID, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,8 +217,8 @@ func TestGoldenPath(t *testing.T) {
 
 func TestGoldenLabelsNameUsage(t *testing.T) {
 	ctx := context.Background()
-	eachSession(t, func(t *testing.T, db *catalog.DB, g golden, ref schema.SessionRef) {
-		labels, err := query.Labels(ctx, db.DB, ref.FileID)
+	eachSession(t, func(t *testing.T, db *catalog.DB, g golden, ref pidex.SessionRef) {
+		labels, err := query.New(db, nil).Labels(ctx, ref.FileID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +233,7 @@ func TestGoldenLabelsNameUsage(t *testing.T) {
 		if !sameMap(got, want) {
 			t.Errorf("labels %v, pi %v", got, want)
 		}
-		info, err := query.Session(ctx, db.DB, ref.FileID)
+		info, err := query.New(db, nil).Session(ctx, ref.FileID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -279,7 +278,7 @@ func sameMap(a, b map[string]string) bool {
 
 var _ = sort.Strings
 
-// The listing record matches pi's SessionInfo field for field.
+// The listing record matches pi's pidex.Session field for field.
 func TestGoldenListInfo(t *testing.T) {
 	db := corpus(t)
 	ctx := context.Background()
@@ -289,7 +288,7 @@ func TestGoldenListInfo(t *testing.T) {
 			continue
 		}
 		t.Run(filepath.Base(g.File), func(t *testing.T) {
-			got, err := query.Session(ctx, db.DB, ref.FileID)
+			got, err := query.New(db, nil).Session(ctx, ref.FileID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -299,7 +298,7 @@ func TestGoldenListInfo(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want.Modified = pi.FormatDate(fi.ModTime().UnixMilli())
+				want.Modified = pidex.Time(fi.ModTime().UnixMilli()).String()
 			}
 			check := func(field string, got, want any) {
 				if gj, wj := jsonOf(got), jsonOf(want); gj != wj {
@@ -331,7 +330,7 @@ func TestGoldenListOrder(t *testing.T) {
 			if err := json.Unmarshal(b, &want); err != nil {
 				t.Fatal(err)
 			}
-			all, err := query.List(context.Background(), db.DB, query.ListFilter{})
+			all, err := query.New(db, nil).List(context.Background(), pidex.ListFilter{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -368,7 +367,7 @@ func deviates(rel string) bool {
 
 // insertByModified adds a file pi fails to list (its listing throws) at the
 // place its modified time puts it in pidex's list.
-func insertByModified(exp []string, g golden, all []query.SessionInfo) []string {
+func insertByModified(exp []string, g golden, all []pidex.Session) []string {
 	var out []string
 	for _, s := range all {
 		base := filepath.Base(s.Path)
@@ -426,7 +425,7 @@ func TestGoldenTree(t *testing.T) {
 			if err := json.Unmarshal(g.Tree, &want); err != nil {
 				t.Fatal(err)
 			}
-			got, err := query.Tree(context.Background(), db.DB, ref.FileID)
+			got, err := query.New(db, nil).Tree(context.Background(), ref.FileID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -444,10 +443,10 @@ func nodeLine(line int64, id string, parent *string, typ, role, ts string, label
 	return fmt.Sprintf("%s%d %s<%s %s %s %s label=%s@%s\n", strings.Repeat("  ", depth), line, id, str(parent), typ, role, ts, str(label), str(labelTS))
 }
 
-func treeString(ns []*query.TreeNode, synthetic bool) string {
+func treeString(ns []*pidex.TreeNode, synthetic bool) string {
 	var b strings.Builder
-	var walk func(ns []*query.TreeNode, d int)
-	walk = func(ns []*query.TreeNode, d int) {
+	var walk func(ns []*pidex.TreeNode, d int)
+	walk = func(ns []*pidex.TreeNode, d int) {
 		for _, n := range ns {
 			b.WriteString(nodeLine(n.Line, n.ID, n.ParentID, n.Type, n.Role, n.Timestamp, n.Label, n.LabelTimestamp, synthetic, d))
 			walk(n.Children, d+1)
@@ -474,13 +473,13 @@ func goldenTreeString(ns []*goldenNode, synthetic bool) string {
 // agree for every sort order.
 func TestListLimitKeepsTheOrder(t *testing.T) {
 	db := corpus(t)
-	for _, order := range []string{"", query.SortModified, query.SortCreated, query.SortCost, query.SortSize} {
-		all, err := query.List(context.Background(), db.DB, query.ListFilter{Sort: order})
+	for _, order := range []string{"", pidex.SortModified, pidex.SortCreated, pidex.SortCost, pidex.SortSize} {
+		all, err := query.New(db, nil).List(context.Background(), pidex.ListFilter{Sort: order})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, n := range []int{1, 5, len(all)} {
-			top, err := query.List(context.Background(), db.DB, query.ListFilter{Sort: order, Limit: n})
+			top, err := query.New(db, nil).List(context.Background(), pidex.ListFilter{Sort: order, Limit: n})
 			if err != nil {
 				t.Fatal(err)
 			}

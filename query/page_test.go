@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/query"
 )
 
@@ -12,20 +13,20 @@ import (
 func TestListPages(t *testing.T) {
 	db := corpus(t)
 	ctx := context.Background()
-	for _, f := range []query.ListFilter{{}, {Sort: query.SortCost}, {Sort: query.SortCreated}, {Sort: query.SortSize}, {Project: "proj"}} {
-		all, err := query.List(ctx, db.DB, f)
+	for _, f := range []pidex.ListFilter{{}, {Sort: pidex.SortCost}, {Sort: pidex.SortCreated}, {Sort: pidex.SortSize}, {Project: "proj"}} {
+		all, err := query.New(db, nil).List(ctx, f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := query.Count(ctx, db.DB, f)
+		n, err := query.New(db, nil).Count(ctx, f)
 		if err != nil || n != len(all) {
 			t.Fatalf("%+v: Count %d, %v; List %d", f, n, err, len(all))
 		}
-		var paged []query.SessionInfo
+		var paged []pidex.Session
 		for off := 0; off < len(all)+3; off += 7 {
 			g := f
 			g.Offset, g.Limit = off, 7
-			page, err := query.List(ctx, db.DB, g)
+			page, err := query.New(db, nil).List(ctx, g)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,7 +42,7 @@ func TestListPages(t *testing.T) {
 		}
 		g := f
 		g.Offset = 5
-		if rest, _ := query.List(ctx, db.DB, g); len(all) > 5 && (len(rest) != len(all)-5 || rest[0].Path != all[5].Path) {
+		if rest, _ := query.New(db, nil).List(ctx, g); len(all) > 5 && (len(rest) != len(all)-5 || rest[0].Path != all[5].Path) {
 			t.Errorf("%+v: Offset without Limit", f)
 		}
 	}

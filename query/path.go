@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jmoiron/sqlx"
-
-	"github.com/pidex-dev/pidex/schema"
+	"github.com/pidex-dev/pidex"
 )
 
 // pathSQL walks pi's id map (edges) from the leaf to the root: each step
@@ -29,26 +27,26 @@ ORDER BY w.depth`
 
 // Path returns the entries from the root to the leaf of one session. An
 // empty leafID means pi's leaf: the last entry in file order.
-func Path(ctx context.Context, db *sqlx.DB, fileID int64, leafID string) ([]schema.PathEntry, error) {
+func (rd *Reader) Path(ctx context.Context, fileID int64, leafID string) ([]pidex.Entry, error) {
 	var s struct {
 		Leaf    *string `db:"leaf_id"`
 		Entries int64   `db:"entry_count"`
 	}
-	if err := db.GetContext(ctx, &s, "SELECT leaf_id, entry_count FROM sessions WHERE file_id = ?", fileID); err != nil {
+	if err := rd.db.GetContext(ctx, &s, "SELECT leaf_id, entry_count FROM sessions WHERE file_id = ?", fileID); err != nil {
 		return nil, fmt.Errorf("load session: %w", err)
 	}
 	if leafID == "" {
 		if s.Leaf == nil {
-			return []schema.PathEntry{}, nil // a header without entries
+			return []pidex.Entry{}, nil // a header without entries
 		}
 		leafID = *s.Leaf
 	}
-	var up []schema.PathEntry
-	if err := db.SelectContext(ctx, &up, pathSQL, leafID, fileID, s.Entries, fileID); err != nil {
+	var up []pidex.Entry
+	if err := rd.db.SelectContext(ctx, &up, pathSQL, leafID, fileID, s.Entries, fileID); err != nil {
 		return nil, fmt.Errorf("walk path: %w", err)
 	}
 	if len(up) == 0 {
-		return nil, fmt.Errorf("entry %q: %w", leafID, schema.ErrNotFound)
+		return nil, fmt.Errorf("entry %q: %w", leafID, pidex.ErrNotFound)
 	}
 	// Cut at the first repeated entry: the rest would be the cycle again.
 	seen := make(map[int64]bool, len(up))

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/query"
-	"github.com/pidex-dev/pidex/schema"
 )
 
 // A tree over a session with one huge line does not read the line: its
@@ -24,11 +24,11 @@ func TestPreviewsSkipHugeLines(t *testing.T) {
 	if err := e.ix.DB.Get(&fileID, "SELECT id FROM files"); err != nil {
 		t.Fatal(err)
 	}
-	ref := schema.SessionRef{FileID: fileID, Path: p}
+	ref := pidex.SessionRef{FileID: fileID, Path: p}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	previews, err := query.Previews(context.Background(), e.ix.DB.DB, ref)
+	previews, err := query.Previews(ref.Path, entries(t, e, fileID))
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
@@ -44,4 +44,13 @@ func TestPreviewsSkipHugeLines(t *testing.T) {
 	if !strings.Contains(all, "hello") || !strings.Contains(all, "after") || !strings.Contains(all, "MB line, not previewed") {
 		t.Errorf("previews %.200q", all)
 	}
+}
+
+func entries(t *testing.T, e *searchEnv, fileID int64) []pidex.Entry {
+	t.Helper()
+	rows, err := query.New(e.ix.DB, nil).Entries(context.Background(), fileID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pidex-dev/pidex/fts"
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/pi"
-	"github.com/pidex-dev/pidex/query"
 	"github.com/pidex-dev/pidex/schema"
 )
 
@@ -128,7 +128,7 @@ func TestSearchRecallMatchesBruteForce(t *testing.T) {
 			}
 		}
 		sort.Strings(want)
-		got := e.sessions(p, query.SearchFilter{})
+		got := e.sessions(p, pidex.SearchFilter{})
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("%q: pidex found %d sessions %v, a scan finds %d %v", p, len(got), got, len(want), want)
 		}

@@ -1,6 +1,3 @@
-// Package query is the catalog's read side: resolving sessions, paths,
-// listings. It never writes and never imports the indexer; callers refresh
-// first when they want fresh answers.
 package query
 
 import (
@@ -10,43 +7,37 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/jmoiron/sqlx"
-
-	"github.com/pidex-dev/pidex/schema"
+	"github.com/pidex-dev/pidex"
 )
 
 const refColumns = `s.file_id, f.path, s.session_id, COALESCE(s.name, '') AS name
 	FROM sessions s JOIN files f ON f.id = s.file_id`
 
+// candidates is how many sessions an ambiguity error lists.
+const candidates = 20
+
 // Resolve finds one session by, in order: file path, full session id,
-// unique id prefix, or unique session name. No match is schema.ErrNotFound;
-// several are schema.ErrAmbiguous, with the candidates in the message.
-func Resolve(ctx context.Context, db *sqlx.DB, ref string) (schema.SessionRef, error) {
-	if ref == "" {
-		return schema.SessionRef{}, fmt.Errorf("resolve session: empty reference: %w", schema.ErrUsage)
+// unique id prefix, or unique session name. No match is
+// pidex.ErrNotFound; several are a *pidex.AmbiguousError, with the
+// candidates.
+func (rd *Reader) Resolve(ctx context.Context, ref string) (pidex.SessionRef, error) {
+	if strings.TrimSpace(ref) == "" {
+		return pidex.SessionRef{}, pidex.Usagef("no session given (an id, a unique prefix of one, a name or a file path)")
 	}
 	if looksLikePath(ref) {
 		if abs, err := filepath.Abs(ref); err == nil {
-			if got, err := pick(ctx, db, ref, "f.path = ?", abs); err != schema.ErrNotFound {
+			if got, err := rd.pick(ctx, ref, "f.path = ?", abs); err != pidex.ErrNotFound {
 				return got, err
 			}
 		}
 	}
-	for _, try := range []struct{ where, arg string }{
-		{"s.session_id = ?", ref},
-		{"substr(s.session_id, 1, length(?)) = ?", ref},
-		{"s.name = ?", ref},
-	} {
-		args := []any{try.arg}
-		if strings.Count(try.where, "?") == 2 {
-			args = append(args, try.arg)
-		}
-		got, err := pick(ctx, db, ref, try.where, args...)
-		if err != schema.ErrNotFound {
+	for _, where := range []string{"s.session_id = ?", "substr(s.session_id, 1, length(?1)) = ?1", "s.name = ?"} {
+		got, err := rd.pick(ctx, ref, where, ref)
+		if err != pidex.ErrNotFound {
 			return got, err
 		}
 	}
-	return schema.SessionRef{}, fmt.Errorf("resolve session %q: %w", ref, schema.ErrNotFound)
+	return pidex.SessionRef{}, fmt.Errorf("session %q: %w", ref, pidex.ErrNotFound)
 }
 
 func looksLikePath(ref string) bool {
@@ -57,30 +48,27 @@ func looksLikePath(ref string) bool {
 	return err == nil
 }
 
-// pick returns the single match, ErrNotFound for none (unwrapped, so the
-// caller can try the next rule), or an ambiguity error listing candidates.
-func pick(ctx context.Context, db *sqlx.DB, ref, where string, args ...any) (schema.SessionRef, error) {
-	var refs []schema.SessionRef
-	q := "SELECT " + refColumns + " WHERE " + where + " ORDER BY f.path LIMIT 21"
-	if err := db.SelectContext(ctx, &refs, q, args...); err != nil {
-		return schema.SessionRef{}, fmt.Errorf("resolve session %q: %w", ref, err)
+// pick returns the single match, pidex.ErrNotFound for none (unwrapped,
+// so the caller can try the next rule), or an ambiguity error with the
+// number of matches and the first candidates.
+func (rd *Reader) pick(ctx context.Context, ref, where string, args ...any) (pidex.SessionRef, error) {
+	var refs []pidex.SessionRef
+	q := "SELECT " + refColumns + " WHERE " + where + " ORDER BY f.path LIMIT " + fmt.Sprint(candidates+1)
+	if err := rd.db.SelectContext(ctx, &refs, q, args...); err != nil {
+		return pidex.SessionRef{}, fmt.Errorf("resolve session %q: %w", ref, err)
 	}
 	switch len(refs) {
 	case 0:
-		return schema.SessionRef{}, schema.ErrNotFound
+		return pidex.SessionRef{}, pidex.ErrNotFound
 	case 1:
 		return refs[0], nil
 	}
-	var b strings.Builder
-	for i, r := range refs {
-		if i == 20 {
-			b.WriteString("\n  …")
-			break
+	n := len(refs)
+	if n > candidates {
+		if err := rd.db.GetContext(ctx, &n, "SELECT count(*) FROM sessions s JOIN files f ON f.id = s.file_id WHERE "+where, args...); err != nil {
+			return pidex.SessionRef{}, fmt.Errorf("resolve session %q: %w", ref, err)
 		}
-		fmt.Fprintf(&b, "\n  %s  %s", r.SessionID, r.Path)
-		if r.Name != "" {
-			fmt.Fprintf(&b, "  (%s)", r.Name)
-		}
+		refs = refs[:candidates]
 	}
-	return schema.SessionRef{}, fmt.Errorf("session %q matches %d sessions:%s: %w", ref, len(refs), b.String(), schema.ErrAmbiguous)
+	return pidex.SessionRef{}, &pidex.AmbiguousError{Ref: ref, Matches: n, Candidates: refs}
 }

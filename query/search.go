@@ -9,75 +9,22 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/pidex-dev/pidex/fts"
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
 )
 
-// SearchFilter narrows a search. The zero value searches everything.
-type SearchFilter struct {
-	Query   fts.Node
-	Roots   []string // sessions under these roots only (absolute)
-	Project string   // cwd contains this, case-insensitive (as list and cost)
-	Cwd     string   // cwd is exactly this
-	FileID  int64    // one session (0: all)
-	Role    string   // user | assistant | tool | summary
-	Model   string   // the entry's model contains this (assistant messages, model changes, usage entries)
-	Since   int64    // entry time ≥ (ms; 0: no bound)
-	Until   int64    // entry time < (ms; 0: no bound)
-	// Active: only entries on their session's current root-to-leaf path
-	// (--branch active); otherwise every branch.
-	Active bool
-	Newest bool // order by time, newest first, instead of relevance
-	Limit  int  // default 20
-}
-
-// Hit is one matching entry.
-type Hit struct {
-	Path      string  `json:"path"`
-	SessionID string  `json:"sessionId"`
-	EntryID   string  `json:"entryId"`
-	Offset    int64   `json:"offset"`
-	Line      int64   `json:"line"`
-	Role      string  `json:"role"` // the message role, or the entry type for other entries
-	Timestamp *JSTime `json:"timestamp"`
-	Snippet   string  `json:"snippet"`
-	// Highlights are the matched parts of Snippet, as [from, to) character
-	// offsets (JavaScript string indexes count UTF-16 units: use Array.from).
-	Highlights [][2]int `json:"highlights"`
-	Score      float64  `json:"score"` // bm25: lower is better
-
-	Segments []fts.Segment `json:"-"`
-	Name     string        `json:"-"`
-	First    string        `json:"-"`
-	Cwd      string        `json:"-"`
-	length   int64
-}
-
-// SessionHits is one session with how many of its entries match.
-type SessionHits struct {
-	Path         string  `json:"path"`
-	SessionID    string  `json:"sessionId"`
-	Name         *string `json:"name"`
-	FirstMessage string  `json:"firstMessage"`
-	Hits         int64   `json:"hits"`
-	Cwd          string  `json:"-"`
-	Modified     JSTime  `json:"-"`
-}
-
 // searchFrom is the matching entries with their session, filtered.
-func searchFrom(f SearchFilter) (string, []any, error) {
-	if f.Query == nil {
-		return "", nil, fmt.Errorf("search: no query: %w", schema.ErrUsage)
-	}
+func (rd *Reader) searchFrom(q fts.Node, f pidex.SearchFilter) (string, []any) {
 	var where []string
-	args := []any{f.Query.Match()}
+	args := []any{q.Match()}
 	add := func(cond string, a ...any) {
 		where = append(where, cond)
 		args = append(args, a...)
 	}
-	if len(f.Roots) > 0 {
-		cond, a := inRoots("fl", f.Roots)
+	if len(rd.roots) > 0 {
+		cond, a := inRoots("fl", rd.roots)
 		add(cond, a...)
 	}
 	if f.Project != "" {
@@ -89,25 +36,18 @@ func searchFrom(f SearchFilter) (string, []any, error) {
 	if f.FileID != 0 {
 		add("e.file_id = ?", f.FileID)
 	}
-	switch f.Role {
-	case "":
-	case "user", "assistant":
-		add("e.role = ?", f.Role)
-	case "tool":
-		add("e.role IN ('toolResult', 'bashExecution')")
-	case "summary":
-		add("(e.type IN ('compaction', 'branch_summary') OR e.role IN ('compactionSummary', 'branchSummary'))")
-	default:
-		return "", nil, fmt.Errorf("--role %q (want user, assistant, tool or summary): %w", f.Role, schema.ErrUsage)
+	if f.Role != "" {
+		cond, a := pi.GroupSQL(f.Role, "e")
+		add(cond, a...)
 	}
 	if f.Model != "" {
 		add("instr(lower(e.model), lower(?)) > 0", f.Model)
 	}
-	if f.Since != 0 {
-		add("e.ts_ms >= ?", f.Since)
+	if !f.Since.IsZero() {
+		add("e.ts_ms >= ?", f.Since.UnixMilli())
 	}
-	if f.Until != 0 {
-		add("e.ts_ms < ?", f.Until)
+	if !f.Until.IsZero() {
+		add("e.ts_ms < ?", f.Until.UnixMilli())
 	}
 	from := `m
 		JOIN entries e ON e.file_id = (m.r >> 40) AND e.offset = (m.r & 1099511627775)
@@ -119,7 +59,7 @@ func searchFrom(f SearchFilter) (string, []any, error) {
 	if len(where) > 0 {
 		from += " WHERE " + strings.Join(where, " AND ")
 	}
-	return from, args, nil
+	return from, args
 }
 
 // matchCTE evaluates the query once, with bm25 (FTS5's auxiliary
@@ -157,7 +97,7 @@ const activeCTE = `,
 `
 
 // with is the WITH clause a search statement starts with.
-func with(f SearchFilter, capped bool) string {
+func with(f pidex.SearchFilter, capped bool) string {
 	switch {
 	case f.Active:
 		return matchCTE + activeCTE
@@ -168,84 +108,77 @@ func with(f SearchFilter, capped bool) string {
 }
 
 // unfiltered reports whether f narrows nothing but the roots.
-func unfiltered(f SearchFilter) bool {
-	return f.Project == "" && f.Cwd == "" && f.FileID == 0 && f.Role == "" && f.Model == "" && f.Since == 0 && f.Until == 0 && !f.Active
+func unfiltered(f pidex.SearchFilter) bool {
+	return f.Project == "" && f.Cwd == "" && f.FileID == 0 && f.Role == "" && f.Model == "" && f.Since.IsZero() && f.Until.IsZero() && !f.Active
 }
 
-// Search returns the matching entries, best first (or newest first), with
-// a snippet of each read back from its session file.
-func Search(ctx context.Context, db *sqlx.DB, f SearchFilter) ([]Hit, error) {
-	from, args, err := searchFrom(f)
-	if err != nil {
-		return nil, err
-	}
+// Search returns the entries matching q and f, best first (or newest
+// first), with a snippet of each read back from its session file.
+func (rd *Reader) Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) ([]pidex.Hit, error) {
+	from, args := rd.searchFrom(q, f)
 	order := "m.score, e.ts_ms DESC"
 	if f.Newest {
 		order = "e.ts_ms DESC, m.score"
 	}
-	run := func(capped bool) ([]Hit, error) {
-		return search(ctx, db, with(f, capped)+`SELECT fl.path, s.session_id, e.id, e.offset, e.length, e.line,
+	run := func(capped bool) ([]pidex.Hit, []int64, error) {
+		return rd.hits(ctx, with(f, capped)+`SELECT fl.path, s.session_id, e.id, e.offset, e.length, e.line,
 			COALESCE(e.role, e.type), e.ts_ms, m.score, COALESCE(s.name, ''), COALESCE(s.first_message, ''), s.cwd
-			FROM `+from+` ORDER BY `+order+` LIMIT ?`, append(args, limit(f.Limit)))
+			FROM `+from+` ORDER BY `+order+` LIMIT ?`, append(args, f.Limit))
 	}
 	capped := unfiltered(f)
-	hits, err := run(capped)
-	if err == nil && capped && len(hits) < limit(f.Limit) && atLeast(ctx, db, f.Query, RankCap) {
+	hits, lengths, err := run(capped)
+	if err == nil && capped && len(hits) < f.Limit && rd.atLeast(ctx, q, RankCap) {
 		// Fewer hits than asked for among the newest matches (files outside
 		// the roots took places): rank them all.
-		hits, err = run(false)
+		hits, lengths, err = run(false)
 	}
 	if err != nil {
 		return nil, err
 	}
-	snippets(hits, fts.Highlights(f.Query))
+	snippets(hits, lengths, fts.Highlights(q))
 	return hits, nil
 }
 
 // atLeast reports whether the query matches n entries or more.
-func atLeast(ctx context.Context, db *sqlx.DB, q fts.Node, n int) bool {
+func (rd *Reader) atLeast(ctx context.Context, q fts.Node, n int) bool {
 	var c int
-	err := db.GetContext(ctx, &c, `SELECT count(*) FROM (SELECT 1 FROM text_index WHERE text_index MATCH ? LIMIT ?)`, q.Match(), n)
+	err := rd.db.GetContext(ctx, &c, `SELECT count(*) FROM (SELECT 1 FROM text_index WHERE text_index MATCH ? LIMIT ?)`, q.Match(), n)
 	return err == nil && c >= n
 }
 
-func search(ctx context.Context, db *sqlx.DB, q string, args []any) ([]Hit, error) {
-	rows, err := db.QueryContext(ctx, q, args...)
+// hits runs a search statement; lengths are the hits' line lengths.
+func (rd *Reader) hits(ctx context.Context, q string, args []any) ([]pidex.Hit, []int64, error) {
+	rows, err := rd.db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, nil, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
-	hits := []Hit{}
+	hits := []pidex.Hit{}
+	var lengths []int64
 	for rows.Next() {
-		var h Hit
+		var h pidex.Hit
 		var ts *int64
-		if err := rows.Scan(&h.Path, &h.SessionID, &h.EntryID, &h.Offset, &h.length, &h.Line, &h.Role, &ts, &h.Score,
-			&h.Name, &h.First, &h.Cwd); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
+		var length int64
+		if err := rows.Scan(&h.Path, &h.SessionID, &h.EntryID, &h.Offset, &length, &h.Line, &h.Role, &ts, &h.Score,
+			&h.Name, &h.FirstMessage, &h.Cwd); err != nil {
+			return nil, nil, fmt.Errorf("search: %w", err)
 		}
 		if ts != nil {
-			t := JSTime(*ts)
+			t := pidex.Time(*ts)
 			h.Timestamp = &t
 		}
-		hits = append(hits, h)
+		hits, lengths = append(hits, h), append(lengths, length)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, nil, fmt.Errorf("search: %w", err)
 	}
-	return hits, nil
-}
-
-func limit(n int) int {
-	if n <= 0 {
-		return 20
-	}
-	return n
+	return hits, lengths, nil
 }
 
 // snippets reads each hit's line back from its file and cuts a snippet
 // around the match (the index holds no text). A line that cannot be read
 // (the file changed since the last refresh) gets an empty snippet.
-func snippets(hits []Hit, terms []fts.Term) {
+func snippets(hits []pidex.Hit, lengths []int64, terms []fts.Term) {
 	files := map[string]*os.File{}
 	defer func() {
 		for _, f := range files {
@@ -262,7 +195,7 @@ func snippets(hits []Hit, terms []fts.Term) {
 		if f == nil {
 			continue
 		}
-		buf := make([]byte, h.length)
+		buf := make([]byte, lengths[i])
 		if _, err := f.ReadAt(buf, h.Offset); err != nil {
 			continue
 		}
@@ -276,7 +209,7 @@ func snippets(hits []Hit, terms []fts.Term) {
 }
 
 // flatten joins segments and lists the matched ones as character ranges.
-func flatten(segs []fts.Segment) (string, [][2]int) {
+func flatten(segs []pidex.Segment) (string, [][2]int) {
 	var b strings.Builder
 	marks := [][2]int{}
 	n := 0
@@ -293,32 +226,29 @@ func flatten(segs []fts.Segment) (string, [][2]int) {
 
 // SearchSessions returns one row per session with its number of matching
 // entries, best match first (or most recently modified first).
-func SearchSessions(ctx context.Context, db *sqlx.DB, f SearchFilter) ([]SessionHits, error) {
-	from, args, err := searchFrom(f)
-	if err != nil {
-		return nil, err
-	}
+func (rd *Reader) SearchSessions(ctx context.Context, q fts.Node, f pidex.SearchFilter) ([]pidex.SessionHits, error) {
+	from, args := rd.searchFrom(q, f)
 	order := "min(m.score), modified DESC"
 	if f.Newest {
 		order = "modified DESC"
 	}
-	q := with(f, false) + `SELECT fl.path, s.session_id, s.name, COALESCE(s.first_message, '(no messages)'), count(*), s.cwd,
+	stmt := with(f, false) + `SELECT fl.path, s.session_id, s.name, COALESCE(s.first_message, '(no messages)'), count(*), s.cwd,
 		COALESCE(s.last_activity_ms, s.created_ms, fl.mtime_ns / 1000000) AS modified
 		FROM ` + from + ` GROUP BY e.file_id ORDER BY ` + order + ` LIMIT ?`
-	args = append(args, limit(f.Limit))
-	rows, err := db.QueryContext(ctx, q, args...)
+	args = append(args, f.Limit)
+	rows, err := rd.db.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
-	out := []SessionHits{}
+	out := []pidex.SessionHits{}
 	for rows.Next() {
-		var h SessionHits
+		var h pidex.SessionHits
 		var mod int64
 		if err := rows.Scan(&h.Path, &h.SessionID, &h.Name, &h.FirstMessage, &h.Hits, &h.Cwd, &mod); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		h.Modified = JSTime(mod)
+		h.Modified = pidex.Time(mod)
 		out = append(out, h)
 	}
 	return out, rows.Err()
@@ -326,13 +256,13 @@ func SearchSessions(ctx context.Context, db *sqlx.DB, f SearchFilter) ([]Session
 
 // TextCoverage says how much of the sessions' ingested bytes have their
 // text in the index (the text pass runs behind the metadata).
-func TextCoverage(ctx context.Context, db *sqlx.DB, roots []string) (indexed, total int64, err error) {
+func (rd *Reader) TextCoverage(ctx context.Context) (indexed, total int64, err error) {
 	q, args, err := sqlx.In(`SELECT COALESCE(sum(text_offset), 0), COALESCE(sum(offset), 0) FROM files
-		WHERE kind = 'session' AND root IN (?)`, roots)
+		WHERE kind = 'session' AND root IN (?)`, rd.roots)
 	if err != nil {
 		return 0, 0, fmt.Errorf("text coverage: %w", err)
 	}
-	err = db.QueryRowContext(ctx, q, args...).Scan(&indexed, &total)
+	err = rd.db.QueryRowContext(ctx, q, args...).Scan(&indexed, &total)
 	if err != nil {
 		return 0, 0, fmt.Errorf("text coverage: %w", err)
 	}

@@ -9,13 +9,14 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/catalog"
-	"github.com/pidex-dev/pidex/fts"
 	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
+	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/query"
-	"github.com/pidex-dev/pidex/schema"
 )
 
 // line builders for search fixtures
@@ -100,15 +101,14 @@ func (e *searchEnv) refresh() {
 }
 
 // sessions returns the session ids matching q (with the filter), sorted.
-func (e *searchEnv) sessions(q string, f query.SearchFilter) []string {
+func (e *searchEnv) sessions(q string, f pidex.SearchFilter) []string {
 	e.t.Helper()
 	n, err := fts.Parse(q)
 	if err != nil {
 		e.t.Fatalf("parse %q: %v", q, err)
 	}
-	f.Query = n
 	f.Limit = 1000
-	ss, err := query.SearchSessions(context.Background(), e.ix.DB.DB, f)
+	ss, err := query.New(e.ix.DB, nil).SearchSessions(context.Background(), n, f)
 	if err != nil {
 		e.t.Fatalf("search %q: %v", q, err)
 	}
@@ -142,7 +142,7 @@ func TestSearchMatching(t *testing.T) {
 		userMsg("c1", "", "cafeteria menu, a quick fox, nothing else; header parse", "2026-06-01T10:00:01.000Z"),
 	)
 	e.refresh()
-	all := query.SearchFilter{}
+	all := pidex.SearchFilter{}
 	tests := []struct {
 		q    string
 		want string
@@ -198,17 +198,17 @@ func TestSearchFiltersAndBranches(t *testing.T) {
 	)
 	_ = fork
 	e.refresh()
-	ids := func(q string, f query.SearchFilter) string { return strings.Join(e.sessions(q, f), " ") }
-	hits := func(q string, f query.SearchFilter) []query.Hit {
+	ids := func(q string, f pidex.SearchFilter) string { return strings.Join(e.sessions(q, f), " ") }
+	hits := func(q string, f pidex.SearchFilter) []pidex.Hit {
 		n, _ := fts.Parse(q)
-		f.Query, f.Limit = n, 100
-		hs, err := query.Search(context.Background(), e.ix.DB.DB, f)
+		f.Limit = 100
+		hs, err := query.New(e.ix.DB, nil).Search(context.Background(), n, f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return hs
 	}
-	roles := func(hs []query.Hit) string {
+	roles := func(hs []pidex.Hit) string {
 		var r []string
 		for _, h := range hs {
 			r = append(r, h.Role)
@@ -222,34 +222,34 @@ func TestSearchFiltersAndBranches(t *testing.T) {
 			t.Errorf("%s: got [%s], want [%s]", what, got, want)
 		}
 	}
-	check("all branches: the fork and the abandoned branch", ids("okapi", query.SearchFilter{}), "sa sf")
-	check("--branch active", ids("okapi", query.SearchFilter{Active: true}), "sf") // in the fork, b1 is the leaf
-	check("--branch active keeps the current path", ids("narwhal aardvark", query.SearchFilter{Active: true}), "")
-	check("--branch active, main path", ids("narwhal", query.SearchFilter{Active: true}), "sa")
-	check("--project", ids("aardvark", query.SearchFilter{Project: "lib"}), "sf")
-	check("--cwd", ids("aardvark", query.SearchFilter{Cwd: "/w/app"}), "sa")
-	check("--role user", roles(hits("aardvark", query.SearchFilter{Role: "user"})), "user user")
-	check("--role assistant", roles(hits("aardvark", query.SearchFilter{Role: "assistant"})), "assistant")
-	check("--role tool", roles(hits("aardvark", query.SearchFilter{Role: "tool"})), "toolResult")
-	check("--role summary", roles(hits("aardvark", query.SearchFilter{Role: "summary"})), "compaction")
-	check("--model", roles(hits("aardvark", query.SearchFilter{Model: "OPUS"})), "assistant")
-	since := int64(1777802400000) // 2026-05-03T10:00:00Z
-	check("--since", ids("aardvark OR narwhal", query.SearchFilter{Since: since + 1}), "sa")
-	check("--until", ids("aardvark OR okapi", query.SearchFilter{Until: since}), "sa sf")
+	check("all branches: the fork and the abandoned branch", ids("okapi", pidex.SearchFilter{}), "sa sf")
+	check("--branch active", ids("okapi", pidex.SearchFilter{Active: true}), "sf") // in the fork, b1 is the leaf
+	check("--branch active keeps the current path", ids("narwhal aardvark", pidex.SearchFilter{Active: true}), "")
+	check("--branch active, main path", ids("narwhal", pidex.SearchFilter{Active: true}), "sa")
+	check("--project", ids("aardvark", pidex.SearchFilter{Project: "lib"}), "sf")
+	check("--cwd", ids("aardvark", pidex.SearchFilter{Cwd: "/w/app"}), "sa")
+	check("--role user", roles(hits("aardvark", pidex.SearchFilter{Role: "user"})), "user user")
+	check("--role assistant", roles(hits("aardvark", pidex.SearchFilter{Role: "assistant"})), "assistant")
+	check("--role tool", roles(hits("aardvark", pidex.SearchFilter{Role: "tool"})), "toolResult")
+	check("--role summary", roles(hits("aardvark", pidex.SearchFilter{Role: "summary"})), "compaction")
+	check("--model", roles(hits("aardvark", pidex.SearchFilter{Model: "OPUS"})), "assistant")
+	since := time.UnixMilli(1777802400000) // 2026-05-03T10:00:00Z
+	check("--since", ids("aardvark OR narwhal", pidex.SearchFilter{Since: since.Add(time.Millisecond)}), "sa")
+	check("--until", ids("aardvark OR okapi", pidex.SearchFilter{Until: since}), "sa sf")
 	var fileID int64
 	if err := e.ix.DB.Get(&fileID, "SELECT id FROM files WHERE path LIKE '%fork.jsonl'"); err != nil {
 		t.Fatal(err)
 	}
-	check("--session", ids("aardvark", query.SearchFilter{FileID: fileID}), "sf")
+	check("--session", ids("aardvark", pidex.SearchFilter{FileID: fileID}), "sf")
 
-	hs := hits("narwhal", query.SearchFilter{})
+	hs := hits("narwhal", pidex.SearchFilter{})
 	if len(hs) != 1 || hs[0].EntryID != "a5" || hs[0].Line != 7 || hs[0].Snippet == "" || len(hs[0].Highlights) != 1 {
 		t.Fatalf("hit: %+v", hs)
 	}
 	if got := []rune(hs[0].Snippet)[hs[0].Highlights[0][0]:hs[0].Highlights[0][1]]; string(got) != "narwhal" {
 		t.Errorf("highlight covers %q", string(got))
 	}
-	newest := hits("aardvark OR okapi", query.SearchFilter{Newest: true})
+	newest := hits("aardvark OR okapi", pidex.SearchFilter{Newest: true})
 	for i := 1; i < len(newest); i++ {
 		if *newest[i].Timestamp > *newest[i-1].Timestamp {
 			t.Errorf("--sort newest out of order at %d", i)
@@ -265,7 +265,7 @@ func TestSearchIncremental(t *testing.T) {
 	e.refresh()
 	check := func(q, want string) {
 		t.Helper()
-		if got := strings.Join(e.sessions(q, query.SearchFilter{}), " "); got != want {
+		if got := strings.Join(e.sessions(q, pidex.SearchFilter{}), " "); got != want {
 			t.Errorf("search %q = [%s], want [%s]", q, got, want)
 		}
 	}
@@ -313,7 +313,7 @@ func FuzzSearchQuery(f *testing.F) {
 	f.Fuzz(func(t *testing.T, q string) {
 		n, err := fts.Parse(q)
 		if err != nil {
-			if !errors.Is(err, schema.ErrUsage) {
+			if !errors.Is(err, pidex.ErrUsage) {
 				t.Fatalf("Parse(%q): %v is not a usage error", q, err)
 			}
 			return

@@ -7,78 +7,9 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"time"
 
-	"github.com/jmoiron/sqlx"
-
-	"github.com/pidex-dev/pidex/pi"
-	"github.com/pidex-dev/pidex/schema"
+	"github.com/pidex-dev/pidex"
 )
-
-// SessionInfo is one row of the session listing. Its first fields are
-// exactly pi's SessionInfo (SessionManager.listAll), with the same values;
-// pidex's own fields follow. Times are JS-style ISO 8601 UTC with ms.
-type SessionInfo struct {
-	Path              string   `json:"path"`
-	ID                string   `json:"id"`
-	Cwd               string   `json:"cwd"`
-	Name              *string  `json:"name"`
-	ParentSessionPath *string  `json:"parentSessionPath"`
-	Created           *JSTime  `json:"created"` // null when the header time does not parse (pi: Invalid Date)
-	Modified          JSTime   `json:"modified"`
-	MessageCount      int64    `json:"messageCount"`
-	FirstMessage      string   `json:"firstMessage"`
-	EntryCount        int64    `json:"entryCount"`
-	LeafID            *string  `json:"leafId"`
-	BranchPoints      int64    `json:"branchPoints"`
-	Models            []string `json:"models"`
-	Tokens            Tokens   `json:"tokens"`
-	Cost              float64  `json:"cost"`
-	SizeBytes         int64    `json:"sizeBytes"`
-
-	FileID int64 `json:"-"`
-}
-
-// Tokens is a token total split by kind.
-type Tokens struct {
-	Input      float64 `json:"input"`
-	Output     float64 `json:"output"`
-	CacheRead  float64 `json:"cacheRead"`
-	CacheWrite float64 `json:"cacheWrite"`
-	Total      float64 `json:"total"`
-}
-
-// JSTime is a time that marshals like JavaScript's Date.toISOString.
-type JSTime int64
-
-// Time returns the time in UTC.
-func (t JSTime) Time() time.Time { return time.UnixMilli(int64(t)).UTC() }
-
-// MarshalJSON writes "2026-11-27T10:13:30.272Z".
-func (t JSTime) MarshalJSON() ([]byte, error) {
-	return []byte(`"` + pi.FormatDate(int64(t)) + `"`), nil
-}
-
-// Sort orders for List.
-const (
-	SortModified = "modified"
-	SortCreated  = "created"
-	SortCost     = "cost"
-	SortSize     = "size"
-)
-
-// ListFilter selects and orders sessions. Zero values select everything.
-type ListFilter struct {
-	Roots   []string  // only files under these session roots (absolute)
-	Cwd     string    // header cwd equals this (pi's list(cwd))
-	Project string    // cwd contains this, case-insensitive
-	Name    string    // name contains this, case-insensitive
-	Since   time.Time // modified at or after
-	Until   time.Time // modified before
-	Sort    string    // modified (default, pi's order), created, cost, size
-	Limit   int
-	Offset  int // skip this many first (with Limit: one page of a long listing)
-}
 
 // modifiedSQL is pi's `modified`: the latest user/assistant message time,
 // else the header time, else the file's mtime.
@@ -115,12 +46,12 @@ type infoRow struct {
 	Size          int64
 }
 
-func (r *infoRow) info() SessionInfo {
-	si := SessionInfo{
+func (r *infoRow) info() pidex.Session {
+	si := pidex.Session{
 		FileID: r.FileID, Path: r.Path, ID: r.SessionID, Cwd: r.Cwd, Name: r.Name,
-		Modified: JSTime(r.Modified), MessageCount: r.MessageCount, FirstMessage: r.FirstMessage,
+		Modified: pidex.Time(r.Modified), MessageCount: r.MessageCount, FirstMessage: r.FirstMessage,
 		EntryCount: r.EntryCount, LeafID: r.LeafID, BranchPoints: r.BranchPoints,
-		Tokens: Tokens{r.Input, r.Output, r.CacheRead, r.CacheWrite, r.TotalTokens},
+		Tokens: pidex.Tokens{Input: r.Input, Output: r.Output, CacheRead: r.CacheRead, CacheWrite: r.CacheWrite, Total: r.TotalTokens},
 		Cost:   r.Cost, SizeBytes: r.Size, Models: []string{},
 	}
 	if r.ParentSession != "" {
@@ -128,7 +59,7 @@ func (r *infoRow) info() SessionInfo {
 		si.ParentSessionPath = &p
 	}
 	if r.CreatedMs != nil {
-		c := JSTime(*r.CreatedMs)
+		c := pidex.Time(*r.CreatedMs)
 		si.Created = &c
 	}
 	if si.FirstMessage == "" {
@@ -156,11 +87,11 @@ func parseModels(s string) []string {
 }
 
 // listWhere is the WHERE clause of f's filters ("" for none).
-func listWhere(f ListFilter) (string, []any) {
+func (rd *Reader) listWhere(f pidex.ListFilter) (string, []any) {
 	var where []string
 	var args []any
-	if len(f.Roots) > 0 {
-		cond, a := inRoots("f", f.Roots)
+	if len(rd.roots) > 0 {
+		cond, a := inRoots("f", rd.roots)
 		where, args = append(where, cond), append(args, a...)
 	}
 	if f.Cwd != "" {
@@ -186,18 +117,18 @@ func listWhere(f ListFilter) (string, []any) {
 
 // Count is the number of sessions matching f's filters (its sort, limit
 // and offset aside): the length of a listing shown a page at a time.
-func Count(ctx context.Context, db *sqlx.DB, f ListFilter) (int, error) {
-	where, args := listWhere(f)
+func (rd *Reader) Count(ctx context.Context, f pidex.ListFilter) (int, error) {
+	where, args := rd.listWhere(f)
 	var n int
-	if err := db.GetContext(ctx, &n, "SELECT count(*) FROM sessions s JOIN files f ON f.id = s.file_id"+where, args...); err != nil {
+	if err := rd.db.GetContext(ctx, &n, "SELECT count(*) FROM sessions s JOIN files f ON f.id = s.file_id"+where, args...); err != nil {
 		return 0, fmt.Errorf("count sessions: %w", err)
 	}
 	return n, nil
 }
 
 // List returns the sessions matching f, newest first by default.
-func List(ctx context.Context, db *sqlx.DB, f ListFilter) ([]SessionInfo, error) {
-	where, args := listWhere(f)
+func (rd *Reader) List(ctx context.Context, f pidex.ListFilter) ([]pidex.Session, error) {
+	where, args := rd.listWhere(f)
 	q := infoSQL + where
 	less, err := orderBy(f.Sort)
 	if err != nil {
@@ -208,12 +139,12 @@ func List(ctx context.Context, db *sqlx.DB, f ListFilter) ([]SessionInfo, error)
 		// instead of materialising every row.
 		q += " ORDER BY " + orderSQL[f.Sort] + fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, max(0, f.Offset))
 	}
-	rows, err := db.QueryContext(ctx, q, args...)
+	rows, err := rd.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	defer rows.Close()
-	out := []SessionInfo{}
+	out := []pidex.Session{}
 	for rows.Next() {
 		si, err := scanInfo(rows)
 		if err != nil {
@@ -238,27 +169,27 @@ func List(ctx context.Context, db *sqlx.DB, f ListFilter) ([]SessionInfo, error)
 
 // orderSQL is orderBy in SQL, for queries with a limit.
 var orderSQL = map[string]string{
-	"":           "modified DESC, f.path",
-	SortModified: "modified DESC, f.path",
-	SortCreated:  "s.created_ms IS NULL, s.created_ms DESC, f.path",
-	SortCost:     "s.cost DESC, modified DESC, f.path",
-	SortSize:     "f.size DESC, modified DESC, f.path",
+	"":                 "modified DESC, f.path",
+	pidex.SortModified: "modified DESC, f.path",
+	pidex.SortCreated:  "s.created_ms IS NULL, s.created_ms DESC, f.path",
+	pidex.SortCost:     "s.cost DESC, modified DESC, f.path",
+	pidex.SortSize:     "f.size DESC, modified DESC, f.path",
 }
 
 // sortKeys are the keys of each sort order, all descending; the path
 // breaks remaining ties so the order is the same on every run.
-var sortKeys = map[string][]func(*SessionInfo) float64{
-	"":           {modifiedKey},
-	SortModified: {modifiedKey},
-	SortCreated:  {createdKey},
-	SortCost:     {func(s *SessionInfo) float64 { return s.Cost }, modifiedKey},
-	SortSize:     {func(s *SessionInfo) float64 { return float64(s.SizeBytes) }, modifiedKey},
+var sortKeys = map[string][]func(*pidex.Session) float64{
+	"":                 {modifiedKey},
+	pidex.SortModified: {modifiedKey},
+	pidex.SortCreated:  {createdKey},
+	pidex.SortCost:     {func(s *pidex.Session) float64 { return s.Cost }, modifiedKey},
+	pidex.SortSize:     {func(s *pidex.Session) float64 { return float64(s.SizeBytes) }, modifiedKey},
 }
 
 // Times in ms and sizes are far below 2^53: exact as float64.
-func modifiedKey(s *SessionInfo) float64 { return float64(s.Modified) }
+func modifiedKey(s *pidex.Session) float64 { return float64(s.Modified) }
 
-func createdKey(s *SessionInfo) float64 {
+func createdKey(s *pidex.Session) float64 {
 	if s.Created == nil {
 		return math.Inf(-1) // an unparsable header time sorts last, as NULL does in SQL
 	}
@@ -266,12 +197,12 @@ func createdKey(s *SessionInfo) float64 {
 }
 
 // orderBy returns the comparison for a sort order.
-func orderBy(order string) (func(a, b *SessionInfo) bool, error) {
+func orderBy(order string) (func(a, b *pidex.Session) bool, error) {
 	keys, ok := sortKeys[order]
 	if !ok {
-		return nil, fmt.Errorf("sort by %q (want modified, created, cost or size): %w", order, schema.ErrUsage)
+		return nil, &pidex.OptionError{Option: "sort", Value: order, Want: "want " + strings.Join(pidex.ListSorts, ", ")}
 	}
-	return func(a, b *SessionInfo) bool {
+	return func(a, b *pidex.Session) bool {
 		for _, k := range keys {
 			if ka, kb := k(a), k(b); ka != kb {
 				return ka > kb
@@ -282,38 +213,31 @@ func orderBy(order string) (func(a, b *SessionInfo) bool, error) {
 }
 
 // Session returns the listing record of one session.
-func Session(ctx context.Context, db *sqlx.DB, fileID int64) (SessionInfo, error) {
-	si, err := scanInfo(db.QueryRowContext(ctx, infoSQL+" WHERE s.file_id = ?", fileID))
+func (rd *Reader) Session(ctx context.Context, fileID int64) (pidex.Session, error) {
+	si, err := scanInfo(rd.db.QueryRowContext(ctx, infoSQL+" WHERE s.file_id = ?", fileID))
 	if err != nil {
-		return SessionInfo{}, fmt.Errorf("load session: %w", err)
+		return pidex.Session{}, fmt.Errorf("load session: %w", err)
 	}
 	return si, nil
 }
 
 // scanInfo reads one row of infoSQL. Scanned by hand: reflection-based
 // scanning was a fifth of the time of listing 3,000 sessions.
-func scanInfo(row interface{ Scan(...any) error }) (SessionInfo, error) {
+func scanInfo(row interface{ Scan(...any) error }) (pidex.Session, error) {
 	var r infoRow
 	err := row.Scan(&r.FileID, &r.Path, &r.SessionID, &r.Cwd, &r.Name, &r.ParentSession, &r.CreatedMs,
 		&r.Modified, &r.MessageCount, &r.FirstMessage, &r.EntryCount, &r.LeafID, &r.BranchPoints, &r.Models,
 		&r.Input, &r.Output, &r.CacheRead, &r.CacheWrite, &r.TotalTokens, &r.Cost, &r.Size)
 	if err != nil {
-		return SessionInfo{}, err
+		return pidex.Session{}, err
 	}
 	return r.info(), nil
 }
 
-// Label is an entry's current label.
-type Label struct {
-	TargetID  string `db:"target_id" json:"targetId"`
-	Label     string `db:"label" json:"label"`
-	Timestamp string `db:"ts" json:"timestamp"`
-}
-
 // Labels returns a session's current labels (pi's set/clear semantics).
-func Labels(ctx context.Context, db *sqlx.DB, fileID int64) ([]Label, error) {
-	ls := []Label{}
-	if err := db.SelectContext(ctx, &ls, `SELECT target_id, label, ts FROM labels WHERE file_id = ? ORDER BY offset`, fileID); err != nil {
+func (rd *Reader) Labels(ctx context.Context, fileID int64) ([]pidex.Label, error) {
+	ls := []pidex.Label{}
+	if err := rd.db.SelectContext(ctx, &ls, `SELECT target_id, label, ts FROM labels WHERE file_id = ? ORDER BY offset`, fileID); err != nil {
 		return nil, fmt.Errorf("list labels: %w", err)
 	}
 	return ls, nil

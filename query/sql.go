@@ -7,17 +7,15 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode"
 
 	"modernc.org/sqlite"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/catalog"
-	"github.com/pidex-dev/pidex/schema"
+	"github.com/pidex-dev/pidex/internal/sqlcode"
 )
-
-// ErrWrite: a statement given to the read-only SQL interface would change
-// something (it wraps schema.ErrUsage: exit code 2).
-var ErrWrite = fmt.Errorf("pidex sql is read-only: %w", schema.ErrUsage)
 
 // SQLConn is a read-only connection to the catalog for ad-hoc SQL: it
 // cannot change the catalog, nor create, write or attach any file.
@@ -29,6 +27,9 @@ var ErrWrite = fmt.Errorf("pidex sql is read-only: %w", schema.ErrUsage)
 type SQLConn struct {
 	db   *sql.DB
 	conn *sql.Conn
+	// denied: the authorizer refused an action of the statement (SQLite
+	// reports some refusals as plain SQLITE_ERROR).
+	denied atomic.Bool
 }
 
 // OpenSQL opens the catalog at path for Query.
@@ -56,7 +57,13 @@ func OpenSQL(ctx context.Context, path string) (*SQLConn, error) {
 		if !ok {
 			return errors.New("the SQLite driver has no authorizer")
 		}
-		return r.RegisterAuthorizer(readOnly)
+		return r.RegisterAuthorizer(func(action sqlite.AuthorizerActionCode, arg1, arg2, arg3, arg4 string) sqlite.AuthorizerReturnCode {
+			code := readOnly(action, arg1, arg2, arg3, arg4)
+			if code != sqlite.AuthorizerOK {
+				c.denied.Store(true)
+			}
+			return code
+		})
 	})
 	if err != nil {
 		c.Close()
@@ -126,15 +133,8 @@ var readPragmas = map[string]bool{
 	"encoding": true, "schema_version": true, "data_version": true, "journal_mode": true,
 }
 
-// Rows is a result: column names and rows of values (int64, float64,
-// string, []byte or nil).
-type Rows struct {
-	Columns []string
-	Rows    [][]any
-}
-
 // Query runs one read-only statement with named parameters (:name).
-func (c *SQLConn) Query(ctx context.Context, stmt string, params map[string]string) (*Rows, error) {
+func (c *SQLConn) Query(ctx context.Context, stmt string, params map[string]string) (*pidex.Rows, error) {
 	if err := CheckReadOnly(stmt); err != nil {
 		return nil, err
 	}
@@ -142,16 +142,17 @@ func (c *SQLConn) Query(ctx context.Context, stmt string, params map[string]stri
 	for k, v := range params {
 		args = append(args, sql.Named(k, paramValue(v)))
 	}
+	c.denied.Store(false)
 	rows, err := c.conn.QueryContext(ctx, stmt, args...)
 	if err != nil {
-		return nil, sqlError(ctx, err)
+		return nil, c.sqlError(ctx, err)
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
-		return nil, sqlError(ctx, err)
+		return nil, c.sqlError(ctx, err)
 	}
-	out := &Rows{Columns: cols, Rows: [][]any{}}
+	out := &pidex.Rows{Columns: cols, Rows: [][]any{}}
 	for rows.Next() {
 		vals := make([]any, len(cols))
 		ptrs := make([]any, len(cols))
@@ -159,26 +160,23 @@ func (c *SQLConn) Query(ctx context.Context, stmt string, params map[string]stri
 			ptrs[i] = &vals[i]
 		}
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, sqlError(ctx, err)
+			return nil, c.sqlError(ctx, err)
 		}
 		out.Rows = append(out.Rows, vals)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, sqlError(ctx, err)
+		return nil, c.sqlError(ctx, err)
 	}
 	return out, nil
 }
 
-// ErrTimeout: the query ran past its deadline and was interrupted.
-var ErrTimeout = errors.New("query interrupted: it ran past --timeout")
-
-func sqlError(ctx context.Context, err error) error {
+func (c *SQLConn) sqlError(ctx context.Context, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return ErrTimeout
+		return pidex.ErrTimeout
 	}
-	msg := err.Error()
-	if strings.Contains(msg, "not authorized") || strings.Contains(msg, "readonly") || strings.Contains(msg, "query_only") {
-		return fmt.Errorf("refused, the statement would write, attach or load something (%s): %w", msg, ErrWrite)
+	if c.denied.Load() || sqlcode.Is(err, sqlcode.Auth, sqlcode.ReadOnly) {
+		msg := err.Error()
+		return pidex.Usagef("pidex sql is read-only: refused, the statement would write, attach or load something (%s)", msg)
 	}
 	return fmt.Errorf("sql: %w", err)
 }
@@ -203,12 +201,12 @@ func CheckReadOnly(stmt string) error {
 	switch strings.ToUpper(first) {
 	case "SELECT", "WITH", "VALUES", "EXPLAIN", "PRAGMA":
 	case "":
-		return fmt.Errorf("no SQL statement given: %w", schema.ErrUsage)
+		return pidex.Usagef("no SQL statement given")
 	default:
-		return fmt.Errorf("%s statements are refused: %w", strings.ToUpper(first), ErrWrite)
+		return pidex.Usagef("pidex sql is read-only: %s statements are refused", strings.ToUpper(first))
 	}
 	if more := afterFirstStatement(rest); more != "" {
-		return fmt.Errorf("one statement at a time (found more after ';'): %w", schema.ErrUsage)
+		return pidex.Usagef("one statement at a time (found more after ';')")
 	}
 	return nil
 }

@@ -1,7 +1,5 @@
 package schema
 
-import "strconv"
-
 // FileKind is what the catalog knows a discovered .jsonl file to be.
 type FileKind string
 
@@ -50,36 +48,4 @@ type File struct {
 	// (the text pass runs behind Offset); Generation counts rewrites.
 	TextOffset int64 `db:"text_offset" json:"-"`
 	Generation int64 `db:"generation" json:"-"`
-}
-
-// Warning is a problem with one line of one file: the line was skipped,
-// the rest of the file was still read.
-type Warning struct {
-	Path    string `db:"path" json:"path"`
-	Line    int64  `db:"line" json:"line"`
-	Message string `db:"message" json:"message"`
-}
-
-func (w Warning) String() string {
-	return w.Path + ":" + strconv.FormatInt(w.Line, 10) + ": " + w.Message
-}
-
-// PathEntry is one entry on a session's root-to-leaf path.
-type PathEntry struct {
-	ID        string  `db:"id" json:"id"`
-	ParentID  *string `db:"parent_id" json:"parentId"`
-	Type      string  `db:"type" json:"type"`
-	Role      string  `db:"role" json:"role,omitempty"`
-	Timestamp string  `db:"ts" json:"timestamp"`
-	Offset    int64   `db:"offset" json:"offset"`
-	Length    int64   `db:"length" json:"length"`
-	Line      int64   `db:"line" json:"line"`
-}
-
-// SessionRef identifies one session in the catalog.
-type SessionRef struct {
-	FileID    int64  `db:"file_id" json:"-"`
-	Path      string `db:"path" json:"path"`
-	SessionID string `db:"session_id" json:"id"`
-	Name      string `db:"name" json:"name,omitempty"`
 }

@@ -3,7 +3,6 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 )
 
 // Content is a message's content: in pi's format either a JSON string or an
@@ -53,28 +52,6 @@ func (c Content) Blocks() ([]Block, error) {
 	var bs []Block
 	err := json.Unmarshal(c, &bs)
 	return bs, err
-}
-
-// Text returns the content's text the way pi's session listing reads it: the
-// string itself, or the text blocks joined by a single space (thinking, tool
-// calls and images are left out). Undecodable content yields "".
-func (c Content) Text() string {
-	if c.IsString() {
-		var s string
-		_ = json.Unmarshal(c, &s)
-		return s
-	}
-	bs, err := c.Blocks()
-	if err != nil {
-		return ""
-	}
-	parts := make([]string, 0, len(bs))
-	for _, b := range bs {
-		if b.Type == BlockText {
-			parts = append(parts, b.Text)
-		}
-	}
-	return strings.Join(parts, " ")
 }
 
 // Block types.

@@ -110,12 +110,6 @@ func DecodeLine(b []byte) (*Line, error) {
 	return nil, err
 }
 
-// IsHeader reports whether the line is a session header with a string id,
-// the test pi applies to a file's first parsed line.
-func (l *Line) IsHeader() bool {
-	return l.Type == TypeSession && l.ID != nil
-}
-
 // Header returns the line as a session header.
 func (l *Line) Header() Header {
 	h := Header{
@@ -150,12 +144,4 @@ type Header struct {
 	BranchedFrom string
 	// v1 only: the initial model and thinking level.
 	Provider, ModelID, ThinkingLevel string
-}
-
-// Parent returns the parent session path, accepting the v1/v2 alias.
-func (h Header) Parent() string {
-	if h.ParentSession != "" {
-		return h.ParentSession
-	}
-	return h.BranchedFrom
 }

@@ -17,7 +17,7 @@ const (
 	RoleCompactionSummary = "compactionSummary"
 	RoleSystem            = "system"
 	// RoleHookMessage is the v2 name of RoleCustom; pi renames it on load
-	// and so does pidex (see Message.NormalizedRole).
+	// and so does pidex (see pi.RoleName).
 	RoleHookMessage = "hookMessage"
 )
 
@@ -63,14 +63,6 @@ type Message struct {
 	Summary      string `json:"summary,omitempty"`
 	FromID       string `json:"fromId,omitempty"`
 	TokensBefore int64  `json:"tokensBefore,omitempty"`
-}
-
-// NormalizedRole is the role as pi v3 reads it: v2's hookMessage is custom.
-func (m *Message) NormalizedRole() string {
-	if m.Role == RoleHookMessage {
-		return RoleCustom
-	}
-	return m.Role
 }
 
 // Millis is a Unix time in milliseconds, as pi writes message timestamps:

@@ -30,24 +30,3 @@ type Usage struct {
 	Reasoning float64 `json:"reasoning,omitempty"`
 	Cost      Cost    `json:"cost"`
 }
-
-// Total returns TotalTokens, falling back to the sum of the parts for files
-// written before 2025-12-06, which lack totalTokens (pi does the same).
-func (u Usage) Total() float64 {
-	if u.TotalTokens != 0 {
-		return u.TotalTokens
-	}
-	return u.Input + u.Output + u.CacheRead + u.CacheWrite
-}
-
-// UsageSource says where a usage record was found.
-type UsageSource string
-
-// Usage sources, one per carrier in pi's format.
-const (
-	UsageAssistant     UsageSource = "assistant"      // message.usage of an assistant message
-	UsageToolResult    UsageSource = "toolResult"     // message.usage of a tool result
-	UsageCompaction    UsageSource = "compaction"     // compaction.usage
-	UsageBranchSummary UsageSource = "branch_summary" // branch_summary.usage
-	UsageEntry         UsageSource = "usage"          // a `usage` entry (calls outside the conversation)
-)

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"net/http"
 
-	"github.com/pidex-dev/pidex/render"
-	"github.com/pidex-dev/pidex/schema"
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/render"
 )
 
 // The JSON API: each endpoint answers with exactly what the matching
@@ -13,10 +13,10 @@ import (
 
 // writeJSON buffers a whole document (render's writers build it first
 // anyway), so a failure is an error answer, not half a document.
-func writeJSON(w http.ResponseWriter, r *http.Request, write func(*bytes.Buffer) error) {
+func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, write func(*bytes.Buffer) error) {
 	var buf bytes.Buffer
 	if err := write(&buf); err != nil {
-		httpError(w, r, err)
+		s.httpError(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -25,11 +25,11 @@ func writeJSON(w http.ResponseWriter, r *http.Request, write func(*bytes.Buffer)
 
 // withSession resolves the URL's {id} before h runs; an unknown or
 // ambiguous one is the answer.
-func (s *Server) withSession(h func(http.ResponseWriter, *http.Request, schema.SessionRef)) http.HandlerFunc {
+func (s *Server) withSession(h func(http.ResponseWriter, *http.Request, pidex.SessionRef)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ref, err := s.session(r, r.PathValue("id"))
 		if err != nil {
-			httpError(w, r, err)
+			s.httpError(w, r, err)
 			return
 		}
 		h(w, r, ref)
@@ -38,41 +38,38 @@ func (s *Server) withSession(h func(http.ResponseWriter, *http.Request, schema.S
 
 // GET /api/sessions = pidex list --json (?cwd ?project ?name ?since ?until ?sort ?limit).
 func (s *Server) apiSessions(w http.ResponseWriter, r *http.Request) {
-	f, err := listFilter(r.URL.Query())
+	o, err := listOptions(r.URL.Query())
 	if err != nil {
-		httpError(w, r, err)
+		s.httpError(w, r, err)
 		return
 	}
-	ss, err := s.eng.List(r.Context(), f)
+	ss, err := s.eng.List(r.Context(), o)
 	if err != nil {
-		httpError(w, r, err)
+		s.httpError(w, r, err)
 		return
 	}
-	writeJSON(w, r, func(b *bytes.Buffer) error { return render.WriteJSONLines(b, ss) })
+	s.writeJSON(w, r, func(b *bytes.Buffer) error { return render.WriteJSONLines(b, ss) })
 }
 
 // GET /api/sessions/{id}: one object of pidex list --json.
-func (s *Server) apiSession(w http.ResponseWriter, r *http.Request, ref schema.SessionRef) {
+func (s *Server) apiSession(w http.ResponseWriter, r *http.Request, ref pidex.SessionRef) {
 	si, err := s.eng.Info(r.Context(), ref)
 	if err != nil {
-		httpError(w, r, err)
+		s.httpError(w, r, err)
 		return
 	}
-	writeJSON(w, r, func(b *bytes.Buffer) error { return render.WriteJSON(b, si) })
+	s.writeJSON(w, r, func(b *bytes.Buffer) error { return render.WriteJSON(b, si) })
 }
 
 // GET /api/sessions/{id}/tree = pidex tree --json (?flat=1, ?pathOnly=1).
-func (s *Server) apiTree(w http.ResponseWriter, r *http.Request, ref schema.SessionRef) {
-	roots, err := s.eng.Tree(r.Context(), ref)
+func (s *Server) apiTree(w http.ResponseWriter, r *http.Request, ref pidex.SessionRef) {
+	q := r.URL.Query()
+	roots, err := s.eng.Tree(r.Context(), ref, pidex.TreeOptions{PathOnly: boolParam(q, "pathOnly")})
 	if err != nil {
-		httpError(w, r, err)
+		s.httpError(w, r, err)
 		return
 	}
-	q := r.URL.Query()
-	if boolParam(q, "pathOnly") {
-		roots = render.PathOnly(roots)
-	}
-	writeJSON(w, r, func(b *bytes.Buffer) error {
+	s.writeJSON(w, r, func(b *bytes.Buffer) error {
 		if boolParam(q, "flat") {
 			return render.WriteJSONLines(b, render.FlatTree(roots))
 		}
@@ -81,37 +78,39 @@ func (s *Server) apiTree(w http.ResponseWriter, r *http.Request, ref schema.Sess
 }
 
 // GET /api/sessions/{id}/path = pidex path --json (?leaf=).
-func (s *Server) apiPath(w http.ResponseWriter, r *http.Request, ref schema.SessionRef) {
+func (s *Server) apiPath(w http.ResponseWriter, r *http.Request, ref pidex.SessionRef) {
 	path, err := s.eng.Path(r.Context(), ref, r.URL.Query().Get("leaf"))
 	if err != nil {
-		httpError(w, r, err)
+		s.httpError(w, r, err)
 		return
 	}
-	writeJSON(w, r, func(b *bytes.Buffer) error { return render.WriteJSON(b, path) })
+	s.writeJSON(w, r, func(b *bytes.Buffer) error { return render.WriteJSON(b, path) })
 }
 
 // GET /api/sessions/{id}/context = pidex show --context --json (?leaf=).
-func (s *Server) apiContext(w http.ResponseWriter, r *http.Request, ref schema.SessionRef) {
+func (s *Server) apiContext(w http.ResponseWriter, r *http.Request, ref pidex.SessionRef) {
 	s.apiShow(w, r, ref, true)
 }
 
 // GET /api/sessions/{id}/entries = pidex show --json (?leaf=).
-func (s *Server) apiEntries(w http.ResponseWriter, r *http.Request, ref schema.SessionRef) {
+func (s *Server) apiEntries(w http.ResponseWriter, r *http.Request, ref pidex.SessionRef) {
 	s.apiShow(w, r, ref, false)
 }
 
-func (s *Server) apiShow(w http.ResponseWriter, r *http.Request, ref schema.SessionRef, context bool) {
-	sc, err := s.eng.Context(r.Context(), ref, r.URL.Query().Get("leaf"))
+func (s *Server) apiShow(w http.ResponseWriter, r *http.Request, ref pidex.SessionRef, context bool) {
+	leaf := r.URL.Query().Get("leaf")
+	var doc any
+	var err error
+	if context {
+		doc, err = s.eng.Context(r.Context(), ref, leaf)
+	} else {
+		doc, err = s.eng.EntryObjects(r.Context(), ref, leaf)
+	}
 	if err != nil {
-		httpError(w, r, err)
+		s.httpError(w, r, err)
 		return
 	}
-	writeJSON(w, r, func(b *bytes.Buffer) error {
-		if context {
-			return render.WriteJSON(b, sc)
-		}
-		return render.WriteJSON(b, sc.Path)
-	})
+	s.writeJSON(w, r, func(b *bytes.Buffer) error { return render.WriteJSON(b, doc) })
 }
 
 // GET /api/search?q= = pidex search --json (?project ?cwd ?session ?role
@@ -119,10 +118,10 @@ func (s *Server) apiShow(w http.ResponseWriter, r *http.Request, ref schema.Sess
 func (s *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
 	res, err := s.search(r)
 	if err != nil {
-		httpError(w, r, err)
+		s.httpError(w, r, err)
 		return
 	}
-	writeJSON(w, r, func(b *bytes.Buffer) error {
+	s.writeJSON(w, r, func(b *bytes.Buffer) error {
 		if res.sessionsOnly {
 			return render.WriteJSONLines(b, res.sessions)
 		}

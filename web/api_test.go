@@ -8,12 +8,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/pidex-dev/pidex/fts"
-	"github.com/pidex-dev/pidex/query"
-	"github.com/pidex-dev/pidex/render"
-	"github.com/pidex-dev/pidex/schema"
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/render"
 )
 
 const (
@@ -27,7 +24,7 @@ const (
 func TestAPIMatchesCLIJSON(t *testing.T) {
 	f := newFixture(t, Options{})
 	ctx := context.Background()
-	ref, _, err := f.eng.Session(ctx, branchy, false)
+	ref, err := f.eng.Resolve(ctx, branchy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,34 +35,34 @@ func TestAPIMatchesCLIJSON(t *testing.T) {
 		}
 		return b.String()
 	}
-	list := func(lf query.ListFilter) string {
+	list := func(lf pidex.ListOptions) string {
 		ss, err := f.eng.List(ctx, lf)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return want(func(b *bytes.Buffer) error { return render.WriteJSONLines(b, ss) })
 	}
-	tree, _ := f.eng.Tree(ctx, ref)
-	flatTree, _ := f.eng.Tree(ctx, ref)
+	tree, _ := f.eng.Tree(ctx, ref, pidex.TreeOptions{})
+	flatTree, _ := f.eng.Tree(ctx, ref, pidex.TreeOptions{})
 	sc, _ := f.eng.Context(ctx, ref, "")
+	entries, _ := f.eng.EntryObjects(ctx, ref, "")
 	path, _ := f.eng.Path(ctx, ref, "")
 	info, _ := f.eng.Info(ctx, ref)
-	q, _ := fts.Parse("login")
-	hits, _ := f.eng.Search(ctx, query.SearchFilter{Query: q, Limit: 5, Role: "user"})
-	cost, err := f.eng.Cost(ctx, query.CostFilter{By: []string{"day", "model"}, TZ: time.UTC, Branch: "abandoned"})
+	hits, _ := f.eng.Search(ctx, pidex.SearchOptions{Query: "login", Limit: 5, Role: "user"})
+	cost, err := f.eng.Cost(ctx, pidex.CostOptions{By: []string{"day", "model"}, TZ: "UTC", Branch: "abandoned"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ path, want string }{
 		{"/api/cost?by=day,model&tz=UTC&branch=abandoned", want(func(b *bytes.Buffer) error { return render.CostJSON(b, cost) })},
-		{"/api/sessions", list(query.ListFilter{})},
-		{"/api/sessions?project=alpha&sort=cost&limit=2", list(query.ListFilter{Project: "alpha", Sort: "cost", Limit: 2})},
-		{"/api/sessions?name=flaky", list(query.ListFilter{Name: "flaky"})},
+		{"/api/sessions", list(pidex.ListOptions{})},
+		{"/api/sessions?project=alpha&sort=cost&limit=2", list(pidex.ListOptions{Project: "alpha", Sort: "cost", Limit: 2})},
+		{"/api/sessions?name=flaky", list(pidex.ListOptions{Name: "flaky"})},
 		{"/api/sessions/" + branchy, want(func(b *bytes.Buffer) error { return render.WriteJSON(b, info) })},
 		{"/api/sessions/" + branchy + "/tree", want(func(b *bytes.Buffer) error { return render.TreeJSON(b, tree) })},
 		{"/api/sessions/" + branchy + "/tree?flat=1", want(func(b *bytes.Buffer) error { return render.WriteJSONLines(b, render.FlatTree(flatTree)) })},
 		{"/api/sessions/" + branchy + "/context", want(func(b *bytes.Buffer) error { return render.WriteJSON(b, sc) })},
-		{"/api/sessions/" + branchy + "/entries", want(func(b *bytes.Buffer) error { return render.WriteJSON(b, sc.Path) })},
+		{"/api/sessions/" + branchy + "/entries", want(func(b *bytes.Buffer) error { return render.WriteJSON(b, entries) })},
 		{"/api/sessions/" + branchy + "/path", want(func(b *bytes.Buffer) error { return render.WriteJSON(b, path) })},
 		{"/api/search?q=login&limit=5&role=user", want(func(b *bytes.Buffer) error { return render.WriteJSONLines(b, hits) })},
 	} {
@@ -98,7 +95,7 @@ func TestAPIShapesAndErrors(t *testing.T) {
 		{"/api/search?q=login&sessionsOnly=1", 200, []string{`"hits":`, `"sessionId":`}},
 		{"/api/search?q=login", 200, []string{`"snippet":`, `"highlights":`, `"score":`, `"entryId":`}},
 		{"/api/search?q=login&session=" + branchy[:8], 200, []string{}},
-		{"/api/sessions?since=yesterday-ish", 400, []string{`"error":`, `date \"yesterday-ish\"`}},
+		{"/api/sessions?since=yesterday-ish", 400, []string{`"error":`, `since \"yesterday-ish\"`}},
 		{"/api/sessions?sort=age", 400, []string{`"error":`}},
 		{"/api/sessions?limit=-1", 400, []string{`"error":`}},
 		{"/api/search?q=%22unclosed", 400, []string{`unclosed quote`}},
@@ -109,13 +106,13 @@ func TestAPIShapesAndErrors(t *testing.T) {
 		{"/api/sessions/" + branchy + "/path?leaf=nope", 404, []string{`"error":`}},
 		{"/api/sessions/..%2F..%2Fetc%2Fpasswd/tree", 404, []string{`"error":`}},
 		{"/api/sessions/x.jsonl", 404, []string{`"error":`}},
-		{"/api/sessions/" + copied, 409, []string{`ambiguous`}},
+		{"/api/sessions/" + copied, 409, []string{`matches 2 sessions`}},
 		{"/api/sessions/" + copied + "?file=" + copyFile, 200, []string{`"messageCount": 152`}},
 		{"/api/nothing", 404, []string{`"error":`}},
 		{"/api/cost", 200, []string{`"rows":`, `"totals":`, `"day":`, `"cacheWrite":`, `"calls":`}},
 		{"/api/cost?by=month,project&tz=Asia/Kathmandu&since=2026-01-01", 200, []string{`"month": "2026-09"`, `"project":`}},
 		{"/api/cost?by=hour", 400, []string{`hour`}},
-		{"/api/cost?tz=Mars/Olympus", 400, []string{`--tz`}},
+		{"/api/cost?tz=Mars/Olympus", 400, []string{`tz \"Mars/Olympus\"`}},
 		{"/api/cost?branch=dead", 400, []string{`branch`}},
 		{"/api/cost?session=" + branchy + "&by=model", 200, []string{`"model":`}},
 	} {
@@ -141,9 +138,9 @@ func TestStatusMapsSentinels(t *testing.T) {
 		err  error
 		code int
 	}{
-		{schema.ErrUsage, 400},
-		{schema.ErrNotFound, 404},
-		{schema.ErrAmbiguous, 409},
+		{pidex.ErrUsage, 400},
+		{pidex.ErrNotFound, 404},
+		{pidex.ErrAmbiguous, 409},
 		{errMethod, 405},
 		{errForbidden, 403},
 		{errUnauthorized, 401},
@@ -237,7 +234,7 @@ func TestPages(t *testing.T) {
 		{"/", 200, []string{"Sessions 1–", `<table class="sessions">`, "flaky login test"}},
 		{"/?project=alpha", 200, []string{"proj-alpha"}},
 		{"/?project=zzz-none", 200, []string{"No sessions"}},
-		{"/?since=bad", 400, []string{"date &#34;bad&#34;"}},
+		{"/?since=bad", 400, []string{"since &#34;bad&#34;"}},
 		{"/?partial=1", 200, []string{"Sessions 1–"}},
 		{sess, 200, []string{`class="tree"`, `class="entries"`, `2 branches`, `class="label"`}},
 		{sess + "?view=context", 200, []string{"messages pi sends to the model", `id="toggle-context" class="on"`}},
@@ -248,7 +245,7 @@ func TestPages(t *testing.T) {
 		{"/search", 200, []string{`id="q"`}},
 		{"/cost?tz=UTC", 200, []string{`<svg class="cost-chart"`, `<rect class="c0"`, "abandoned branches", `<table class="cost">`}},
 		{"/cost?tz=UTC&period=month&stack=project&partial=1", 200, []string{"proj-alpha", "Cost per month by project"}},
-		{"/cost?tz=Nowhere/City", 400, []string{"--tz"}},
+		{"/cost?tz=Nowhere/City", 400, []string{"tz &#34;Nowhere/City&#34;"}},
 		{sess + "", 200, []string{"on abandoned branches"}},
 		{"/s/nope", 404, []string{"404"}},
 		{"/nowhere", 404, []string{"404"}},

@@ -7,50 +7,25 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"time"
 
-	"github.com/pidex-dev/pidex/query"
-	"github.com/pidex-dev/pidex/render"
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/render"
 )
-
-// costFilter reads `pidex cost`'s filters (?by ?tz ?since ?until ?project
-// ?cwd ?session ?model ?source ?branch ?noDedup=1); by defaults to day, tz
-// to the server's zone, as the CLI's do. The page passes the browser's
-// zone.
-func (s *Server) costFilter(r *http.Request) (query.CostFilter, error) {
-	q := r.URL.Query()
-	f := query.CostFilter{Project: q.Get("project"), Cwd: q.Get("cwd"), Model: q.Get("model"), Branch: q.Get("branch"),
-		NoDedup: boolParam(q, "noDedup")}
-	by := q.Get("by")
-	if by == "" {
-		by = "day"
-	}
-	opts := query.CostOptions{By: by, Sources: q.Get("source"), TZ: q.Get("tz"), Since: q.Get("since"), Until: q.Get("until")}
-	if err := opts.Apply(&f); err != nil {
-		return f, err
-	}
-	if id := q.Get("session"); id != "" {
-		ref, err := s.session(r, id)
-		if err != nil {
-			return f, err
-		}
-		f.FileID = ref.FileID
-	}
-	return f, nil
-}
 
 // GET /api/cost = pidex cost --json.
 func (s *Server) apiCost(w http.ResponseWriter, r *http.Request) {
-	f, err := s.costFilter(r)
+	o, err := s.costOptions(r)
 	if err != nil {
-		httpError(w, r, err)
+		s.httpError(w, r, err)
 		return
 	}
-	rep, err := s.eng.Cost(r.Context(), f)
+	rep, err := s.eng.Cost(r.Context(), o)
 	if err != nil {
-		httpError(w, r, err)
+		s.httpError(w, r, err)
 		return
 	}
-	writeJSON(w, r, func(b *bytes.Buffer) error { return render.CostJSON(b, rep) })
+	s.writeJSON(w, r, func(b *bytes.Buffer) error { return render.CostJSON(b, rep) })
 }
 
 // costView is the cost page: a chart of cost per period stacked by a
@@ -64,11 +39,11 @@ type costView struct {
 	Stacks    []string
 	TZ        string
 	Chart     *chartView
-	Rows      []query.CostRow
+	Rows      []pidex.CostRow
 	By        []string
-	Totals    query.CostSums
-	Active    query.CostSums
-	Abandoned query.CostSums
+	Totals    pidex.CostSums
+	Active    pidex.CostSums
+	Abandoned pidex.CostSums
 }
 
 func (s *Server) costPage(w http.ResponseWriter, r *http.Request) {
@@ -76,20 +51,23 @@ func (s *Server) costPage(w http.ResponseWriter, r *http.Request) {
 	v := costView{Form: q, Period: pick(q.Get("period"), "day", "week", "month"), Stack: pick(q.Get("stack"), "model", "project", "provider", "source"),
 		Periods: []string{"day", "week", "month"}, Stacks: []string{"model", "project", "provider", "source"}}
 	code := http.StatusOK
-	if err := s.costReport(r, &v); err != nil && !formError(w, r, err, &v.Error, &code) {
+	if err := s.costReport(r, &v); err != nil && !s.formError(w, r, err, &v.Error, &code) {
 		return
 	}
-	renderPage(w, r, code, "cost", page{Title: "Cost", Nav: "cost", Data: v})
+	s.renderPage(w, r, code, "cost", page{Title: "Cost", Nav: "cost", Data: v})
 }
 
 func (s *Server) costReport(r *http.Request, v *costView) error {
-	f, err := s.costFilter(r)
+	o, err := s.costOptions(r)
 	if err != nil {
 		return err
 	}
-	v.TZ = f.TZ.String()
-	f.By = []string{v.Period, v.Stack}
-	rep, err := s.eng.Cost(r.Context(), f)
+	v.TZ = o.TZ
+	if v.TZ == "" {
+		v.TZ = time.Local.String()
+	}
+	o.By = []string{v.Period, v.Stack}
+	rep, err := s.eng.Cost(r.Context(), o)
 	if err != nil {
 		return err
 	}
@@ -99,13 +77,13 @@ func (s *Server) costReport(r *http.Request, v *costView) error {
 		return err
 	}
 	v.Chart = chart(cs)
-	f.By = nil
+	o.By = nil
 	for _, b := range []struct {
 		branch string
-		sums   *query.CostSums
-	}{{"active", &v.Active}, {"abandoned", &v.Abandoned}} {
-		f.Branch = b.branch
-		rep, err := s.eng.Cost(r.Context(), f)
+		sums   *pidex.CostSums
+	}{{pidex.BranchActive, &v.Active}, {pidex.BranchAbandoned, &v.Abandoned}} {
+		o.Branch = b.branch
+		rep, err := s.eng.Cost(r.Context(), o)
 		if err != nil {
 			return err
 		}

@@ -7,13 +7,13 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/pidex-dev/pidex/render"
-	"github.com/pidex-dev/pidex/schema"
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/render"
 )
 
 // Errors of the HTTP layer itself, mapped like the catalog's.
 var (
-	errNotFound     = fmt.Errorf("no such page: %w", schema.ErrNotFound)
+	errNotFound     = fmt.Errorf("no such page: %w", pidex.ErrNotFound)
 	errForbidden    = errors.New("forbidden")
 	errUnauthorized = errors.New("unauthorized")
 	errMethod       = errors.New("method not allowed: pidex serve is read-only")
@@ -23,11 +23,11 @@ var (
 // errors become codes (as main.exitCode makes them exit codes).
 func status(err error) int {
 	switch {
-	case errors.Is(err, schema.ErrUsage):
+	case errors.Is(err, pidex.ErrUsage):
 		return http.StatusBadRequest
-	case errors.Is(err, schema.ErrNotFound):
+	case errors.Is(err, pidex.ErrNotFound):
 		return http.StatusNotFound
-	case errors.Is(err, schema.ErrAmbiguous):
+	case errors.Is(err, pidex.ErrAmbiguous):
 		return http.StatusConflict
 	case errors.Is(err, errForbidden):
 		return http.StatusForbidden
@@ -43,13 +43,15 @@ func status(err error) int {
 }
 
 // httpError writes err: {"error": message} under /api/, a page
-// elsewhere. The message is the error's text (it names the bad parameter
-// or the missing session), escaped like any other text.
-func httpError(w http.ResponseWriter, r *http.Request, err error) {
+// elsewhere. A client's mistake (a bad parameter, a missing session) is
+// named in the message; an internal error is logged on the server and the
+// client is told only that it happened.
+func (s *Server) httpError(w http.ResponseWriter, r *http.Request, err error) {
 	code := status(err)
 	msg := err.Error()
 	if code == http.StatusInternalServerError {
-		msg = "internal error: " + msg
+		s.log("%s %s: %v", r.Method, r.URL.Path, err)
+		msg = "internal error: the server could not answer (its log says why)"
 	}
 	if strings.HasPrefix(r.URL.Path, "/api/") {
 		w.Header().Set("Content-Type", "application/json")
@@ -71,9 +73,9 @@ type errorView struct {
 // formError keeps a page up when its form holds a bad value: a usage
 // error becomes the message above the form (and 400), and formError says
 // true; any other error is answered with the error page (false).
-func formError(w http.ResponseWriter, r *http.Request, err error, msg *string, code *int) bool {
+func (s *Server) formError(w http.ResponseWriter, r *http.Request, err error, msg *string, code *int) bool {
 	if status(err) != http.StatusBadRequest {
-		httpError(w, r, err)
+		s.httpError(w, r, err)
 		return false
 	}
 	*msg, *code = err.Error(), http.StatusBadRequest

@@ -17,7 +17,7 @@ const keepAlive = 30 * time.Second
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
-		httpError(w, r, fmt.Errorf("event stream: the connection cannot stream"))
+		s.httpError(w, r, fmt.Errorf("event stream: the connection cannot stream"))
 		return
 	}
 	ch, stop := s.eng.Subscribe()

@@ -31,15 +31,15 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			h.Set("Allow", "GET, HEAD")
-			httpError(w, r, errMethod)
+			s.httpError(w, r, errMethod)
 			return
 		}
 		if !s.hostAllowed(r.Host) {
-			httpError(w, r, errForbidden)
+			s.httpError(w, r, errForbidden)
 			return
 		}
 		if s.opts.Token != "" && !s.authorized(w, r) {
-			httpError(w, r, errUnauthorized)
+			s.httpError(w, r, errUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r)

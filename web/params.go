@@ -9,57 +9,75 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pidex-dev/pidex/fts"
-	"github.com/pidex-dev/pidex/query"
-	"github.com/pidex-dev/pidex/schema"
+	"github.com/pidex-dev/pidex"
 )
 
 // URL parameters are the CLI's flags by the same names (--since is
-// ?since=, --sessions-only is ?sessionsOnly=1), parsed by the same code
-// (query.ParseDate, query.SearchOptions), so a bad value is the same
-// usage error, answered 400.
+// ?since=, --sessions-only is ?sessionsOnly=1) and the domain's options
+// by the same names: translated here, checked by the options' own Filter
+// (a bad value is the same usage error, answered 400).
 
-// listFilter reads `pidex list`'s filters.
-func listFilter(q url.Values) (query.ListFilter, error) {
-	f := query.ListFilter{Cwd: q.Get("cwd"), Project: q.Get("project"), Name: q.Get("name"), Sort: q.Get("sort")}
-	if f.Sort == "" {
-		f.Sort = query.SortModified
+// listOptions reads `pidex list`'s filters.
+func listOptions(q url.Values) (pidex.ListOptions, error) {
+	o := pidex.ListOptions{Cwd: q.Get("cwd"), Project: q.Get("project"), Name: q.Get("name"),
+		Since: q.Get("since"), Until: q.Get("until"), Sort: q.Get("sort")}
+	var err error
+	o.Limit, err = intParam(q, "limit")
+	return o, err
+}
+
+// searchOptions reads `pidex search`'s query and filters. Its session is
+// resolved as the {id} of a URL (never a path).
+func (s *Server) searchOptions(r *http.Request) (pidex.SearchOptions, error) {
+	q := r.URL.Query()
+	o := pidex.SearchOptions{Query: q.Get("q"), Project: q.Get("project"), Cwd: q.Get("cwd"), Role: q.Get("role"),
+		Model: q.Get("model"), Since: q.Get("since"), Until: q.Get("until"), Branch: q.Get("branch"), Sort: q.Get("sort")}
+	var err error
+	if o.Limit, err = intParam(q, "limit"); err != nil {
+		return o, err
+	}
+	o.Session, err = s.sessionParam(r)
+	return o, err
+}
+
+// costOptions reads `pidex cost`'s filters (?by ?tz ?since ?until
+// ?project ?cwd ?session ?model ?source ?branch ?noDedup=1); bare dates
+// and periods are in ?tz (the page passes the browser's zone).
+func (s *Server) costOptions(r *http.Request) (pidex.CostOptions, error) {
+	q := r.URL.Query()
+	o := pidex.CostOptions{Source: q.Get("source"), TZ: q.Get("tz"), Since: q.Get("since"), Until: q.Get("until"),
+		Project: q.Get("project"), Cwd: q.Get("cwd"), Model: q.Get("model"), Branch: q.Get("branch"), NoDedup: boolParam(q, "noDedup")}
+	if q.Has("by") {
+		o.By = strings.Split(q.Get("by"), ",")
 	}
 	var err error
-	if f.Since, err = query.ParseDate(q.Get("since"), false); err != nil {
-		return f, err
-	}
-	if f.Until, err = query.ParseDate(q.Get("until"), true); err != nil {
-		return f, err
-	}
-	if f.Limit, err = intParam(q, "limit", 0); err != nil {
-		return f, err
-	}
-	return f, nil
+	o.Session, err = s.sessionParam(r)
+	return o, err
 }
 
-// searchFilter reads `pidex search`'s query and filters; session is the
-// --session filter's value, resolved by the caller.
-func searchFilter(q url.Values) (f query.SearchFilter, session string, err error) {
-	if f.Query, err = fts.Parse(q.Get("q")); err != nil {
-		return f, "", err
+// sessionParam is ?session= resolved to a session of this server, as a
+// full session id the engine resolves again ("" for none).
+func (s *Server) sessionParam(r *http.Request) (string, error) {
+	id := r.URL.Query().Get("session")
+	if id == "" {
+		return "", nil
 	}
-	f.Project, f.Cwd, f.Role, f.Model = q.Get("project"), q.Get("cwd"), q.Get("role"), q.Get("model")
-	if f.Limit, err = intParam(q, "limit", 20); err != nil {
-		return f, "", err
+	ref, err := s.session(r, id)
+	if err != nil {
+		return "", err
 	}
-	opts := query.SearchOptions{Since: q.Get("since"), Until: q.Get("until"), Sort: q.Get("sort"), Branch: q.Get("branch")}
-	return f, q.Get("session"), opts.Apply(&f)
+	return ref.Path, nil
 }
 
-func intParam(q url.Values, name string, def int) (int, error) {
+// intParam is a number ≥ 0 (0 when absent: the option's default).
+func intParam(q url.Values, name string) (int, error) {
 	s := q.Get(name)
 	if s == "" {
-		return def, nil
+		return 0, nil
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%s=%q (want a number ≥ 0): %w", name, s, schema.ErrUsage)
+		return 0, &pidex.OptionError{Option: name, Value: s, Want: "want a number, 0 or more"}
 	}
 	return n, nil
 }
@@ -76,26 +94,22 @@ func boolParam(q url.Values, name string) bool {
 // unique name, never a path (the server reads only the roots' files). A
 // session id that two files share (a copy of a file) is told apart by
 // ?file=, the file's base name.
-func (s *Server) session(r *http.Request, arg string) (schema.SessionRef, error) {
+func (s *Server) session(r *http.Request, arg string) (pidex.SessionRef, error) {
 	if arg == "" || strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".jsonl") || arg == "." || arg == ".." {
-		return schema.SessionRef{}, fmt.Errorf("session %q: %w", arg, schema.ErrNotFound)
+		return pidex.SessionRef{}, fmt.Errorf("session %q: %w", arg, pidex.ErrNotFound)
 	}
-	ref, _, err := s.eng.Session(r.Context(), arg, false)
+	ref, err := s.eng.Resolve(r.Context(), arg)
 	file := r.URL.Query().Get("file")
-	if !errors.Is(err, schema.ErrAmbiguous) || file == "" {
+	if !errors.Is(err, pidex.ErrAmbiguous) || file == "" {
 		return ref, err
 	}
-	all, lerr := s.eng.List(r.Context(), query.ListFilter{})
+	all, lerr := s.eng.List(r.Context(), pidex.ListOptions{})
 	if lerr != nil {
 		return ref, lerr
 	}
-	for _, si := range all {
-		if si.ID == arg && filepath.Base(si.Path) == file {
-			name := ""
-			if si.Name != nil {
-				name = *si.Name
-			}
-			return schema.SessionRef{FileID: si.FileID, Path: si.Path, SessionID: si.ID, Name: name}, nil
+	for i := range all {
+		if si := &all[i]; si.ID == arg && filepath.Base(si.Path) == file {
+			return si.Ref(), nil
 		}
 	}
 	return ref, err

@@ -34,11 +34,9 @@ type Options struct {
 
 // Server serves one engine.
 type Server struct {
-	eng      *engine.Engine
-	opts     Options
-	mux      *http.ServeMux
-	previews previewCache
-	contexts contextCache
+	eng  *engine.Engine
+	opts Options
+	mux  *http.ServeMux
 }
 
 // New builds the server's routes over eng. It does not listen.
@@ -64,7 +62,7 @@ func New(eng *engine.Engine, opts Options) (*Server, error) {
 	m.HandleFunc("GET /api/search", s.apiSearch)
 	m.HandleFunc("GET /api/cost", s.apiCost)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		httpError(w, r, errNotFound)
+		s.httpError(w, r, errNotFound)
 	})
 	return s, nil
 }

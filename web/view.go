@@ -1,40 +1,30 @@
 package web
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"html/template"
-	"strconv"
 	"strings"
-	"time"
-	"unicode/utf8"
 
-	"github.com/pidex-dev/pidex/pi"
-	"github.com/pidex-dev/pidex/render"
-	"github.com/pidex-dev/pidex/schema"
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/text"
+	"github.com/pidex-dev/pidex/internal/view"
 )
 
-// How a session reads in the browser. What each entry says comes from
-// package pi (pi.Show, as for `pidex show`); this file only decides how
-// each part looks: Markdown for conversation text, folds for thinking,
-// tool calls and output, images from the file.
+// How a session reads in the browser: the HTML rendering of a
+// pidex.Document (built by the engine, as for `pidex show`). Conversation
+// text is Markdown, thinking, tool calls and output are folded, images
+// come from the file. This file only decides how each block looks.
 
-// entryView is one entry of the conversation (or one context message).
+// entryView is one item of the Document, as the page shows it.
 type entryView struct {
-	ID     string // the entry id ("" for none)
-	Class  string // user, assistant, tool, summary, meta …: the look
-	Title  string
-	Detail string
-	Line   int64
-	Time   string // ISO 8601 UTC, "" when it does not parse
-	Label  string
-	Note   string // "compacted", "not in context", "edited by …"
-	Target bool   // the entry a search hit or the URL points at
-	Blocks []block
+	pidex.DocItem
+	Heading string // the title, numbered in the context view
+	Time    string // ISO 8601 UTC, "" when it does not parse
+	Notes   []string
+	Blocks  []block
 }
 
-// block is one piece of an entry's body; Kind picks its template.
+// block is one piece of an item's body; Kind picks its template.
 type block struct {
 	Kind    string        // md | line | pre | fold | image
 	HTML    template.HTML // md: rendered Markdown
@@ -42,195 +32,105 @@ type block struct {
 	Src     template.URL  // image: a data: URL of a checked raster type
 	Alt     string        // image: its type and size
 	Inner   []block       // fold: what it hides
-	Open    bool          // fold: shown open
 	Cut     string        // pre: what was left out ("… 1,234 more lines")
 	FoldCls string        // fold: thinking | tool | output | system
 }
-
-// Caps on what a page carries of tool output without ?full=1: the largest
-// sessions hold megabytes of it, and the page must stay light.
-const (
-	foldLines = 60
-	foldBytes = 16 << 10
-)
 
 type viewer struct {
 	full bool
 }
 
-// entry builds the view of one path entry.
-func (v viewer) entry(p *pi.PathItem, at pi.Where, editNote string) entryView {
-	s := pi.Shown{Title: p.Type}
-	if p.Line != nil {
-		at.Object = p.Obj()
-		s = pi.Show(p.Line, at)
+// item is the page's view of a Document item.
+func (v viewer) item(doc *pidex.Document, it pidex.DocItem) entryView {
+	e := entryView{DocItem: it, Heading: it.Title, Blocks: v.blocks(it.Blocks)}
+	if doc.Context {
+		e.Heading = fmt.Sprintf("#%d %s", it.N, it.Title)
 	}
-	e := entryView{ID: p.ID, Title: s.Title, Detail: s.Detail, Line: p.PathEntry.Line, Time: isoTime(p.Timestamp),
-		Label: p.Label, Class: entryClass(p.Type, p.Role, s.Title)}
-	carries := pi.KindOf(p.Type).Carries
-	switch {
-	case p.Cut:
-		e.Note = size(p.Length) + " line, cut (full view reads it whole)"
-	case p.EditedBy != "":
-		e.Note = editNote
-	case carries && p.Compacted:
-		e.Note = "compacted"
-	case carries && !p.InContext:
-		e.Note = "not in context"
+	if it.Time != nil {
+		e.Time = it.Time.String()
 	}
-	e.Blocks = v.body(s)
+	if it.CutBytes > 0 {
+		e.Notes = append(e.Notes, text.Bytes(it.CutBytes)+" line, cut (full view reads it whole)")
+	}
+	if it.Note != "" && !doc.Context {
+		e.Notes = append(e.Notes, it.Note)
+	}
 	return e
 }
 
-// message builds the view of one model-context message.
-func (v viewer) message(n int, raw json.RawMessage, src *pi.PathItem) entryView {
-	s := pi.ShowMessage(raw)
-	var m struct {
-		Role string `json:"role"`
-	}
-	_ = json.Unmarshal(raw, &m)
-	return entryView{ID: src.ID, Title: fmt.Sprintf("#%d %s", n, s.Title), Detail: s.Detail, Line: src.PathEntry.Line,
-		Time: isoTime(src.Timestamp), Class: entryClass("message", m.Role, s.Title), Blocks: v.body(s)}
-}
-
-// entryClass is the look of an entry: who speaks, or what it is.
-func entryClass(typ, role, title string) string {
-	switch {
-	case role == "user" || role == "assistant":
-		return role
-	case role == "toolResult" || role == "bashExecution":
-		return "tool"
-	case role == "branchSummary" || role == "compactionSummary" || typ == schema.TypeCompaction || typ == "branch_summary":
-		return "summary"
-	case role == "custom" || typ == "custom_message":
-		return "custom"
-	case role == "system":
-		return "system"
-	case typ == "message":
-		return "other"
-	}
-	return "meta"
-}
-
-func (v viewer) body(s pi.Shown) []block {
+func (v viewer) blocks(bs []pidex.Block) []block {
 	var out []block
-	for _, p := range s.Body {
-		switch p.Kind {
-		case pi.PartLines:
-			if strings.TrimSpace(p.Text) != "" {
-				out = append(out, block{Kind: "md", HTML: markdown(p.Text)})
-			}
-		case pi.PartLine:
-			out = append(out, block{Kind: "line", Text: p.Text})
-		case pi.PartOutput:
-			if p.Text != "" {
-				out = append(out, v.fold("output", "output", []block{v.pre(p.Text)}, p.Text))
-			}
-		case pi.PartContent:
-			out = append(out, v.content(p.Content, false)...)
-		case pi.PartToolContent:
-			if inner := v.content(p.Content, true); len(inner) > 0 {
-				out = append(out, v.fold("output", "output", inner, contentText(p.Content)))
-			}
-		case pi.PartSystem:
-			text := v.systemText(p.Raw)
-			out = append(out, v.fold("system", "system prompt", []block{v.pre(text)}, text))
-		}
-	}
-	if len(out) == 0 && s.Empty != "" {
-		out = []block{{Kind: "line", Text: s.Empty}}
+	for _, b := range bs {
+		out = append(out, v.block(b))
 	}
 	return out
 }
 
-// content renders message content: text as Markdown (tool output as it
-// is), thinking and tool calls folded, images shown.
-func (v viewer) content(c schema.Content, tool bool) []block {
-	if c.IsNull() {
-		return nil
-	}
-	text := func(s string) []block {
-		switch {
-		case strings.TrimSpace(s) == "":
-			return nil
-		case tool:
-			return []block{v.pre(s)}
+func (v viewer) block(b pidex.Block) block {
+	switch b.Kind {
+	case pidex.BlockProse:
+		return block{Kind: "md", HTML: markdown(b.Text)}
+	case pidex.BlockLine:
+		return block{Kind: "line", Text: b.Text}
+	case pidex.BlockPre:
+		return v.pre(b.Text)
+	case pidex.BlockOutput:
+		return v.fold("output", "output", v.blocks(b.Inner), outputText(b.Inner))
+	case pidex.BlockThinking:
+		if b.Redacted {
+			return block{Kind: "line", Text: "[thinking: redacted]"}
 		}
-		return []block{{Kind: "md", HTML: markdown(s)}}
+		return block{Kind: "fold", FoldCls: "thinking", Text: "thinking · " + text.Count(int64(len([]rune(b.Text)))) + " chars",
+			Inner: []block{{Kind: "md", HTML: markdown(b.Text)}}}
+	case pidex.BlockToolCall:
+		args := toolArgs(b)
+		return v.fold("tool", "→ "+b.Name+"("+text.Cut(text.OneLine(args), 100)+")", []block{v.pre(args)}, args)
+	case pidex.BlockImage:
+		return image(b)
+	case pidex.BlockSystem:
+		t := systemText(b)
+		return v.fold("system", "system prompt", []block{v.pre(t)}, t)
 	}
-	if c.IsString() {
-		return text(c.Text())
+	if b.Name != "" {
+		return block{Kind: "line", Text: "[" + b.Name + " block]"}
 	}
-	var raws []json.RawMessage
-	if err := json.Unmarshal(c, &raws); err != nil {
-		return []block{v.pre(string(c))}
-	}
-	var out []block
-	for _, raw := range raws {
-		var b schema.Block
-		_ = json.Unmarshal(raw, &b) // a field of an odd type is left empty
-		switch b.Type {
-		case schema.BlockText:
-			out = append(out, text(b.Text)...)
-		case schema.BlockThinking:
-			if b.Redacted {
-				out = append(out, block{Kind: "line", Text: "[thinking: redacted]"})
-				continue
-			}
-			n := utf8.RuneCountInString(b.Thinking)
-			out = append(out, block{Kind: "fold", FoldCls: "thinking", Text: fmt.Sprintf("thinking · %s chars", comma(int64(n))),
-				Inner: []block{{Kind: "md", HTML: markdown(b.Thinking)}}})
-		case schema.BlockImage:
-			out = append(out, image(b.MimeType, b.Data))
-		case schema.BlockToolCall:
-			args := toolArgs(b.Arguments)
-			summary := "→ " + b.Name + "(" + render.Cut(pi.OneLine(args), 100) + ")"
-			out = append(out, v.fold("tool", summary, []block{v.pre(args)}, args))
-		default:
-			out = append(out, block{Kind: "line", Text: "[" + b.Type + " block]"})
-		}
-	}
-	return out
+	return v.pre(b.Text)
 }
 
 // fold hides inner behind a summary with the size of what it hides.
-func (v viewer) fold(class, summary string, inner []block, text string) block {
-	if text != "" {
-		n := strings.Count(text, "\n") + 1
-		summary += fmt.Sprintf(" · %s %s, %s", comma(int64(n)), plural(n, "line", "lines"), size(int64(len(text))))
+func (v viewer) fold(class, summary string, inner []block, t string) block {
+	if t != "" {
+		n := strings.Count(t, "\n") + 1
+		summary += fmt.Sprintf(" · %s %s, %s", text.Count(int64(n)), text.Plural(n, "line", "lines"), text.Bytes(int64(len(t))))
 	}
 	return block{Kind: "fold", FoldCls: class, Text: summary, Inner: inner}
 }
 
-// pre is preformatted text, cut to the page caps unless full.
+// pre is preformatted text, cut to the fold limits unless full.
 func (v viewer) pre(s string) block {
-	if v.full || (len(s) <= foldBytes && strings.Count(s, "\n") < foldLines) {
+	if v.full || (len(s) <= view.FoldBytes && strings.Count(s, "\n") < view.FoldLines) {
 		return block{Kind: "pre", Text: s}
 	}
 	lines := strings.SplitAfter(s, "\n")
 	keep, n := 0, 0
-	for keep < len(lines) && keep < foldLines && n+len(lines[keep]) <= foldBytes {
+	for keep < len(lines) && keep < view.FoldLines && n+len(lines[keep]) <= view.FoldBytes {
 		n += len(lines[keep])
 		keep++
 	}
 	if keep == 0 { // one enormous line
-		cut := render.Cut(s, foldBytes)
-		return block{Kind: "pre", Text: cut, Cut: fmt.Sprintf("… %s more", size(int64(len(s)-len(cut))))}
+		cut := text.Cut(s, view.FoldBytes)
+		return block{Kind: "pre", Text: cut, Cut: fmt.Sprintf("… %s more", text.Bytes(int64(len(s)-len(cut))))}
 	}
 	rest := len(lines) - keep
-	return block{Kind: "pre", Text: strings.Join(lines[:keep], ""), Cut: fmt.Sprintf("… %s more %s (%s)", comma(int64(rest)), plural(rest, "line", "lines"), size(int64(len(s)-n)))}
+	return block{Kind: "pre", Text: strings.Join(lines[:keep], ""),
+		Cut: fmt.Sprintf("… %s more %s (%s)", text.Count(int64(rest)), text.Plural(rest, "line", "lines"), text.Bytes(int64(len(s)-n)))}
 }
 
-// contentText is the text of content, for sizing a fold.
-func contentText(c schema.Content) string {
-	if c.IsString() {
-		return c.Text()
-	}
-	var bs []schema.Block
-	_ = json.Unmarshal(c, &bs)
+// outputText is the text of tool output, for sizing its fold.
+func outputText(bs []pidex.Block) string {
 	var parts []string
 	for _, b := range bs {
-		if b.Type == schema.BlockText {
+		if b.Kind == pidex.BlockPre {
 			parts = append(parts, b.Text)
 		}
 	}
@@ -238,44 +138,30 @@ func contentText(c schema.Content) string {
 }
 
 // toolArgs writes a tool call's arguments one per line, multi-line
-// strings as blocks (as `pidex show --full` does).
-func toolArgs(args json.RawMessage) string {
-	members, ok := pi.ParseObject(args)
-	if !ok {
-		return pi.Compact(args)
+// strings as blocks.
+func toolArgs(b pidex.Block) string {
+	if b.Text != "" {
+		return b.Text
 	}
-	var b strings.Builder
-	for i, m := range members {
+	var sb strings.Builder
+	for i, a := range b.Args {
 		if i > 0 {
-			b.WriteString("\n")
+			sb.WriteString("\n")
 		}
-		if s, isStr := pi.StringValue(m.Val); isStr {
-			if strings.Contains(s, "\n") {
-				b.WriteString(m.Key + ":\n" + s)
-				continue
-			}
-			b.WriteString(m.Key + ": " + s)
-			continue
+		sep := ": "
+		if a.IsStr && strings.Contains(a.Str, "\n") {
+			sep = ":\n"
 		}
-		b.WriteString(m.Key + ": " + pi.Compact(m.Val))
+		sb.WriteString(a.Key + sep + a.Text())
 	}
-	return b.String()
+	return sb.String()
 }
 
-func (v viewer) systemText(raw json.RawMessage) string {
-	var s struct {
-		Content  schema.Content  `json:"content"`
-		Sections json.RawMessage `json:"sections"`
-	}
-	_ = json.Unmarshal(raw, &s)
-	parts := []string{s.Content.Text()}
-	sections, _ := pi.ParseObject(s.Sections)
-	for _, m := range sections {
-		val, ok := pi.StringValue(m.Val)
-		if !ok {
-			val = pi.Compact(m.Val)
-		}
-		parts = append(parts, "## "+m.Key+"\n"+val)
+// systemText is a system prompt's content and sections.
+func systemText(b pidex.Block) string {
+	parts := []string{b.Text}
+	for _, a := range b.Args {
+		parts = append(parts, "## "+a.Key+"\n"+a.Text())
 	}
 	return strings.TrimSpace(strings.Join(parts, "\n\n"))
 }
@@ -284,12 +170,12 @@ func (v viewer) systemText(raw json.RawMessage) string {
 // carry script) is described, not shown.
 var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
 
-func image(mime, data string) block {
-	alt := fmt.Sprintf("image %s, %s", mime, size(int64(base64.StdEncoding.DecodedLen(len(data)))))
-	if !imageTypes[mime] || !isBase64(data) {
+func image(b pidex.Block) block {
+	alt := fmt.Sprintf("image %s, %s", b.Mime, text.Bytes(b.Size))
+	if !imageTypes[b.Mime] || !isBase64(b.Data) {
 		return block{Kind: "line", Text: "[" + alt + "]"}
 	}
-	return block{Kind: "image", Src: template.URL("data:" + mime + ";base64," + data), Alt: alt}
+	return block{Kind: "image", Src: template.URL("data:" + b.Mime + ";base64," + b.Data), Alt: alt}
 }
 
 // isBase64: only the base64 alphabet, so the data: URL is exactly what it
@@ -303,27 +189,3 @@ func isBase64(s string) bool {
 	}
 	return s != ""
 }
-
-// isoTime is an entry timestamp as ISO 8601 UTC ("" when it does not parse).
-func isoTime(ts string) string {
-	if ms, ok := pi.ParseDate(ts); ok {
-		return pi.FormatDate(ms)
-	}
-	return ""
-}
-
-func comma(n int64) string { return render.GroupDigits(strconv.FormatInt(n, 10)) }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// size is a byte count for people (1.2 KB).
-func size(n int64) string { return render.HumanBytes(n) }
-
-// displayTime is a UTC time for the page before its script shows it in
-// the browser's zone.
-func displayTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }

@@ -19,7 +19,6 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,9 +51,7 @@ type realInfo struct {
 	commands []string // bash commands
 }
 
-var langNames = [3]string{"ja", "zh", "ko"}
-
-// resolveGOROOT: -goroot, else `go env GOROOT`, else the GOROOT this binary was built with.
+// resolveGOROOT: -goroot, else `go env GOROOT`.
 func resolveGOROOT(flagVal string) (string, error) {
 	if flagVal != "" {
 		return flagVal, nil
@@ -64,10 +61,7 @@ func resolveGOROOT(flagVal string) (string, error) {
 			return s, nil
 		}
 	}
-	if s := runtime.GOROOT(); s != "" {
-		return s, nil
-	}
-	return "", errors.New("cannot locate GOROOT (use -goroot)")
+	return "", errors.New("cannot locate GOROOT: no `go` on PATH (use -goroot)")
 }
 
 var realPoolCache struct {

@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/render"
-	"github.com/pidex-dev/pidex/schema"
+	"github.com/pidex-dev/pidex/internal/render"
 )
 
 // app holds the global flags and what every command shares. The work is
@@ -144,20 +144,29 @@ func (a *app) refresh(ctx context.Context) (*engine.Engine, error) {
 }
 
 // session refreshes the catalog (unless --no-refresh) and resolves a
-// SESSION argument.
-func (a *app) session(ctx context.Context, arg string) (*engine.Engine, schema.SessionRef, error) {
+// SESSION argument; a session file named by path outside the roots is
+// indexed too, with its folder.
+func (a *app) session(ctx context.Context, arg string) (*engine.Engine, pidex.SessionRef, error) {
+	eng, err := a.refreshWith(ctx, arg)
+	if err != nil {
+		return nil, pidex.SessionRef{}, err
+	}
+	ref, err := eng.Resolve(ctx, arg)
+	return eng, ref, err
+}
+
+// refreshWith refreshes the catalog (unless --no-refresh), indexing the
+// folder of session (a --session filter; "" for none) when it names a
+// file outside the roots.
+func (a *app) refreshWith(ctx context.Context, session string) (*engine.Engine, error) {
 	eng, err := a.engine(ctx)
 	if err != nil {
-		return nil, schema.SessionRef{}, err
+		return nil, err
 	}
-	var ref schema.SessionRef
-	var st *indexer.Stats
-	refresh := a.refreshes(eng)
-	err = a.refreshing(func() (err error) { ref, st, err = eng.Session(ctx, arg, refresh); return err })
-	if st != nil {
-		a.report(st, false)
+	if session != "" {
+		eng.Include(session)
 	}
-	return eng, ref, err
+	return a.refresh(ctx)
 }
 
 // refreshes says whether a read refreshes the catalog first: not with

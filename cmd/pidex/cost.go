@@ -6,13 +6,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pidex-dev/pidex/query"
-	"github.com/pidex-dev/pidex/render"
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/render"
+	"github.com/pidex-dev/pidex/pi"
 )
 
 func (a *app) costCmd() *cobra.Command {
-	var f query.CostFilter
-	var by, since, until, tz, session, reprice, sources string
+	var o pidex.CostOptions
+	var reprice string
 	var csv, chart bool
 	cmd := &cobra.Command{
 		Use:   "cost",
@@ -36,21 +37,20 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			if err := costFlags(&f, by, sources, tz, since, until); err != nil {
+			var err error
+			if o.Cwd, err = resolveCwd(o.Cwd); err != nil {
 				return err
 			}
 			if reprice != "" {
-				p, err := query.LoadPrices(reprice)
-				if err != nil {
+				if o.Prices, err = pidex.LoadPrices(reprice); err != nil {
 					return err
 				}
-				f.Prices = p
 			}
-			eng, err := a.refreshFor(ctx, session, &f.FileID)
+			eng, err := a.refreshWith(ctx, o.Session)
 			if err != nil {
 				return err
 			}
-			r, err := eng.Cost(ctx, f)
+			r, err := eng.Cost(ctx, o)
 			if err != nil {
 				return err
 			}
@@ -70,31 +70,19 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&by, "by", "day", "group by day, week, month, model, provider, project, session or source; several with commas (day,model)")
-	fl.StringVar(&since, "since", "", "only calls at or after DATE (2026-11-01 in --tz, RFC 3339, or a duration like 7d)")
-	fl.StringVar(&until, "until", "", "only calls before DATE (a bare date includes that day)")
-	fl.StringVar(&tz, "tz", "", "time zone of days, weeks and months (IANA, e.g. Asia/Kathmandu; default the local zone)")
-	fl.StringVar(&f.Project, "project", "", "only sessions whose working directory contains SUBSTRING")
-	fl.StringVar(&f.Cwd, "cwd", "", "only sessions whose working directory is exactly DIR")
-	fl.StringVar(&session, "session", "", "only this session (id, prefix, name or file)")
-	fl.StringVar(&f.Model, "model", "", "only calls whose provider/model contains SUBSTRING")
-	fl.StringVar(&sources, "source", "", "only these sources: "+strings.Join(query.UsageSources, ", ")+" (commas)")
-	fl.StringVar(&f.Branch, "branch", "all", "all, active (on a current branch) or abandoned (the rest)")
-	fl.BoolVar(&f.NoDedup, "no-dedup", false, "count every copy of a call that forks hold (the raw sum of the files)")
+	fl.StringSliceVar(&o.By, "by", []string{pidex.DefaultCostBy}, "group by "+strings.Join(pidex.CostKeys, ", ")+"; several with commas (day,model)")
+	fl.StringVar(&o.Since, "since", "", "only calls at or after DATE (2026-11-01 in --tz, RFC 3339, or a duration like 7d)")
+	fl.StringVar(&o.Until, "until", "", "only calls before DATE (a bare date includes that day)")
+	fl.StringVar(&o.TZ, "tz", "", "time zone of days, weeks and months (IANA, e.g. Asia/Kathmandu; default the local zone)")
+	fl.StringVar(&o.Project, "project", "", "only sessions whose working directory contains SUBSTRING")
+	fl.StringVar(&o.Cwd, "cwd", "", "only sessions whose working directory is exactly DIR")
+	fl.StringVar(&o.Session, "session", "", "only this session (id, prefix, name or file)")
+	fl.StringVar(&o.Model, "model", "", "only calls whose provider/model contains SUBSTRING")
+	fl.StringVar(&o.Source, "source", "", "only these sources: "+strings.Join(pi.Vocabulary().Sources, ", ")+" (commas)")
+	fl.StringVar(&o.Branch, "branch", pidex.BranchAll, "all, active (on a current branch) or abandoned (the rest)")
+	fl.BoolVar(&o.NoDedup, "no-dedup", false, "count every copy of a call that forks hold (the raw sum of the files)")
 	fl.StringVar(&reprice, "reprice", "", "also price the calls with FILE (LiteLLM's model_prices JSON shape)")
 	fl.BoolVar(&csv, "csv", false, "print CSV")
 	fl.BoolVar(&chart, "chart", false, "draw cost per period as a bar chart, stacked by model with --by PERIOD,model")
 	return cmd
-}
-
-// costFlags fills the filter from the flags' text (query.CostOptions,
-// shared with the web server) and resolves --cwd against the working
-// directory.
-func costFlags(f *query.CostFilter, by, sources, tz, since, until string) error {
-	if err := (query.CostOptions{By: by, Sources: sources, TZ: tz, Since: since, Until: until}).Apply(f); err != nil {
-		return err
-	}
-	var err error
-	f.Cwd, err = resolveCwd(f.Cwd)
-	return err
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex/internal/catalogtest"
-	"github.com/pidex-dev/pidex/render"
+	"github.com/pidex-dev/pidex/internal/render"
 )
 
 // Session text cannot drive the user's terminal: escape sequences,
@@ -19,10 +19,10 @@ func TestHostileTextIsEscaped(t *testing.T) {
 	root := t.TempDir()
 	evil := "\x1b]0;pwned\x07\x1b[2J\bX\tY\nZ\u009b"
 	lines := []string{
-		`{"type":"session","version":3,"id":"s1","timestamp":"2026-05-01T10:00:00.000Z","cwd":` + js("/w/ap\tp\x1b[31m") + `}`,
-		`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-05-01T10:00:01.000Z","message":{"role":"user","content":` + js("hello "+evil) + `,"timestamp":1777629601000}}`,
-		`{"type":"label","id":"l1","parentId":"a1","timestamp":"2026-05-01T10:00:02.000Z","targetId":"a1","label":` + js("\x1b]8;;http://x\x07link\x1b]8;;\x07") + `}`,
-		`{"type":"session_info","id":"n1","parentId":"l1","timestamp":"2026-05-01T10:00:03.000Z","name":` + js("name "+evil) + `}`,
+		`{"type":"session","version":3,"id":"s1","timestamp":"2026-05-01T10:00:00.000Z","cwd":` + jsonString("/w/ap\tp\x1b[31m") + `}`,
+		`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-05-01T10:00:01.000Z","message":{"role":"user","content":` + jsonString("hello "+evil) + `,"timestamp":1777629601000}}`,
+		`{"type":"label","id":"l1","parentId":"a1","timestamp":"2026-05-01T10:00:02.000Z","targetId":"a1","label":` + jsonString("\x1b]8;;http://x\x07link\x1b]8;;\x07") + `}`,
+		`{"type":"session_info","id":"n1","parentId":"l1","timestamp":"2026-05-01T10:00:03.000Z","name":` + jsonString("name "+evil) + `}`,
 	}
 	catalogtest.WriteFile(t, filepath.Join(root, "--w--", "a.jsonl"), strings.Join(lines, "\n")+"\n")
 	db := filepath.Join(t.TempDir(), "c.sqlite")
@@ -57,7 +57,7 @@ func TestHostileTextIsEscaped(t *testing.T) {
 	}
 }
 
-func js(s string) string {
+func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }

@@ -42,7 +42,7 @@ func TestShowHugeLine(t *testing.T) {
 		if alloc > 4<<20 {
 			t.Errorf("%v allocated %d MB for a 24 MB line", args, alloc>>20)
 		}
-		for _, want := range []string{"hello", "after", "BEGIN line of tool output", "25.2 MB line, cut", "… more lines\n"} {
+		for _, want := range []string{"hello", "after", "BEGIN line of tool output", "25.2 MiB line, cut", "… more lines\n"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%v: no %q in\n%.2000s", args, want, out)
 			}

@@ -11,7 +11,8 @@ import (
 	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/render"
+	"github.com/pidex-dev/pidex/internal/render"
+	"github.com/pidex-dev/pidex/internal/text"
 )
 
 func (a *app) indexCmd() *cobra.Command {
@@ -63,7 +64,7 @@ one object per line).`,
 func (a *app) printStats(st *indexer.Stats) error {
 	_, err := fmt.Fprintf(a.stdout, "files %d: new %d, appended %d, rewritten %d, removed %d, unchanged %d\nentries added %d, read %s, not sessions %d, pending %d, warnings %d, errors %d\n",
 		st.Files, st.New, st.Appended, st.Rewritten, st.Removed, st.Unchanged,
-		st.Entries, render.HumanBytes(st.Bytes), len(st.NotSessions), len(st.Pending), len(st.Warnings), len(st.Errors))
+		st.Entries, text.Bytes(st.Bytes), len(st.NotSessions), len(st.Pending), len(st.Warnings), len(st.Errors))
 	return err
 }
 
@@ -85,7 +86,7 @@ func (a *app) watch(cmd *cobra.Command, eng *engine.Engine) error {
 			werr = render.WriteJSONLine(a.stdout, st)
 		} else {
 			_, werr = fmt.Fprintf(a.stdout, "%s new %d, appended %d, rewritten %d, removed %d; %d entries, %s\n",
-				time.Now().Format(time.TimeOnly), st.New, st.Appended, st.Rewritten, st.Removed, st.Entries, render.HumanBytes(st.Bytes))
+				time.Now().Format(time.TimeOnly), st.New, st.Appended, st.Rewritten, st.Removed, st.Entries, text.Bytes(st.Bytes))
 		}
 		if werr == nil {
 			werr = a.flush()

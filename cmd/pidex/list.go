@@ -7,13 +7,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pidex-dev/pidex/query"
-	"github.com/pidex-dev/pidex/render"
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/render"
 )
 
 func (a *app) listCmd() *cobra.Command {
-	var f query.ListFilter
-	var since, until string
+	var o pidex.ListOptions
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List sessions, newest first (pi's listAll, from the catalog)",
@@ -26,23 +25,14 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			var err error
-			if f.Since, err = parseDate(since, false); err != nil {
+			if o.Cwd, err = resolveCwd(o.Cwd); err != nil {
 				return err
-			}
-			if f.Until, err = parseDate(until, true); err != nil {
-				return err
-			}
-			if f.Cwd, err = resolveCwd(f.Cwd); err != nil {
-				return err
-			}
-			if f.Limit < 0 {
-				return fmt.Errorf("--limit %d: %w", f.Limit, errUsage)
 			}
 			eng, err := a.refresh(ctx)
 			if err != nil {
 				return err
 			}
-			sessions, err := eng.List(ctx, f)
+			sessions, err := eng.List(ctx, o)
 			if err != nil {
 				return err
 			}
@@ -53,13 +43,13 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.Cwd, "cwd", "", "only sessions whose working directory is exactly DIR (pi's list(cwd))")
-	fl.StringVar(&f.Project, "project", "", "only sessions whose working directory contains SUBSTRING")
-	fl.StringVar(&f.Name, "name", "", "only sessions whose name contains SUBSTRING")
-	fl.StringVar(&since, "since", "", "only sessions modified at or after DATE (2026-11-01, RFC 3339, or a duration like 7d, 12h)")
-	fl.StringVar(&until, "until", "", "only sessions modified before DATE (a bare date includes that day)")
-	fl.IntVar(&f.Limit, "limit", 0, "at most N sessions")
-	fl.StringVar(&f.Sort, "sort", "modified", "order: modified, created, cost or size (all descending)")
+	fl.StringVar(&o.Cwd, "cwd", "", "only sessions whose working directory is exactly DIR (pi's list(cwd))")
+	fl.StringVar(&o.Project, "project", "", "only sessions whose working directory contains SUBSTRING")
+	fl.StringVar(&o.Name, "name", "", "only sessions whose name contains SUBSTRING")
+	fl.StringVar(&o.Since, "since", "", "only sessions modified at or after DATE (2026-11-01, RFC 3339, or a duration like 7d, 12h)")
+	fl.StringVar(&o.Until, "until", "", "only sessions modified before DATE (a bare date includes that day)")
+	fl.IntVar(&o.Limit, "limit", 0, "at most N sessions")
+	fl.StringVar(&o.Sort, "sort", pidex.SortModified, "order: modified, created, cost or size (all descending)")
 	return cmd
 }
 
@@ -81,6 +71,3 @@ func resolveCwd(cwd string) (string, error) {
 func isWindowsAbs(p string) bool {
 	return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
 }
-
-// parseDate is query.ParseDate (shared with the web server's parameters).
-func parseDate(s string, endOfDay bool) (time.Time, error) { return query.ParseDate(s, endOfDay) }

@@ -11,7 +11,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 
-	"github.com/pidex-dev/pidex/schema"
+	"github.com/pidex-dev/pidex"
 )
 
 // Exit codes, mapped from errors in exactly one place (exitCode).
@@ -64,7 +64,7 @@ func run(args []string) int {
 	}
 	err = interrupted(ctx, err)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "pidex:", err)
+		fmt.Fprintln(os.Stderr, "pidex:", describe(err))
 	}
 	return exitCode(err, app.warned)
 }
@@ -82,7 +82,7 @@ func interrupted(ctx context.Context, err error) error {
 }
 
 // errUsage marks command-line mistakes (cobra's own and ours).
-var errUsage = schema.ErrUsage
+var errUsage = pidex.ErrUsage
 
 func exitCode(err error, warned bool) int {
 	switch {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/internal/js"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
 )
@@ -34,12 +35,12 @@ func TestNewKindIsOneEdit(t *testing.T) {
 			}
 			return pi.Facts{Usage: []pi.UsageRecord{{Source: "checkpoint", Usage: *l.Usage}}}
 		},
-		Context: func(o pi.Object) []json.RawMessage {
-			m := pi.Object{{Key: "role", Val: pi.JSONString("custom")}, {Key: "content", Val: o.Get("title")}}
+		Context: func(o js.Object) []json.RawMessage {
+			m := js.Object{{Key: "role", Val: js.JSONString("custom")}, {Key: "content", Val: o.Get("title")}}
 			b, _ := m.MarshalJSON()
 			return []json.RawMessage{b}
 		},
-		Settings: func(pi.Object, *pi.Settings) {},
+		Settings: func(js.Object, *pi.Settings) {},
 	})
 
 	root := t.TempDir()
@@ -89,4 +90,4 @@ func TestNewKindIsOneEdit(t *testing.T) {
 	}
 }
 
-func title(l *schema.Line) string { return pi.StringOr(pi.Field(l.Raw, "title"), "") }
+func title(l *schema.Line) string { return js.StringOr(js.Field(l.Raw, "title"), "") }

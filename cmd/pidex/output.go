@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"os"
 
-	"github.com/pidex-dev/pidex/render"
+	"github.com/pidex-dev/pidex/internal/render"
 )
 
 func itoa(n int64) string { return render.Itoa(n) }

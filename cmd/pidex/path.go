@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/pidex-dev/pidex/render"
+	"github.com/pidex-dev/pidex/internal/render"
 )
 
 func (a *app) pathCmd() *cobra.Command {

@@ -110,11 +110,17 @@ func freshDump(t *testing.T, root string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
-	if _, err := e.Refresh(context.Background()); err != nil {
+	_, err = e.Refresh(context.Background())
+	e.Close()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return catalogtest.Dump(t, e.DB().DB)
+	c, err := catalog.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return catalogtest.Dump(t, c.DB)
 }
 
 func userLine(id, parent, text string) string {

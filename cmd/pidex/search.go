@@ -7,19 +7,18 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/engine"
-	"github.com/pidex-dev/pidex/fts"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/query"
-	"github.com/pidex-dev/pidex/render"
+	"github.com/pidex-dev/pidex/internal/render"
+	"github.com/pidex-dev/pidex/internal/view"
+	"github.com/pidex-dev/pidex/pi"
 )
 
 func (a *app) searchCmd() *cobra.Command {
 	var (
-		f                    query.SearchFilter
-		since, until, sortBy string
-		branch, session, cwd string
-		sessionsOnly         bool
+		o            pidex.SearchOptions
+		sessionsOnly bool
 	)
 	cmd := &cobra.Command{
 		Use:   "search QUERY...",
@@ -54,20 +53,17 @@ firstMessage, hits}]).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			q, err := fts.Parse(strings.Join(args, " "))
-			if err != nil {
+			o.Query = strings.Join(args, " ")
+			var err error
+			if o.Cwd, err = resolveCwd(o.Cwd); err != nil {
 				return err
 			}
-			f.Query = q
-			if err := a.searchFlags(&f, since, until, sortBy, branch, cwd); err != nil {
-				return err
-			}
-			eng, err := a.searchRefresh(ctx, session, &f)
+			eng, err := a.searchRefresh(ctx, o.Session)
 			if err != nil {
 				return err
 			}
 			if sessionsOnly {
-				ss, err := eng.SearchSessions(ctx, f)
+				ss, err := eng.SearchSessions(ctx, o)
 				if err != nil {
 					return err
 				}
@@ -76,7 +72,7 @@ firstMessage, hits}]).`,
 				}
 				return render.SessionHits(a.stdout, ss, a.io.OutTTY, a.io.Width)
 			}
-			hits, err := eng.Search(ctx, f)
+			hits, err := eng.Search(ctx, o)
 			if err != nil {
 				return err
 			}
@@ -87,37 +83,25 @@ firstMessage, hits}]).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.Project, "project", "", "only sessions whose working directory contains SUBSTRING")
-	fl.StringVar(&cwd, "cwd", "", "only sessions whose working directory is exactly DIR")
-	fl.StringVar(&session, "session", "", "only this session (id, prefix, name or file)")
-	fl.StringVar(&f.Role, "role", "", "only entries of this role: user, assistant, tool or summary")
-	fl.StringVar(&f.Model, "model", "", "only entries whose model contains SUBSTRING (assistant messages, model changes)")
-	fl.StringVar(&since, "since", "", "only entries at or after DATE (2026-11-01, RFC 3339, or a duration like 7d)")
-	fl.StringVar(&until, "until", "", "only entries before DATE (a bare date includes that day)")
-	fl.StringVar(&branch, "branch", "all", "all: every branch of every file; active: only entries on a session's current branch")
-	fl.StringVar(&sortBy, "sort", "relevance", "relevance or newest")
-	fl.IntVar(&f.Limit, "limit", 20, "at most N hits (sessions with --sessions-only)")
+	fl.StringVar(&o.Project, "project", "", "only sessions whose working directory contains SUBSTRING")
+	fl.StringVar(&o.Cwd, "cwd", "", "only sessions whose working directory is exactly DIR")
+	fl.StringVar(&o.Session, "session", "", "only this session (id, prefix, name or file)")
+	fl.StringVar(&o.Role, "role", "", "only entries of this role: "+strings.Join(pi.Vocabulary().RoleGroups, ", "))
+	fl.StringVar(&o.Model, "model", "", "only entries whose model contains SUBSTRING (assistant messages, model changes)")
+	fl.StringVar(&o.Since, "since", "", "only entries at or after DATE (2026-11-01, RFC 3339, or a duration like 7d)")
+	fl.StringVar(&o.Until, "until", "", "only entries before DATE (a bare date includes that day)")
+	fl.StringVar(&o.Branch, "branch", pidex.BranchAll, "all: every branch of every file; active: only entries on a session's current branch")
+	fl.StringVar(&o.Sort, "sort", pidex.SortRelevance, "relevance or newest")
+	fl.IntVar(&o.Limit, "limit", pidex.DefaultSearchLimit, "at most N hits (sessions with --sessions-only)")
 	fl.BoolVar(&sessionsOnly, "sessions-only", false, "one row per session, with its number of hits")
 	return cmd
 }
 
-// searchFlags checks and converts the filter flags (query.SearchOptions,
-// shared with the web server) and resolves --cwd against the working
-// directory.
-func (a *app) searchFlags(f *query.SearchFilter, since, until, sortBy, branch, cwd string) error {
-	if err := (query.SearchOptions{Since: since, Until: until, Sort: sortBy, Branch: branch}).Apply(f); err != nil {
-		return err
-	}
-	var err error
-	f.Cwd, err = resolveCwd(cwd)
-	return err
-}
-
 // searchRefresh refreshes the catalog and its text index (unless
-// --no-refresh), resolves --session, and says on stderr when part of the
-// text is not indexed yet.
-func (a *app) searchRefresh(ctx context.Context, session string, f *query.SearchFilter) (*engine.Engine, error) {
-	eng, err := a.refreshFor(ctx, session, &f.FileID)
+// --no-refresh), indexing the --session file if it lies outside the
+// roots, and says on stderr when part of the text is not indexed yet.
+func (a *app) searchRefresh(ctx context.Context, session string) (*engine.Engine, error) {
+	eng, err := a.refreshWith(ctx, session)
 	if err != nil {
 		return nil, err
 	}
@@ -132,20 +116,8 @@ func (a *app) searchRefresh(ctx context.Context, session string, f *query.Search
 	if err != nil {
 		return nil, err
 	}
-	if indexed < total && !a.quiet {
-		fmt.Fprintf(a.stderr, "pidex: %.0f%% of the session text is indexed so far (%s of %s); 'pidex index' finishes it\n",
-			100*float64(indexed)/float64(total), render.HumanBytes(indexed), render.HumanBytes(total))
+	if note := view.Coverage(indexed, total); note != "" && !a.quiet {
+		fmt.Fprintf(a.stderr, "pidex: %s; 'pidex index' finishes it\n", note)
 	}
 	return eng, nil
-}
-
-// refreshFor refreshes the catalog, or with a --session, resolves it
-// (indexing its file if it lies outside the roots) into *fileID.
-func (a *app) refreshFor(ctx context.Context, session string, fileID *int64) (*engine.Engine, error) {
-	if session == "" {
-		return a.refresh(ctx)
-	}
-	eng, ref, err := a.session(ctx, session)
-	*fileID = ref.FileID
-	return eng, err
 }

@@ -3,12 +3,13 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/pidex-dev/pidex/render"
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/render"
 )
 
 func (a *app) showCmd() *cobra.Command {
 	var (
-		leaf string
+		o    pidex.ReadOptions
 		opts render.ShowOptions
 	)
 	cmd := &cobra.Command{
@@ -19,7 +20,7 @@ entry in the file), or to --leaf ENTRY_ID, for reading: user and assistant text,
 thinking folded to its length (--thinking shows it), tool calls and results
 abbreviated (--full shows them whole), images as a placeholder. A line over
 1 MiB (a huge tool result) is read as a stream and shown cut: its strings keep
-their first 4 KiB, and its header says "(N MB line, cut)"; --full and --json
+their first 4 KiB, and its header says "(N MiB line, cut)"; --full and --json
 read it whole. Every entry
 starts with a line "[LINE] KIND · ID · TIME (UTC)"; entries replaced by a
 compaction summary are marked (compacted), context edits (edited by …) or
@@ -42,28 +43,32 @@ loads it preceded by "line" and followed by pidex's annotations "currentLabel",
 			if err != nil {
 				return err
 			}
-			// Only exact output reads a huge line whole; reading cuts it.
-			context := eng.ContextForReading
-			if a.json || opts.Full {
-				context = eng.Context
+			switch {
+			case a.json && o.Context:
+				sc, err := eng.Context(ctx, ref, o.Leaf)
+				if err != nil {
+					return err
+				}
+				return render.WriteJSON(a.stdout, sc)
+			case a.json:
+				es, err := eng.EntryObjects(ctx, ref, o.Leaf)
+				if err != nil {
+					return err
+				}
+				return render.WriteJSON(a.stdout, es)
 			}
-			sc, err := context(ctx, ref, leaf)
+			o.Whole = opts.Full // only exact output reads a huge line whole; reading cuts it
+			doc, err := eng.Read(ctx, ref, o)
 			if err != nil {
 				return err
 			}
-			switch {
-			case a.json && opts.Context:
-				return render.WriteJSON(a.stdout, sc)
-			case a.json:
-				return render.WriteJSON(a.stdout, sc.Path)
-			}
 			opts.Terminal = a.io.OutTTY
-			return render.Show(a.stdout, ref, sc, opts)
+			return render.Show(a.stdout, doc, opts)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&leaf, "leaf", "", "show the branch ending at this entry id instead of the current leaf")
-	f.BoolVar(&opts.Context, "context", false, "show the model context pi would rebuild (compaction-aware) instead of the whole branch")
+	f.StringVar(&o.Leaf, "leaf", "", "show the branch ending at this entry id instead of the current leaf")
+	f.BoolVar(&o.Context, "context", false, "show the model context pi would rebuild (compaction-aware) instead of the whole branch")
 	f.BoolVar(&opts.Thinking, "thinking", false, "show thinking text instead of its length")
 	f.BoolVar(&opts.Full, "full", false, "show tool calls, tool output and system prompts in full")
 	return cmd

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,8 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/render"
 	"github.com/pidex-dev/pidex/query"
-	"github.com/pidex-dev/pidex/render"
 )
 
 func (a *app) sqlCmd() *cobra.Command {
@@ -55,27 +56,14 @@ ndjson. --param name=value binds :name (integers and reals as numbers).
 			if err != nil {
 				return err
 			}
-			if _, err := a.refresh(ctx); err != nil {
-				return err
-			}
-			if a.eng != nil { // the writer's handle: close it, the query gets its own read-only one
-				a.eng.Close()
-				a.eng = nil
-			}
-			c, err := query.OpenSQL(ctx, a.dbPath)
+			eng, err := a.refresh(ctx)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			if timeout > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, timeout)
-				defer cancel()
-			}
-			rows, err := c.Query(ctx, stmt, ps)
+			rows, err := eng.SQL(ctx, pidex.SQLOptions{Statement: stmt, Params: ps, Timeout: timeout})
 			if err != nil {
-				if err == query.ErrTimeout {
-					return fmt.Errorf("%w (%s)", err, timeout)
+				if errors.Is(err, pidex.ErrTimeout) {
+					return fmt.Errorf("%w (--timeout %s)", err, timeout)
 				}
 				return err
 			}
@@ -152,9 +140,9 @@ func (a *app) schemaCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if a.json {
-				return render.WriteJSON(a.stdout, query.Views)
+				return render.WriteJSON(a.stdout, pidex.Views)
 			}
-			_, err := io.WriteString(a.stdout, render.ViewReference(query.Views))
+			_, err := io.WriteString(a.stdout, render.ViewReference(pidex.Views))
 			return err
 		},
 	}

@@ -12,11 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
-	"github.com/pidex-dev/pidex/query"
-	"github.com/pidex-dev/pidex/render"
-	"github.com/pidex-dev/pidex/schema"
+	"github.com/pidex-dev/pidex/internal/render"
 )
 
 // sqlEnv is a catalog of the bundled corpus and a way to run the CLI on it.
@@ -93,7 +92,7 @@ func TestSQLViewColumnsPinned(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, v := range query.Views {
+	for _, v := range pidex.Views {
 		var got []string
 		if err := db.Select(&got, "SELECT name FROM pragma_table_info(?)", v.Name); err != nil || len(got) == 0 {
 			t.Fatalf("%s: %v (no such view?)", v.Name, err)
@@ -151,7 +150,7 @@ func TestSQLRefusesWrites(t *testing.T) {
 		"SAVEPOINT a",
 	} {
 		_, err := e.run("sql", "--no-refresh", stmt)
-		if !errors.Is(err, schema.ErrUsage) {
+		if !errors.Is(err, pidex.ErrUsage) {
 			t.Errorf("%q: %v, want a usage error", stmt, err)
 		}
 	}
@@ -248,7 +247,7 @@ Both read files, so they cost about a millisecond per row on large lines: filter
 
 ## Views
 
-` + render.ViewReference(query.Views) + `## Examples
+` + render.ViewReference(pidex.Views) + `## Examples
 
 Each runs on the bundled corpus (` + "`testdata/sessions`" + `) with ` + "`pidex sql -f FILE --format table`" + `;
 the files are ` + "`cmd/pidex/testdata/sql/*.sql`" + `, and a test checks these outputs.
@@ -264,7 +263,7 @@ func TestSQLSchemaAndStdin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range query.Views {
+	for _, v := range pidex.Views {
 		if !strings.Contains(out, "### "+v.Name+"\n") || !strings.Contains(out, "| `"+v.Columns[len(v.Columns)-1].Name+"` |") {
 			t.Errorf("pidex schema lacks %s", v.Name)
 		}

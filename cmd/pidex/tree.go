@@ -3,7 +3,8 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/pidex-dev/pidex/render"
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/render"
 )
 
 func (a *app) treeCmd() *cobra.Command {
@@ -29,12 +30,9 @@ with "depth" and without "children".`,
 			if err != nil {
 				return err
 			}
-			roots, err := eng.Tree(ctx, ref)
+			roots, err := eng.Tree(ctx, ref, pidex.TreeOptions{PathOnly: pathOnly})
 			if err != nil {
 				return err
-			}
-			if pathOnly {
-				roots = render.PathOnly(roots)
 			}
 			if a.json && flat {
 				return render.WriteJSONLines(a.stdout, render.FlatTree(roots))

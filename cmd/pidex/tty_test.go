@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/pidex-dev/pidex/render"
+	"github.com/pidex-dev/pidex/internal/render"
 )
 
 // Terminal and pipe output differ, and both are tested through the

@@ -4,8 +4,8 @@
 //
 //   TZ=UTC node testdata/gen/jsdate.mjs
 //
-// Writes pi/testdata/jsdate.json      [{"input": "...", "ms": <number, or null for NaN>}]
-//    and pi/testdata/jsisostring.json [{"ms": <number>, "iso": "..."}]
+// Writes internal/js/testdata/jsdate.json      [{"input": "...", "ms": <number, or null for NaN>}]
+//    and internal/js/testdata/jsisostring.json [{"ms": <number>, "iso": "..."}]
 //
 // pidex reads zone-less (local) times as UTC, so the table is made in UTC. The
 // script re-runs itself with TZ=UTC if needed, and refuses to write anything
@@ -417,7 +417,7 @@ const isoRows = isoValues.map((ms) => ({ ms, iso: new Date(ms).toISOString() }))
 
 // One row per line, so a regenerated table diffs well.
 const lines = (xs) => "[\n" + xs.map((x) => "  " + JSON.stringify(x)).join(",\n") + "\n]\n";
-const out = join(dirname(SELF), "..", "..", "pi", "testdata");
+const out = join(dirname(SELF), "..", "..", "internal", "js", "testdata");
 writeFileSync(join(out, "jsdate.json"), lines(rows));
 writeFileSync(join(out, "jsisostring.json"), lines(isoRows));
 console.log(`jsdate.mjs: node ${process.version}: ${rows.length} Date.parse rows, ${isoRows.length} toISOString rows -> ${out}`);

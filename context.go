@@ -1,0 +1,112 @@
+package pidex
+
+import (
+	"encoding/json"
+)
+
+// Context is the model context pi rebuilds for a session when it resumes
+// it at a leaf: exactly the result of buildSessionContext in
+// @earendil-works/pi-coding-agent 1.6.0 (`pidex show --context --json`).
+// Each message is the JSON object pi would send the model.
+type Context struct {
+	Messages []json.RawMessage `json:"messages"`
+	// ThinkingLevel is the value of the last thinking_level_change on the
+	// path, "off" if there is none; raw JSON (a string in practice), and
+	// absent when the last change had no thinkingLevel field.
+	ThinkingLevel json.RawMessage `json:"thinkingLevel,omitempty"`
+	// Model is the last model_change or assistant message on the path;
+	// nil (JSON null) if there is none.
+	Model *ContextModel `json:"model"`
+}
+
+// Level is the thinking level as a string ("" if it is not one).
+func (c *Context) Level() string {
+	s, _ := jsonString(c.ThinkingLevel)
+	return s
+}
+
+// ContextModel is pi's {provider, modelId}. The values are raw JSON
+// (strings in practice); a field the source entry lacks is absent.
+type ContextModel struct {
+	Provider json.RawMessage `json:"provider,omitempty"`
+	ModelID  json.RawMessage `json:"modelId,omitempty"`
+}
+
+// String is "provider/modelId" ("?" for a missing or non-string part; ""
+// for no model).
+func (m *ContextModel) String() string {
+	if m == nil {
+		return ""
+	}
+	part := func(v json.RawMessage) string {
+		if s, ok := jsonString(v); ok {
+			return s
+		}
+		return "?"
+	}
+	return ModelName(part(m.Provider), part(m.ModelID))
+}
+
+// ModelName is how pidex writes a model everywhere: "provider/model".
+func ModelName(provider, model string) string { return provider + "/" + model }
+
+// jsonString decodes v when it is a JSON string.
+func jsonString(v json.RawMessage) (string, bool) {
+	var s string
+	if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// ReadOptions choose what a Document shows.
+type ReadOptions struct {
+	Leaf string // the branch ending at this entry ("": pi's leaf, the last entry in the file)
+	// Context shows the messages of the model context pi would rebuild at
+	// the leaf instead of the entries of the branch.
+	Context bool
+	// Whole reads every line whole; otherwise a line over ReadCutLine bytes
+	// (a huge tool result) is read as a stream and kept cut, so that
+	// memory does not grow with it.
+	Whole bool
+	// Window: only these items (entries, or context messages) are in the
+	// Document, the others are only counted (a long session is read a page
+	// at a time). The zero Window is every item.
+	Window Window
+}
+
+// ReadCutLine is the longest line a Document reads whole unless
+// ReadOptions.Whole; longer ones are cut (their strings keep their first
+// ReadCutString bytes).
+const (
+	ReadCutLine   = 1 << 20
+	ReadCutString = 4 << 10
+)
+
+// Window is a run of a branch's items: Size items from From, or, when
+// From is negative, around the item of entry Around (a search hit), else
+// the last ones. Size 0 is every item.
+type Window struct {
+	From   int
+	Around string
+	Size   int
+}
+
+// Span is the window [from, to) of n items, target being the index of the
+// item Around names (-1: none): from From, else starting a little before
+// the target, else the last Size items.
+func (w Window) Span(n, target int) (from, to int) {
+	if w.Size <= 0 {
+		return 0, n
+	}
+	switch {
+	case w.From >= 0:
+		from = w.From
+	case target >= 0:
+		from = target - w.Size/10
+	default:
+		from = n - w.Size
+	}
+	from = max(0, min(from, n-w.Size))
+	return from, min(n, from+w.Size)
+}

@@ -1,0 +1,143 @@
+package pidex
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// CostKeys are the groupings of a cost report; the first three are
+// periods (in the report's zone).
+var CostKeys = []string{"day", "week", "month", "model", "provider", "project", "session", "source"}
+
+// DefaultCostBy is a report's grouping unless told otherwise.
+const DefaultCostBy = "day"
+
+// IsPeriod reports whether a cost key is a period (day, week, month).
+func IsPeriod(key string) bool { return key == "day" || key == "week" || key == "month" }
+
+// CostOptions are a cost report in the user's words.
+type CostOptions struct {
+	By      []string // CostKeys, in the order wanted (nil: DefaultCostBy; given, it names at least one)
+	Source  string // usage sources, comma-separated (Vocabulary.Sources; "": all)
+	TZ      string // IANA zone of days, weeks and months ("": the local zone)
+	Since   string // call time at or after (ParseTime, bare dates in TZ)
+	Until   string // call time before (a bare date includes that day)
+	Project string // the session's working directory contains this, ignoring case
+	Cwd     string // the session's working directory is exactly this
+	Session string // one session: an id, a unique prefix or name, or a file path
+	Model   string // the call's provider/model contains this, ignoring case
+	Branch  string // BranchAll (""), BranchActive or BranchAbandoned
+	// NoDedup counts every copy of a call that forks hold (the raw sum of
+	// the files); by default a call counts once.
+	NoDedup bool
+	// Prices, if set, reprices every call (see ParsePrices).
+	Prices *Prices
+}
+
+// CostFilter is CostOptions checked, with defaults applied (the session is
+// resolved by the engine).
+type CostFilter struct {
+	By           []string
+	Sources      []string
+	TZ           *time.Location
+	Since, Until time.Time // zero: open
+	Project, Cwd string
+	Model        string
+	Branch       string
+	NoDedup      bool
+	Prices       *Prices
+	// FileID is the session of CostOptions.Session, resolved by the
+	// engine (0: every session).
+	FileID int64
+}
+
+// Filter checks the options against the vocabulary and applies the
+// defaults.
+func (o CostOptions) Filter(v Vocabulary) (CostFilter, error) {
+	f := CostFilter{Project: o.Project, Cwd: o.Cwd, Model: o.Model, Branch: o.Branch, NoDedup: o.NoDedup, Prices: o.Prices, TZ: time.Local}
+	by := o.By
+	if by == nil {
+		by = []string{DefaultCostBy}
+	}
+	var err error
+	if f.By, err = words("by", by, CostKeys); err != nil {
+		return f, err
+	}
+	if o.Source != "" {
+		if f.Sources, err = words("source", strings.Split(o.Source, ","), v.Sources); err != nil {
+			return f, err
+		}
+	}
+	if o.TZ != "" {
+		if f.TZ, err = time.LoadLocation(o.TZ); err != nil {
+			return f, badOption("tz", o.TZ, "want an IANA time zone such as Europe/Paris, America/New_York or UTC")
+		}
+	}
+	if f.Since, err = ParseTime("since", o.Since, false, f.TZ); err != nil {
+		return f, err
+	}
+	if f.Until, err = ParseTime("until", o.Until, true, f.TZ); err != nil {
+		return f, err
+	}
+	switch f.Branch {
+	case "":
+		f.Branch = BranchAll
+	case BranchAll, BranchActive, BranchAbandoned:
+	default:
+		return f, badOption("branch", f.Branch, oneOf([]string{BranchAll, BranchActive, BranchAbandoned}))
+	}
+	return f, nil
+}
+
+// words checks a list of words from allowed: at least one, each once.
+func words(option string, list []string, allowed []string) ([]string, error) {
+	given := strings.Join(list, ",")
+	var out []string
+	for _, p := range list {
+		w := strings.TrimSpace(p)
+		switch {
+		case w == "":
+			return nil, badOption(option, given, "want "+alternatives(allowed)+", separated by commas")
+		case !slices.Contains(allowed, w):
+			return nil, badOption(option, w, oneOf(allowed))
+		case slices.Contains(out, w):
+			return nil, badOption(option, given, "names "+w+" twice")
+		}
+		out = append(out, w)
+	}
+	if len(out) == 0 {
+		return nil, badOption(option, given, "want "+alternatives(allowed)+", separated by commas")
+	}
+	return out, nil
+}
+
+// CostReport is the answer to a cost report: one row per group, ordered by
+// period (oldest first), then by cost (most expensive first).
+type CostReport struct {
+	By       []string
+	Rows     []CostRow
+	Totals   CostSums
+	Repriced bool // the report had prices
+}
+
+// CostRow is one group: Keys holds its value of each of the report's By
+// keys ("unknown" for a call without a time or a model).
+type CostRow struct {
+	Keys []string
+	CostSums
+}
+
+// CostSums are the figures of one row of a cost report. Sums saturate at
+// the largest finite value.
+type CostSums struct {
+	Input, Output, CacheRead, CacheWrite, CacheWrite1h, TotalTokens float64
+	Cost                                                            float64
+	Calls                                                           int64
+	// Repriced is the cost from the prices of the calls whose model they
+	// price; Unpriced names the models they lack (their calls are not in
+	// Repriced: never a silent $0).
+	Repriced    float64
+	Unpriced    []string
+	PricedCalls int64 // calls in Repriced: 0 with Unpriced set means "no price", not $0
+}

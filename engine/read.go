@@ -1,0 +1,257 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/fts"
+	"github.com/pidex-dev/pidex/internal/view"
+	"github.com/pidex-dev/pidex/pi"
+	"github.com/pidex-dev/pidex/query"
+)
+
+// The read side. Each method answers from the catalog as it is: a face
+// refreshes first (Refresh, with its progress) when an answer must be
+// fresh. Options are checked and their defaults applied by their Filter
+// methods (package pidex); a bad value is a *pidex.OptionError.
+
+// Vocabulary is what options may name (search role groups, usage
+// sources), from the registry of kinds and roles (package pi).
+func (e *Engine) Vocabulary() pidex.Vocabulary { return pi.Vocabulary() }
+
+// List lists the sessions of the engine's roots.
+func (e *Engine) List(ctx context.Context, o pidex.ListOptions) ([]pidex.Session, error) {
+	f, err := o.Filter()
+	if err != nil {
+		return nil, err
+	}
+	return e.reader.List(ctx, f)
+}
+
+// Count is the number of sessions List would return without its limit
+// and offset: the length of a listing shown a page at a time.
+func (e *Engine) Count(ctx context.Context, o pidex.ListOptions) (int, error) {
+	f, err := o.Filter()
+	if err != nil {
+		return 0, err
+	}
+	return e.reader.Count(ctx, f)
+}
+
+// Info is one session's listing record (the fields of List).
+func (e *Engine) Info(ctx context.Context, ref pidex.SessionRef) (pidex.Session, error) {
+	return e.reader.Session(ctx, ref.FileID)
+}
+
+// Tree is a session's entry tree, like pi's getTree(): children ordered
+// by timestamp, file order breaking ties.
+func (e *Engine) Tree(ctx context.Context, ref pidex.SessionRef, o pidex.TreeOptions) ([]*pidex.TreeNode, error) {
+	roots, err := e.reader.Tree(ctx, ref.FileID)
+	if err != nil || !o.PathOnly {
+		return roots, err
+	}
+	return pathOnly(roots), nil
+}
+
+// pathOnly keeps only the nodes on the way to the leaf. Iterative: a
+// conversation is as deep as it is long.
+func pathOnly(roots []*pidex.TreeNode) []*pidex.TreeNode {
+	keep := map[*pidex.TreeNode]bool{}
+	parent := map[*pidex.TreeNode]*pidex.TreeNode{}
+	stack := append([]*pidex.TreeNode(nil), roots...)
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n.Leaf {
+			for m := n; m != nil && !keep[m]; m = parent[m] {
+				keep[m] = true
+			}
+		}
+		for _, c := range n.Children {
+			parent[c] = n
+			stack = append(stack, c)
+		}
+	}
+	prune := func(ns []*pidex.TreeNode) []*pidex.TreeNode {
+		out := []*pidex.TreeNode{}
+		for _, n := range ns {
+			if keep[n] {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	for n := range keep {
+		n.Children = prune(n.Children)
+	}
+	return prune(roots)
+}
+
+// Previews are the one-line summaries of a session's entries, by offset
+// (pi.Preview). They are kept between calls: reading them decodes every
+// line of the file, and a session file only grows, so a later call reads
+// only the new entries.
+func (e *Engine) Previews(ctx context.Context, ref pidex.SessionRef) (map[int64]string, error) {
+	rows, err := e.reader.Entries(ctx, ref.FileID)
+	if err != nil {
+		return nil, err
+	}
+	return e.previews.previews(ref.Path, rows)
+}
+
+// Path is the root-to-leaf path ("" = pi's leaf, the last entry of the
+// file).
+func (e *Engine) Path(ctx context.Context, ref pidex.SessionRef, leaf string) ([]pidex.Entry, error) {
+	return e.reader.Path(ctx, ref.FileID, leaf)
+}
+
+// Context is the model context pi would rebuild at leaf ("" = pi's leaf),
+// exactly: every line is read whole.
+func (e *Engine) Context(ctx context.Context, ref pidex.SessionRef, leaf string) (*pidex.Context, error) {
+	sc, _, _, err := e.context(ctx, ref, query.ContextSpec{Leaf: leaf})
+	if err != nil {
+		return nil, err
+	}
+	return &sc.Context, nil
+}
+
+// EntryObjects are the entries of the path to leaf as pi holds them after
+// loading, each a JSON object with pidex's annotations (`pidex show
+// --json`; see pi.PathItem). Every line is read whole.
+func (e *Engine) EntryObjects(ctx context.Context, ref pidex.SessionRef, leaf string) ([]json.RawMessage, error) {
+	sc, _, _, err := e.context(ctx, ref, query.ContextSpec{Leaf: leaf})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]json.RawMessage, len(sc.Path))
+	for i := range sc.Path {
+		if out[i], err = sc.Path[i].MarshalJSON(); err != nil {
+			return nil, fmt.Errorf("write entry at line %d: %w", sc.Path[i].Entry.Line, err)
+		}
+	}
+	return out, nil
+}
+
+// Read is a session for reading (see pidex.Document): the entries of the
+// branch to o.Leaf, or the messages of its model context, a window of
+// them if o.Window says so.
+func (e *Engine) Read(ctx context.Context, ref pidex.SessionRef, o pidex.ReadOptions) (*pidex.Document, error) {
+	spec := query.ContextSpec{Leaf: o.Leaf}
+	if !o.Whole {
+		spec.MaxLine, spec.MaxString = pidex.ReadCutLine, pidex.ReadCutString
+	}
+	if !o.Context {
+		spec.Window = o.Window // only the entries shown are read whole
+	}
+	sc, from, to, err := e.context(ctx, ref, spec)
+	if err != nil {
+		return nil, err
+	}
+	info, err := e.reader.Session(ctx, ref.FileID)
+	if err != nil {
+		return nil, err
+	}
+	if o.Context {
+		return view.ContextDocument(ref, info, sc, o.Window), nil
+	}
+	return view.BranchDocument(ref, info, sc, from, to), nil
+}
+
+// context rebuilds (or finds kept) the context of a branch: the one way
+// every read of a session's content goes.
+func (e *Engine) context(ctx context.Context, ref pidex.SessionRef, spec query.ContextSpec) (*pi.SessionContext, int, int, error) {
+	info, err := e.reader.Session(ctx, ref.FileID)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	key := contextKey{path: ref.Path, size: info.SizeBytes, entries: info.EntryCount, spec: spec}
+	return e.contexts.get(key, func() (*pi.SessionContext, int, int, error) {
+		return e.reader.Context(ctx, ref, spec)
+	})
+}
+
+// Warnings lists every line that could not be read.
+func (e *Engine) Warnings(ctx context.Context) ([]pidex.Warning, error) {
+	return e.reader.Warnings(ctx)
+}
+
+// Search returns the entries matching o, best first (or newest first),
+// with snippets.
+func (e *Engine) Search(ctx context.Context, o pidex.SearchOptions) ([]pidex.Hit, error) {
+	q, f, err := e.searchFilter(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return e.reader.Search(ctx, q, f)
+}
+
+// SearchSessions returns the sessions matching o with their number of
+// matching entries, best match first (or most recently modified first).
+func (e *Engine) SearchSessions(ctx context.Context, o pidex.SearchOptions) ([]pidex.SessionHits, error) {
+	q, f, err := e.searchFilter(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return e.reader.SearchSessions(ctx, q, f)
+}
+
+func (e *Engine) searchFilter(ctx context.Context, o pidex.SearchOptions) (fts.Node, pidex.SearchFilter, error) {
+	f, err := o.Filter(e.Vocabulary())
+	if err != nil {
+		return nil, f, err
+	}
+	q, err := fts.Parse(o.Query)
+	if err != nil {
+		return nil, f, err
+	}
+	f.FileID, err = e.fileOf(ctx, o.Session)
+	return q, f, err
+}
+
+// fileOf resolves a session filter ("": none).
+func (e *Engine) fileOf(ctx context.Context, session string) (int64, error) {
+	if session == "" {
+		return 0, nil
+	}
+	ref, err := e.Resolve(ctx, session)
+	return ref.FileID, err
+}
+
+// TextCoverage says how many of the sessions' bytes have their text
+// indexed, of how many (the text pass runs behind the metadata).
+func (e *Engine) TextCoverage(ctx context.Context) (indexed, total int64, err error) {
+	return e.reader.TextCoverage(ctx)
+}
+
+// Cost sums the usage records o selects (see README, Cost).
+func (e *Engine) Cost(ctx context.Context, o pidex.CostOptions) (*pidex.CostReport, error) {
+	f, err := o.Filter(e.Vocabulary())
+	if err != nil {
+		return nil, err
+	}
+	if f.FileID, err = e.fileOf(ctx, o.Session); err != nil {
+		return nil, err
+	}
+	return e.reader.Cost(ctx, f)
+}
+
+// SQL runs one read-only statement on the catalog's views, on a
+// connection of its own that cannot change anything (see query.SQLConn).
+func (e *Engine) SQL(ctx context.Context, o pidex.SQLOptions) (*pidex.Rows, error) {
+	if err := query.CheckReadOnly(o.Statement); err != nil {
+		return nil, err
+	}
+	c, err := query.OpenSQL(ctx, e.db.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	return c.Query(ctx, o.Statement, o.Params)
+}

@@ -1,0 +1,149 @@
+package render
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/text"
+)
+
+// CostJSON writes a cost report as one JSON document:
+// {"rows":[{<key>: value…, "input", "output", "cacheRead", "cacheWrite",
+// "totalTokens", "cost", "calls"}], "totals":{…}}; with prices, each also
+// has "repricedCost" (null when no call of the row has a price) and
+// "unpriced" (models the prices file lacks). The
+// document is built whole before it is written.
+func CostJSON(w io.Writer, r *pidex.CostReport) error {
+	var b bytes.Buffer
+	b.WriteString("{\n  \"rows\": [")
+	for i, row := range r.Rows {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n    {")
+		for j, k := range r.By {
+			writeMember(&b, k, row.Keys[j])
+			b.WriteString(", ")
+		}
+		writeSums(&b, row.CostSums, r.Repriced)
+		b.WriteByte('}')
+	}
+	if len(r.Rows) > 0 {
+		b.WriteString("\n  ")
+	}
+	b.WriteString("],\n  \"totals\": {")
+	writeSums(&b, r.Totals, r.Repriced)
+	b.WriteString("}\n}\n")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func writeSums(b *bytes.Buffer, s pidex.CostSums, repriced bool) {
+	for i, f := range []struct {
+		k string
+		v any
+	}{{"input", s.Input}, {"output", s.Output}, {"cacheRead", s.CacheRead}, {"cacheWrite", s.CacheWrite},
+		{"totalTokens", s.TotalTokens}, {"cost", s.Cost}, {"calls", s.Calls}} {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeMember(b, f.k, f.v)
+	}
+	if repriced {
+		b.WriteString(", ")
+		var rc any = s.Repriced
+		if noPrice(s) {
+			rc = nil
+		}
+		writeMember(b, "repricedCost", rc)
+		b.WriteString(", ")
+		un := s.Unpriced
+		if un == nil {
+			un = []string{}
+		}
+		writeMember(b, "unpriced", un)
+	}
+}
+
+func writeMember(b *bytes.Buffer, k string, v any) {
+	kb, _ := json.Marshal(k)
+	vb, _ := json.Marshal(v) // strings and finite numbers (sums saturate)
+	b.Write(kb)
+	b.WriteString(": ")
+	b.Write(vb)
+}
+
+// costHeader names the columns of the table and CSV forms.
+func costHeader(r *pidex.CostReport) []string {
+	h := append([]string{}, r.By...)
+	h = append(h, "calls", "input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost")
+	if r.Repriced {
+		h = append(h, "repriced", "unpriced")
+	}
+	return h
+}
+
+// costCells formats one row; tty groups digits and rounds cost to cents.
+func costCells(keys []string, s pidex.CostSums, repriced, tty bool) []string {
+	num := Num
+	money := func(f float64) string { return strconv.FormatFloat(f, 'f', 6, 64) }
+	if tty {
+		num = func(f float64) string { return text.GroupDigits(Num(f)) }
+		money = func(f float64) string { return "$" + text.GroupDigits(strconv.FormatFloat(f, 'f', 2, 64)) }
+	}
+	c := append([]string{}, keys...)
+	c = append(c, num(float64(s.Calls)), num(s.Input), num(s.Output), num(s.CacheRead), num(s.CacheWrite),
+		num(s.TotalTokens), money(s.Cost))
+	if repriced {
+		r := money(s.Repriced)
+		if noPrice(s) {
+			r = "-"
+		}
+		c = append(c, r, strings.Join(s.Unpriced, " "))
+	}
+	return c
+}
+
+// noPrice: none of the row's calls has a price (never shown as $0).
+func noPrice(s pidex.CostSums) bool { return s.PricedCalls == 0 && len(s.Unpriced) > 0 }
+
+// CostTable writes a cost report as a table with a totals row: aligned,
+// digits grouped and cost in dollars on a terminal; tab-separated with
+// full values when piped.
+func CostTable(w io.Writer, r *pidex.CostReport, tty bool) error {
+	t := NewTable(w, tty, costHeader(r)...)
+	for _, row := range r.Rows {
+		t.Row(costCells(row.Keys, row.CostSums, r.Repriced, tty)...)
+	}
+	t.Row(costCells(totalKeys(r), r.Totals, r.Repriced, tty)...)
+	return t.Flush()
+}
+
+func totalKeys(r *pidex.CostReport) []string {
+	keys := make([]string, len(r.By))
+	if len(keys) > 0 {
+		keys[0] = "total"
+	}
+	return keys
+}
+
+// CostCSV writes a cost report as CSV (RFC 4180), totals last.
+func CostCSV(w io.Writer, r *pidex.CostReport) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write(costHeader(r))
+	for _, row := range r.Rows {
+		_ = cw.Write(costCells(row.Keys, row.CostSums, r.Repriced, false))
+	}
+	_ = cw.Write(costCells(totalKeys(r), r.Totals, r.Repriced, false))
+	cw.Flush()
+	return cw.Error()
+}
+
+// costFmt is a short dollar figure for chart labels.
+func costFmt(f float64) string { return fmt.Sprintf("$%.2f", f) }

@@ -1,0 +1,111 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/text"
+)
+
+// ANSI bold, for matched words on a terminal.
+const (
+	bold  = "\x1b[1m"
+	reset = "\x1b[0m"
+)
+
+// Hits writes search hits. On a terminal each hit is a block: time,
+// project, session, role and entry; the snippet with the matched words in
+// bold; and the command that opens it. Piped: tab-separated, one hit a
+// line, with a header.
+func Hits(w io.Writer, hits []pidex.Hit, tty bool, width int) error {
+	if !tty {
+		t := NewTable(w, false, "score", "time", "session_id", "session", "entry_id", "role", "cwd", "path", "line", "snippet", "open")
+		for _, h := range hits {
+			t.Row(fmt.Sprintf("%.3f", h.Score), hitTime(h, false), h.SessionID, sessionTitle(h, 80), h.EntryID, h.Role, h.Cwd, h.Path,
+				Itoa(h.Line), h.Snippet, openCommand(h))
+		}
+		return t.Flush()
+	}
+	ew := &errWriter{w: w}
+	for i, h := range hits {
+		if i > 0 {
+			ew.str("\n")
+		}
+		head := Safe(fmt.Sprintf("%s  %s  %s  %s %s", hitTime(h, true), project(h.Cwd), sessionTitle(h, 200), h.Role, h.EntryID))
+		ew.str(text.Cut(head, width) + "\n")
+		ew.str("  " + highlighted(h.Segments) + "\n")
+		ew.str("  " + Safe(openCommand(h)) + "\n")
+	}
+	return ew.err
+}
+
+// SessionHits writes sessions with their hit counts.
+func SessionHits(w io.Writer, ss []pidex.SessionHits, tty bool, width int) error {
+	if !tty {
+		t := NewTable(w, false, "hits", "session_id", "cwd", "name", "first_message", "path")
+		for _, s := range ss {
+			name := ""
+			if s.Name != nil {
+				name = *s.Name
+			}
+			t.Row(Itoa(s.Hits), s.SessionID, s.Cwd, name, s.FirstMessage, s.Path)
+		}
+		return t.Flush()
+	}
+	t := NewTable(w, true, "HITS", "ID", "PROJECT", "NAME / FIRST MESSAGE")
+	for _, s := range ss {
+		title := text.OneLine(text.Cut(s.FirstMessage, 4*width))
+		if s.Name != nil {
+			title = *s.Name + " — " + title
+		}
+		t.Row(Itoa(s.Hits), text.Cut(s.SessionID, 13), text.Cut(project(s.Cwd), 20), text.Cut(title, max(20, width-45)))
+	}
+	return t.Flush()
+}
+
+// sessionTitle is the session's name, else its first message, on one line.
+func sessionTitle(h pidex.Hit, n int) string {
+	if h.Name != "" {
+		return h.Name
+	}
+	return text.OneLine(text.Cut(h.FirstMessage, n))
+}
+
+func hitTime(h pidex.Hit, short bool) string {
+	if h.Timestamp == nil {
+		return "-"
+	}
+	if short {
+		return h.Timestamp.UTC().Local().Format("2006-01-02 15:04")
+	}
+	return h.Timestamp.UTC().Format("2006-01-02T15:04:05Z07:00")
+}
+
+// project is the last element of a session's cwd, "-" without one.
+func project(cwd string) string {
+	if cwd == "" {
+		return "-"
+	}
+	return filepath.Base(cwd)
+}
+
+// openCommand is how to see the hit in its conversation.
+func openCommand(h pidex.Hit) string {
+	return "pidex show " + h.SessionID + " --leaf " + h.EntryID
+}
+
+// highlighted joins snippet segments with the matches in bold.
+func highlighted(segs []pidex.Segment) string {
+	var b strings.Builder
+	for _, s := range segs {
+		if s.Hit {
+			b.WriteString(bold + Safe(s.Text) + reset)
+		} else {
+			b.WriteString(Safe(s.Text))
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,98 @@
+// Package text holds the text helpers every view shares: cutting to a
+// length, folding white space, splitting lines.
+package text
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Cut shortens s to n runes, marking the cut with an ellipsis.
+func Cut(s string, n int) string {
+	if len(s) <= n { // bytes ≥ runes: nothing to cut
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n < 2 {
+		return string(r[:max(n, 0)])
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// OneLine collapses every run of white space (newlines included) to one space.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Lines splits text into lines, without trailing blank lines and trailing
+// spaces; tabs inside are kept.
+func Lines(s string) []string {
+	s = strings.TrimRight(strings.ReplaceAll(s, "\r\n", "\n"), " \t\r\n")
+	if s == "" {
+		return nil
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t\r")
+	}
+	return lines
+}
+
+// FirstLine is the first line of s (trimmed), with " …" when more follow.
+func FirstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+// Bytes is a byte count for people: 512 B, 1.2 KiB, 25.2 MiB, …
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// GroupDigits puts thousands separators into a decimal number (1234567.5
+// is 1,234,567.5).
+func GroupDigits(s string) string {
+	intPart, frac, _ := strings.Cut(s, ".")
+	neg := strings.HasPrefix(intPart, "-")
+	intPart = strings.TrimPrefix(intPart, "-")
+	var b strings.Builder
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	out := b.String()
+	if neg {
+		out = "-" + out
+	}
+	if frac != "" {
+		out += "." + frac
+	}
+	return out
+}
+
+// Count is an integer with thousands separators.
+func Count(n int64) string { return GroupDigits(strconv.FormatInt(n, 10)) }
+
+// Plural is one or many, as n says.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,104 @@
+package pidex
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Price is one model's USD price per token, in LiteLLM's field names
+// (model_prices_and_context_window.json).
+type Price struct {
+	Input        float64 `json:"input_cost_per_token"`
+	Output       float64 `json:"output_cost_per_token"`
+	CacheRead    float64 `json:"cache_read_input_token_cost"`
+	CacheWrite   float64 `json:"cache_creation_input_token_cost"`
+	CacheWrite1h float64 `json:"cache_creation_input_token_cost_above_1hr"`
+	Provider     string  `json:"litellm_provider"`
+}
+
+// Cost prices the token sums s. Cache writes with a one-hour lifetime take
+// their own price when the file has one. Tiered prices (above 200k tokens
+// of one request) are not applied: a rollup no longer knows each call's size.
+func (p Price) Cost(s CostSums) float64 {
+	w1h := p.CacheWrite1h
+	if w1h == 0 {
+		w1h = p.CacheWrite
+	}
+	return s.Input*p.Input + s.Output*p.Output + s.CacheRead*p.CacheRead +
+		(s.CacheWrite-s.CacheWrite1h)*p.CacheWrite + s.CacheWrite1h*w1h
+}
+
+// Prices is a prices file in LiteLLM's shape: model name → price.
+type Prices struct {
+	m     map[string]Price
+	lower map[string]string // lower-case name → name
+}
+
+// LoadPrices reads a prices file in LiteLLM's JSON shape. Entries that are
+// not price objects (LiteLLM's "sample_spec" documentation entry, or
+// anything unexpected) are skipped.
+func LoadPrices(path string) (*Prices, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read prices: %w", err)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, Usagef("read prices %s: %v", path, err)
+	}
+	p := &Prices{m: map[string]Price{}, lower: map[string]string{}}
+	for name, v := range raw {
+		var pr Price
+		if name == "sample_spec" || json.Unmarshal(v, &pr) != nil {
+			continue
+		}
+		p.m[name] = pr
+		p.lower[strings.ToLower(name)] = name
+	}
+	return p, nil
+}
+
+// litellmProvider is LiteLLM's name for a pi provider, where they differ.
+var litellmProvider = map[string]string{
+	"google":         "gemini",
+	"google-vertex":  "vertex_ai",
+	"amazon-bedrock": "bedrock",
+	"azure-openai":   "azure",
+}
+
+// Lookup finds the price of a call's model as LiteLLM resolves names: the
+// provider-prefixed name ("anthropic/claude-…", with LiteLLM's provider
+// names), then the bare name, then the name with its own prefix removed
+// ("anthropic/claude-…" as an OpenRouter model is "claude-…"); exact case
+// first, then any case.
+func (p *Prices) Lookup(provider, model string) (Price, bool) {
+	if model == "" {
+		return Price{}, false
+	}
+	lp := provider
+	if alias, ok := litellmProvider[provider]; ok {
+		lp = alias
+	}
+	var names []string
+	for m := model; ; {
+		names = append(names, lp+"/"+m, provider+"/"+m, m)
+		i := strings.IndexByte(m, '/')
+		if i < 0 {
+			break
+		}
+		m = m[i+1:]
+	}
+	for _, n := range names {
+		if pr, ok := p.m[n]; ok {
+			return pr, true
+		}
+	}
+	for _, n := range names {
+		if name, ok := p.lower[strings.ToLower(n)]; ok {
+			return p.m[name], true
+		}
+	}
+	return Price{}, false
+}

@@ -1,0 +1,25 @@
+// Package query is pidex's read side over the SQLite catalog: resolving
+// session references, listings, trees and paths, search, cost reports,
+// and entries read back from the session files by their offsets. It never
+// writes and never imports the indexer: package engine refreshes the
+// catalog first when an answer must be fresh, then asks a Reader.
+package query
+
+import (
+	"github.com/jmoiron/sqlx"
+
+	"github.com/pidex-dev/pidex/catalog"
+)
+
+// Reader answers questions about one catalog, for the sessions under its
+// roots. It is safe for concurrent use.
+type Reader struct {
+	db    *sqlx.DB
+	roots []string // absolute; none: every session of the catalog
+}
+
+// New returns a reader of db for the sessions under roots (absolute
+// paths; none means every session the catalog holds).
+func New(db *catalog.DB, roots []string) *Reader {
+	return &Reader{db: db.DB, roots: roots}
+}
