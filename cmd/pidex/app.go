@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -56,22 +55,7 @@ func (a *app) execute(ctx context.Context, args []string) error {
 		}
 	}()
 	_, err := root.ExecuteContextC(ctx)
-	if err != nil && isCobraUsage(err) {
-		return fmt.Errorf("%w: %s", errUsage, err.Error())
-	}
 	return err
-}
-
-// isCobraUsage recognises cobra's argument and flag errors, which it does
-// not type.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "flag needs", "invalid argument", "accepts ", "requires at least", "requires at most", "required flag"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }
 
 func (a *app) rootCmd() *cobra.Command {
@@ -81,7 +65,10 @@ func (a *app) rootCmd() *cobra.Command {
 		Long:          "pidex keeps a SQLite catalog of pi's session files (it only ever reads them) and answers from it in milliseconds.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          unknownCommand,
+		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
+	root.SetFlagErrorFunc(flagError)
 	f := root.PersistentFlags()
 	f.StringVar(&a.dbPath, "db", catalog.DefaultPath(), "catalog file (env PIDEX_DB)")
 	f.StringArrayVar(&a.sessions, "sessions", nil, "session root to index (repeatable; default: $PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions)")

@@ -50,7 +50,7 @@ pidex search -- -draft notes.
 --json prints [{path, sessionId, entryId, offset, line, role, timestamp,
 snippet, highlights, score}] (with --sessions-only: [{path, sessionId, name,
 firstMessage, hits}]).`,
-		Args: cobra.MinimumNArgs(1),
+		Args: aQuery,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			o.Query = strings.Join(args, " ")

@@ -40,7 +40,7 @@ only requests addressed to that host or localhost. Listening elsewhere
 (open the printed URL once: the browser keeps it in a cookie).
 
 The URL is printed on stdout when the server is ready; logs go to stderr.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			if os.Getenv("GOMEMLIMIT") == "" {

@@ -38,7 +38,7 @@ default when piped: tab, newline and backslash escaped as \t, \n, \\), csv,
 json (an array of objects keyed by column name; --json is the same) or
 ndjson. --param name=value binds :name (integers and reals as numbers).
 --timeout interrupts a long query.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: atMostOne,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			stmt, err := a.sqlText(args, file)
@@ -137,7 +137,7 @@ func (a *app) schemaCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "schema",
 		Short: "Print the SQL views of the catalog and what their columns mean",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if a.json {
 				return render.WriteJSON(a.stdout, pidex.Views)
