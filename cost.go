@@ -19,15 +19,15 @@ func IsPeriod(key string) bool { return key == "day" || key == "week" || key == 
 // CostOptions are a cost report in the user's words.
 type CostOptions struct {
 	By      []string // CostKeys, in the order wanted (nil: DefaultCostBy; given, it names at least one)
-	Source  string // usage sources, comma-separated (Vocabulary.Sources; "": all)
-	TZ      string // IANA zone of days, weeks and months ("": the local zone)
-	Since   string // call time at or after (ParseTime, bare dates in TZ)
-	Until   string // call time before (a bare date includes that day)
-	Project string // the session's working directory contains this, ignoring case
-	Cwd     string // the session's working directory is exactly this
-	Session string // one session: an id, a unique prefix or name, or a file path
-	Model   string // the call's provider/model contains this, ignoring case
-	Branch  string // BranchAll (""), BranchActive or BranchAbandoned
+	Source  string   // usage sources, comma-separated (Vocabulary.Sources; "": all)
+	TZ      string   // IANA zone of days, weeks and months ("": the local zone)
+	Since   string   // call time at or after (ParseTime, bare dates in TZ)
+	Until   string   // call time before (a bare date includes that day)
+	Project string   // the session's working directory contains this, ignoring case
+	Cwd     string   // the session's working directory is exactly this
+	Session string   // one session: an id, a unique prefix or name, or a file path
+	Model   string   // the call's provider/model contains this, ignoring case
+	Branch  string   // BranchAll (""), BranchActive or BranchAbandoned
 	// NoDedup counts every copy of a call that forks hold (the raw sum of
 	// the files); by default a call counts once.
 	NoDedup bool

@@ -1,6 +1,10 @@
 package pidex
 
-import "time"
+import (
+	"strings"
+	"time"
+	"unicode"
+)
 
 // SQLOptions are one read-only statement on the catalog's views.
 type SQLOptions struct {
@@ -18,4 +22,97 @@ type SQLOptions struct {
 type Rows struct {
 	Columns []string
 	Rows    [][]any
+}
+
+// Check accepts exactly one statement that starts with SELECT, WITH,
+// VALUES, EXPLAIN or PRAGMA: the first of the read-only SQL interface's
+// locks (a backend's authorizer then refuses writes hidden behind WITH,
+// and pragmas that set; VACUUM INTO, which SQLite runs on read-only
+// databases without asking its authorizer, stops here).
+func (o SQLOptions) Check() error {
+	first, rest := firstWord(o.Statement)
+	switch strings.ToUpper(first) {
+	case "SELECT", "WITH", "VALUES", "EXPLAIN", "PRAGMA":
+	case "":
+		return Usagef("no SQL statement given")
+	default:
+		return Usagef("pidex sql is read-only: %s statements are refused", strings.ToUpper(first))
+	}
+	if more := afterFirstStatement(rest); more != "" {
+		return Usagef("one statement at a time (found more after ';')")
+	}
+	return nil
+}
+
+// firstWord skips white space and comments and returns the first word.
+func firstWord(s string) (string, string) {
+	s = skipSQLSpace(s)
+	i := 0
+	for i < len(s) && (unicode.IsLetter(rune(s[i])) || s[i] == '_') {
+		i++
+	}
+	return s[:i], s[i:]
+}
+
+func skipSQLSpace(s string) string {
+	for {
+		s = strings.TrimLeftFunc(s, unicode.IsSpace)
+		switch {
+		case strings.HasPrefix(s, "--"):
+			i := strings.IndexByte(s, '\n')
+			if i < 0 {
+				return ""
+			}
+			s = s[i+1:]
+		case strings.HasPrefix(s, "/*"):
+			i := strings.Index(s[2:], "*/")
+			if i < 0 {
+				return ""
+			}
+			s = s[i+4:]
+		default:
+			return s
+		}
+	}
+}
+
+// afterFirstStatement returns what follows the first top-level ';' (not
+// inside a string, identifier or comment), without white space and
+// comments.
+func afterFirstStatement(s string) string {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\'', '"', '`':
+			j := strings.IndexByte(s[i+1:], c)
+			if j < 0 {
+				return ""
+			}
+			i += j + 1
+		case '[':
+			j := strings.IndexByte(s[i+1:], ']')
+			if j < 0 {
+				return ""
+			}
+			i += j + 1
+		case '-':
+			if strings.HasPrefix(s[i:], "--") {
+				j := strings.IndexByte(s[i:], '\n')
+				if j < 0 {
+					return ""
+				}
+				i += j
+			}
+		case '/':
+			if strings.HasPrefix(s[i:], "/*") {
+				j := strings.Index(s[i+2:], "*/")
+				if j < 0 {
+					return ""
+				}
+				i += j + 3
+			}
+		case ';':
+			return strings.TrimSpace(skipSQLSpace(s[i+1:]))
+		}
+	}
+	return ""
 }

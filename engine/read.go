@@ -240,7 +240,7 @@ func (e *Engine) Cost(ctx context.Context, o pidex.CostOptions) (*pidex.CostRepo
 // SQL runs one read-only statement on the catalog's views, on a
 // connection of its own that cannot change anything (see query.SQLConn).
 func (e *Engine) SQL(ctx context.Context, o pidex.SQLOptions) (*pidex.Rows, error) {
-	if err := query.CheckReadOnly(o.Statement); err != nil {
+	if err := o.Check(); err != nil {
 		return nil, err
 	}
 	c, err := query.OpenSQL(ctx, e.db.Path)

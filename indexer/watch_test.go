@@ -64,10 +64,10 @@ func TestWatch(t *testing.T) {
 	assertSameAsFresh(t, ix)
 }
 
-// With the default options, a session being written is live quickly: an
-// entry appended every 100 ms for 3 s (pi in the middle of a turn) is
-// queryable within 300 ms of its write, although the appends never leave
-// the folders quiet for long.
+// With the default options, a session being written stays live: an entry
+// appended every 100 ms for 3 s (pi in the middle of a turn) is queryable
+// soon after its write, although the appends never leave the folders
+// quiet for long.
 func TestWatchDefaultsKeepUpWithAppends(t *testing.T) {
 	watchLatency(t, WatchOptions{})
 }
@@ -81,17 +81,23 @@ func TestWatchMaxWaitUnderSteadyAppends(t *testing.T) {
 
 // watchLatency appends an entry every 100 ms for 3 s while Watch runs with
 // opt, and fails listing each entry that was not queryable in the catalog
-// within 300 ms of its write. A poller reads the entries table every 10 ms
+// within limit of its write. A poller reads the entries table every 10 ms
 // and stamps each id with the time its query returned, so a measured
 // latency is never less than the true one.
+//
+// The limit is generous on purpose: the watcher's figure (within 200 ms,
+// README) is a measurement (logged here, and in BENCHMARKS.md), not a
+// test's assertion, which a loaded machine would break. What the test
+// holds is the mechanism: a watcher that waited for quiet folders would
+// leave the first entries of the burst unqueryable for its whole 3 s.
 func watchLatency(t *testing.T, opt WatchOptions) {
 	const (
 		every = 100 * time.Millisecond
 		count = 30 // 3 s of appends
 	)
-	limit := 300 * time.Millisecond
+	limit := 1500 * time.Millisecond
 	if raceDetector {
-		limit *= 5
+		limit *= 2
 	}
 	root := t.TempDir()
 	p := filepath.Join(root, "--w-app--", "a.jsonl")

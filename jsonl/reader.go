@@ -68,10 +68,6 @@ func (r *Reader) Offset() int64 { return r.off }
 // Lines returns the number of physical lines consumed.
 func (r *Reader) Lines() int64 { return r.line }
 
-// Pending returns the size of an incomplete final line left unread (a
-// write in progress or a torn write), once Next has returned io.EOF.
-func (r *Reader) Pending() int64 { return r.pending }
-
 // Next returns the next non-blank line, or io.EOF.
 func (r *Reader) Next() (Line, error) {
 	for !r.done {

@@ -68,9 +68,9 @@ func TestReader(t *testing.T) {
 					t.Errorf("line %d: got %+v, want %+v", i, out[i], tt.want[i])
 				}
 			}
-			if r.Offset() != tt.wantOff || r.Pending() != tt.pending || r.Lines() != tt.wantLine {
+			if r.Offset() != tt.wantOff || r.pending != tt.pending || r.Lines() != tt.wantLine {
 				t.Errorf("offset/pending/lines = %d/%d/%d, want %d/%d/%d",
-					r.Offset(), r.Pending(), r.Lines(), tt.wantOff, tt.pending, tt.wantLine)
+					r.Offset(), r.pending, r.Lines(), tt.wantOff, tt.pending, tt.wantLine)
 			}
 		})
 	}
@@ -116,8 +116,8 @@ func FuzzReader(f *testing.F) {
 				t.Fatalf("unterminated line yielded but not valid JSON: %q", l.Data)
 			}
 		}
-		if r.Offset()+r.Pending() != int64(len(in)) {
-			t.Fatalf("offset %d + pending %d != size %d", r.Offset(), r.Pending(), len(in))
+		if r.Offset()+r.pending != int64(len(in)) {
+			t.Fatalf("offset %d + pending %d != size %d", r.Offset(), r.pending, len(in))
 		}
 		// Read a prefix (a file being appended), then resume from where it stopped.
 		first, r1 := readAll(t, string(in[:cut]), 0, 0)

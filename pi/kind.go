@@ -174,36 +174,22 @@ func content(c schema.Content, tool bool) Part {
 	return Part{Kind: PartContent, Content: c}
 }
 
-// The registry, in registration order (derived lists keep it).
-var (
-	kinds     = map[string]*Kind{}
-	kindOrder []string
-)
+// kinds is the registry of entry types.
+var kinds registry[Kind]
 
 // Register adds (or replaces) the meaning of an entry type. pidex's own
 // kinds register themselves in kinds.go; tests use it to prove that a new
 // kind is one edit. Call it before use (package init), not concurrently
 // with readers.
-func Register(k Kind) {
-	if _, ok := kinds[k.Type]; !ok {
-		kindOrder = append(kindOrder, k.Type)
-	}
-	kinds[k.Type] = &k
-}
+func Register(k Kind) { kinds.set(k.Type, k) }
 
 // Kinds returns every registered kind, in registration order.
-func Kinds() []*Kind {
-	out := make([]*Kind, len(kindOrder))
-	for i, t := range kindOrder {
-		out[i] = kinds[t]
-	}
-	return out
-}
+func Kinds() []*Kind { return kinds.all() }
 
 // KindOf returns the meaning of entry type t; a type this version does not
 // know gets a kind that shows its type and contributes nothing.
 func KindOf(t string) *Kind {
-	if k, ok := kinds[t]; ok {
+	if k, ok := kinds.get(t); ok {
 		return k
 	}
 	return unknownKind(t)
@@ -260,12 +246,12 @@ func unknownKind(t string) *Kind {
 // in a reading view.
 func Class(typ, role string) string {
 	if typ == schema.TypeMessage {
-		if r, ok := roles[roleName(role)]; ok && r.Class != "" {
+		if r, ok := roles.get(roleName(role)); ok && r.Class != "" {
 			return r.Class
 		}
 		return "other"
 	}
-	if k, ok := kinds[typ]; ok && k.Class != "" {
+	if k, ok := kinds.get(typ); ok && k.Class != "" {
 		return k.Class
 	}
 	return "meta"

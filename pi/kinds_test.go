@@ -26,12 +26,12 @@ var withoutProse = map[string]bool{schema.TypeModelChange: true, schema.TypeThin
 
 func TestKnownKindsRegistered(t *testing.T) {
 	for _, typ := range knownTypes {
-		if _, ok := kinds[typ]; !ok {
+		if _, ok := kinds.get(typ); !ok {
 			t.Errorf("entry type %q has no Kind", typ)
 		}
 	}
 	for _, r := range knownRoles {
-		if _, ok := roles[r]; !ok {
+		if _, ok := roles.get(r); !ok {
 			t.Errorf("message role %q has no Role", r)
 		}
 	}
@@ -112,7 +112,7 @@ func example(t *testing.T, line string) *schema.Line {
 
 // The facts each kind hands the catalog, on the examples.
 func TestFacts(t *testing.T) {
-	k := kinds
+	k := func(typ string) *Kind { return KindOf(typ) }
 	tests := []struct {
 		typ   string
 		check func(Facts) bool
@@ -129,7 +129,7 @@ func TestFacts(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		if f := FactsOf(example(t, k[tt.typ].Example)); !tt.check(f) {
+		if f := FactsOf(example(t, k(tt.typ).Example)); !tt.check(f) {
 			t.Errorf("%s: facts %+v", tt.typ, f)
 		}
 	}
@@ -137,7 +137,7 @@ func TestFacts(t *testing.T) {
 	if f := FactsOf(fork); f.Provider != "openai" || f.Model != "gpt-x" {
 		t.Errorf("fork-format model_change: %+v", f)
 	}
-	asst := example(t, `{"type":"message","id":"a","parentId":null,"timestamp":"t","message":`+roles[schema.RoleAssistant].Example+`}`)
+	asst := example(t, `{"type":"message","id":"a","parentId":null,"timestamp":"t","message":`+RoleOf(&schema.Message{Role: schema.RoleAssistant}).Example+`}`)
 	if f := FactsOf(asst); f.Model != "claude-x" || len(f.Usage) != 1 || f.Usage[0].Source != "assistant" {
 		t.Errorf("assistant facts: %+v", f)
 	}

@@ -35,32 +35,19 @@ type Role struct {
 	Facts func(m *schema.Message) Facts
 }
 
-var (
-	roles     = map[string]*Role{}
-	roleOrder []string
-)
+// roles is the registry of message roles.
+var roles registry[Role]
 
 // RegisterRole adds (or replaces) the meaning of a message role.
-func RegisterRole(r Role) {
-	if _, ok := roles[r.Role]; !ok {
-		roleOrder = append(roleOrder, r.Role)
-	}
-	roles[r.Role] = &r
-}
+func RegisterRole(r Role) { roles.set(r.Role, r) }
 
 // Roles returns every registered role, in registration order.
-func Roles() []*Role {
-	out := make([]*Role, len(roleOrder))
-	for i, n := range roleOrder {
-		out[i] = roles[n]
-	}
-	return out
-}
+func Roles() []*Role { return roles.all() }
 
 // RoleOf returns the meaning of m's role (v2's hookMessage read as
 // custom); an unknown role shows its name and content.
 func RoleOf(m *schema.Message) *Role {
-	if r, ok := roles[RoleName(m)]; ok {
+	if r, ok := roles.get(RoleName(m)); ok {
 		return r
 	}
 	return unknownRole

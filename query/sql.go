@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"unicode"
 
 	"modernc.org/sqlite"
 
@@ -135,7 +134,7 @@ var readPragmas = map[string]bool{
 
 // Query runs one read-only statement with named parameters (:name).
 func (c *SQLConn) Query(ctx context.Context, stmt string, params map[string]string) (*pidex.Rows, error) {
-	if err := CheckReadOnly(stmt); err != nil {
+	if err := (pidex.SQLOptions{Statement: stmt}).Check(); err != nil {
 		return nil, err
 	}
 	var args []any
@@ -191,95 +190,4 @@ func paramValue(v string) any {
 		return f
 	}
 	return v
-}
-
-// CheckReadOnly accepts exactly one statement that starts with SELECT,
-// WITH, VALUES, EXPLAIN or PRAGMA (the authorizer then refuses writes
-// hidden behind WITH, and pragmas that set).
-func CheckReadOnly(stmt string) error {
-	first, rest := firstWord(stmt)
-	switch strings.ToUpper(first) {
-	case "SELECT", "WITH", "VALUES", "EXPLAIN", "PRAGMA":
-	case "":
-		return pidex.Usagef("no SQL statement given")
-	default:
-		return pidex.Usagef("pidex sql is read-only: %s statements are refused", strings.ToUpper(first))
-	}
-	if more := afterFirstStatement(rest); more != "" {
-		return pidex.Usagef("one statement at a time (found more after ';')")
-	}
-	return nil
-}
-
-// firstWord skips white space and comments and returns the first word.
-func firstWord(s string) (string, string) {
-	s = skipSQLSpace(s)
-	i := 0
-	for i < len(s) && (unicode.IsLetter(rune(s[i])) || s[i] == '_') {
-		i++
-	}
-	return s[:i], s[i:]
-}
-
-func skipSQLSpace(s string) string {
-	for {
-		s = strings.TrimLeftFunc(s, unicode.IsSpace)
-		switch {
-		case strings.HasPrefix(s, "--"):
-			i := strings.IndexByte(s, '\n')
-			if i < 0 {
-				return ""
-			}
-			s = s[i+1:]
-		case strings.HasPrefix(s, "/*"):
-			i := strings.Index(s[2:], "*/")
-			if i < 0 {
-				return ""
-			}
-			s = s[i+4:]
-		default:
-			return s
-		}
-	}
-}
-
-// afterFirstStatement returns what follows the first top-level ';' (not
-// inside a string, identifier or comment), without white space and
-// comments.
-func afterFirstStatement(s string) string {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\'', '"', '`':
-			j := strings.IndexByte(s[i+1:], c)
-			if j < 0 {
-				return ""
-			}
-			i += j + 1
-		case '[':
-			j := strings.IndexByte(s[i+1:], ']')
-			if j < 0 {
-				return ""
-			}
-			i += j + 1
-		case '-':
-			if strings.HasPrefix(s[i:], "--") {
-				j := strings.IndexByte(s[i:], '\n')
-				if j < 0 {
-					return ""
-				}
-				i += j
-			}
-		case '/':
-			if strings.HasPrefix(s[i:], "/*") {
-				j := strings.Index(s[i+2:], "*/")
-				if j < 0 {
-					return ""
-				}
-				i += j + 3
-			}
-		case ';':
-			return strings.TrimSpace(skipSQLSpace(s[i+1:]))
-		}
-	}
-	return ""
 }

@@ -30,11 +30,11 @@ func TestMillis(t *testing.T) {
 
 func TestDecodeLine(t *testing.T) {
 	tests := []struct {
-		name     string
-		in       string
-		wantNil  bool
-		wantErr  error
-		check    func(*Line) bool
+		name    string
+		in      string
+		wantNil bool
+		wantErr error
+		check   func(*Line) bool
 	}{
 		{"header", `{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/w"}`, false, nil,
 			func(l *Line) bool { return l.ID != nil && *l.ID == "s" }},

@@ -160,6 +160,16 @@ func unprivileged(t *testing.T, home, bin string, args ...string) (stdout, stder
 		cmd = exec.Command(setpriv, append([]string{"--reuid=65534", "--regid=65534", "--clear-groups", bin}, args...)...)
 	}
 	cmd.Env = append(os.Environ(), "HOME="+home, "COLUMNS=100")
+	if os.Getenv("GOCOVERDIR") != "" {
+		// Under go test -cover the binary writes its counters to the
+		// test's GOCOVERDIR, which nobody cannot enter: give it one of its
+		// own (its counters are dropped), or it says so on stderr.
+		cover := filepath.Join(home, "cover")
+		if err := os.MkdirAll(cover, 0o777); err != nil || os.Chmod(cover, 0o777) != nil {
+			t.Fatalf("coverage folder: %v", err)
+		}
+		cmd.Env = append(cmd.Env, "GOCOVERDIR="+cover)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

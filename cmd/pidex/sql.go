@@ -12,7 +12,6 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/render"
-	"github.com/pidex-dev/pidex/query"
 )
 
 func (a *app) sqlCmd() *cobra.Command {
@@ -45,11 +44,12 @@ ndjson. --param name=value binds :name (integers and reals as numbers).
 			if err != nil {
 				return err
 			}
-			if err := query.CheckReadOnly(stmt); err != nil {
-				return err
-			}
 			ps, err := parseParams(params)
 			if err != nil {
+				return err
+			}
+			o := pidex.SQLOptions{Statement: stmt, Params: ps, Timeout: timeout}
+			if err := o.Check(); err != nil { // before the refresh: a refused statement costs nothing
 				return err
 			}
 			format, err = a.sqlFormat(format, cmd.Flags().Changed("format"))
@@ -60,7 +60,7 @@ ndjson. --param name=value binds :name (integers and reals as numbers).
 			if err != nil {
 				return err
 			}
-			rows, err := eng.SQL(ctx, pidex.SQLOptions{Statement: stmt, Params: ps, Timeout: timeout})
+			rows, err := eng.SQL(ctx, o)
 			if err != nil {
 				if errors.Is(err, pidex.ErrTimeout) {
 					return fmt.Errorf("%w (--timeout %s)", err, timeout)
