@@ -266,14 +266,21 @@ class Conv {
 		clock.tick(randInt(800, 4000));
 		return this.sm.setSessionName(name, source, trigger);
 	}
-	modelUsage(purpose: string, role: string, model: keyof typeof MODELS, u: [number, number, number?, number?], parentId: string | null) {
+	/** A model call outside the transcript, as omp records it (session-manager.ts appendModelUsage). */
+	modelUsage(
+		purpose: string,
+		role: string,
+		model: keyof typeof MODELS,
+		u: [number, number, number?, number?],
+		parentId: string | null,
+		opts: { stop?: string; error?: string } = {},
+	) {
 		clock.tick(randInt(300, 2500));
 		const m = MODELS[model];
 		const usage = mkUsage(m, u[0], u[1], u[2] ?? 0, u[3] ?? 0);
-		return this.sm.appendModelUsage(
-			{ purpose, role, api: m.api, provider: m.provider, model: m.model, usage, stopReason: "stop" } as never,
-			{ sessionId: this.sm.getSessionId(), parentId },
-		);
+		const rec: Record<string, unknown> = { purpose, role, api: m.api, provider: m.provider, model: m.model, usage, stopReason: opts.stop ?? "stop" };
+		if (opts.error) rec.errorMessage = opts.error;
+		return this.sm.appendModelUsage(rec as never, { sessionId: this.sm.getSessionId(), parentId });
 	}
 }
 
@@ -303,6 +310,12 @@ if (PART === "main") {
 		sm.appendServiceTierChange({ anthropic: "priority" });
 		sm.appendModeChange("plan", { planFile: ".omp/plans/upload-retry.md" });
 		const screenshot = pngBase64(24, 24);
+		// auto thinking: before the prompt is sent, omp classifies its difficulty on the `tiny` role model and
+		// records each attempt as model_usage (session/model-controls.ts: owner parentId = the leaf at prompt
+		// time, then chained). The first attempt fails, the second succeeds; the leaf moves along (the owner's
+		// parent is the current leaf), so the user message becomes a child of the second record.
+		const a1 = c.modelUsage("auto-thinking", "tiny", "haiku", [0, 0], sm.getLeafId(), { stop: "error", error: "429 rate_limit_error: Number of request tokens has exceeded your per-minute rate limit" });
+		c.modelUsage("auto-thinking", "tiny", "haiku", [412, 9], a1 ?? null);
 		const u1 = c.user(
 			[
 				{ type: "text", text: "The upload retry test is flaky on CI; here is the failing run. Plan a fix before touching anything." },
@@ -317,9 +330,7 @@ if (PART === "main") {
 				: `2026-10-04T22:1${i % 10}:0${i % 7}Z upload chunk ${i} ok in ${120 + ((i * 37) % 400)}ms`,
 		).join("\n");
 		await c.spilledTool(r1, log); // > 2 KB: spilled to <session>/0.read.log, transcript keeps head+tail + "Read artifact://0 for full output"
-		// the title generator runs after the first turn on the `tiny` role model: a model_usage entry (omp records it
-		// on the branch that started it) and an auto title: title_change appended + slot rewritten in place
-		c.modelUsage("title", "tiny", "haiku", [412, 9], u1);
+		// an auto title after the first turn: title_change appended + the slot rewritten in place
 		await c.title("Flaky upload retry on CI", "auto", "first-turn");
 		const b1 = c.call("bash", { command: "rg -n 'RequestTimeout|maxAttempts' src/upload" });
 		c.assistant([c.think("Chunks time out at 5 s on the third attempt; look at the retry policy."), b1], [402, 61, 7530, 220]);
@@ -330,6 +341,9 @@ if (PART === "main") {
 		);
 		sm.appendTtsrInjection(["no-sleep-in-tests"]);
 		const uGo = c.user("Go ahead, but keep maxAttempts at 3.");
+		// a classification that finishes after the user message landed: recorded on its initiating branch (the
+		// plan reply), not on the active leaf, which stays where it is
+		c.modelUsage("auto-thinking", "tiny", "haiku", [388, 7], planDone);
 		c.later(400);
 		sm.appendModeChange("none");
 		sm.appendCredentialPin("anthropic", "4f1c0d9e7a2b6c3e8d5f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d");
