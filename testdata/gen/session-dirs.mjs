@@ -12,7 +12,7 @@
 // what pi's main.js does before it creates the session manager:
 //   cwd = process.cwd(); agentDir = getAgentDir()                                 (main.js 500-510, config.js 510-516)
 //   parsed = parseArgs(argv)                                                      (cli/args.js 15)
-//   startupSettingsManager = SettingsManager.create(cwd, agentDir)                (main.js 576: no projectTrusted option)
+//   startupSettingsManager = SettingsManager.create(cwd, agentDir)                (main.js 577: no projectTrusted option)
 //   sessionDir = <the expression of main.js 593-596, cut out of the installed main.js and evaluated>
 //   SessionManager.create(cwd, sessionDir).getSessionDir()                         (main.js 390, createSessionManager)
 // Paths under the temp dir are printed as if it were / (so <tmp>/home/ann/proj prints as /home/ann/proj).
