@@ -2,7 +2,7 @@
 // Writes pidex's oh-my-pi corpus, testdata/sessions-omp/, with the REAL oh-my-pi library
 // (@oh-my-pi/pi-coding-agent 18.2.3, pinned in package.json / package-lock.json). See README.md.
 //
-//   cd testdata/gen/omp && npm ci && node_modules/.bin/bun generate.ts
+//   cd testdata/gen/omp && npm install && node_modules/.bin/bun --no-install generate.ts
 //
 // testdata/sessions-omp/ is a fake ~/.omp of user `ann` (HOME=/home/ann):
 //   agent/sessions/<folder>/<ts>_<id>.jsonl        sessions, omp's folder names (-proj-omega, -tmp-scratch, --srv-billing--, -)

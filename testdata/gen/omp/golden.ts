@@ -2,7 +2,7 @@
 // Computes testdata/golden-omp/ from testdata/sessions-omp/ with oh-my-pi's OWN code
 // (@oh-my-pi/pi-coding-agent 18.2.3 and @oh-my-pi/omp-stats 18.2.3). See README.md.
 //
-//   cd testdata/gen/omp && npm ci && node_modules/.bin/bun golden.ts
+//   cd testdata/gen/omp && npm install && node_modules/.bin/bun --no-install golden.ts
 //
 // testdata/sessions-omp is only read: it is copied to a temp dir that becomes ~/.omp for omp
 // (HOME=/home/ann, PI_CONFIG_DIR -> the copy), and every session file is opened from a second copy

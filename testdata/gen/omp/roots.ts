@@ -2,7 +2,7 @@
 // Where oh-my-pi 18.2.3 puts its sessions, computed with omp's own code for a table of situations (HOME, cwd,
 // environment, .env files, --session-dir), written to testdata/golden-roots/omp-dirs.json.
 //
-//   cd testdata/gen/omp && npm ci && node_modules/.bin/bun --no-install roots.ts
+//   cd testdata/gen/omp && npm install && node_modules/.bin/bun --no-install roots.ts
 //
 // Each case runs in a child Bun process (omp resolves its directories when @oh-my-pi/pi-utils is first imported)
 // with HOME=<tmp>/home/ann, the case's cwd and environment, after the case's files (.env files, folders that must
