@@ -32,6 +32,7 @@ type SearchOptions struct {
 	Branch  string // BranchAll ("") or BranchActive
 	Sort    string // SortRelevance ("") or SortNewest
 	Limit   int    // 0: DefaultSearchLimit
+	Offset  int    // skip this many first (the next page)
 }
 
 // SearchFilter is SearchOptions checked, with defaults applied (the query
@@ -42,7 +43,7 @@ type SearchFilter struct {
 	Since, Until        time.Time // zero: no bound
 	Active              bool      // only entries on a current branch
 	Newest              bool      // newest first instead of by relevance
-	Limit               int
+	Limit, Offset       int
 	// FileID is the session of SearchOptions.Session, resolved by the
 	// engine (0: every session).
 	FileID int64
@@ -51,7 +52,7 @@ type SearchFilter struct {
 // Filter checks the options against the vocabulary and applies the
 // defaults. Bare dates are in the local zone.
 func (o SearchOptions) Filter(v Vocabulary) (SearchFilter, error) {
-	f := SearchFilter{Project: o.Project, Cwd: o.Cwd, Model: o.Model, Role: o.Role, Limit: o.Limit}
+	f := SearchFilter{Project: o.Project, Cwd: o.Cwd, Model: o.Model, Role: o.Role, Limit: o.Limit, Offset: o.Offset}
 	if o.Query == "" {
 		return f, Usagef("no search query given")
 	}
@@ -82,7 +83,10 @@ func (o SearchOptions) Filter(v Vocabulary) (SearchFilter, error) {
 	if f.Limit == 0 {
 		f.Limit = DefaultSearchLimit
 	}
-	return f, nonNegative("limit", f.Limit)
+	if err := nonNegative("limit", f.Limit); err != nil {
+		return f, err
+	}
+	return f, nonNegative("offset", f.Offset)
 }
 
 // Segment is a piece of a snippet; Hit marks a matched word.

@@ -123,9 +123,11 @@ func (rd *Reader) Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) 
 	run := func(capped bool) ([]pidex.Hit, []int64, error) {
 		return rd.hits(ctx, with(f, capped)+`SELECT fl.path, s.session_id, e.id, e.offset, e.length, e.line,
 			COALESCE(e.role, e.type), e.ts_ms, m.score, COALESCE(s.name, ''), COALESCE(s.first_message, ''), s.cwd
-			FROM `+from+` ORDER BY `+order+` LIMIT ?`, append(args, f.Limit))
+			FROM `+from+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset))
 	}
-	capped := unfiltered(f)
+	// Ranking only the newest RankCap matches serves the first pages; a
+	// page past them ranks every match.
+	capped := unfiltered(f) && f.Offset+f.Limit <= RankCap
 	hits, lengths, err := run(capped)
 	if err == nil && capped && len(hits) < f.Limit && rd.atLeast(ctx, q, RankCap) {
 		// Fewer hits than asked for among the newest matches (files outside
@@ -234,8 +236,8 @@ func (rd *Reader) SearchSessions(ctx context.Context, q fts.Node, f pidex.Search
 	}
 	stmt := with(f, false) + `SELECT fl.path, s.session_id, s.name, COALESCE(s.first_message, '(no messages)'), count(*), s.cwd,
 		COALESCE(s.last_activity_ms, s.created_ms, fl.mtime_ns / 1000000) AS modified
-		FROM ` + from + ` GROUP BY e.file_id ORDER BY ` + order + ` LIMIT ?`
-	args = append(args, f.Limit)
+		FROM ` + from + ` GROUP BY e.file_id ORDER BY ` + order + ` LIMIT ? OFFSET ?`
+	args = append(args, f.Limit, f.Offset)
 	rows, err := rd.db.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)

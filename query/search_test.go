@@ -324,3 +324,41 @@ func FuzzSearchQuery(f *testing.F) {
 		}
 	})
 }
+
+// Pages of a search (Offset) are the slices of the whole answer, for hits
+// and for sessions.
+func TestSearchPages(t *testing.T) {
+	e := newSearchEnv(t)
+	for i := range 7 {
+		e.file(fmt.Sprintf("--w-app--/s%d.jsonl", i), hdr(fmt.Sprintf("s%d", i), "/w/app"),
+			userMsg("a1", "", fmt.Sprintf("pangolin number %d", i), fmt.Sprintf("2026-05-0%dT10:00:01.000Z", i+1)),
+			userMsg("a2", "a1", "and another pangolin", fmt.Sprintf("2026-05-0%dT10:00:02.000Z", i+1)))
+	}
+	e.refresh()
+	r := query.New(e.ix.DB, nil)
+	q, _ := fts.Parse("pangolin")
+	all, err := r.Search(context.Background(), q, pidex.SearchFilter{Limit: 100})
+	if err != nil || len(all) != 14 {
+		t.Fatalf("%d hits (%v), want 14", len(all), err)
+	}
+	var paged []pidex.Hit
+	for off := 0; off < 20; off += 4 {
+		page, err := r.Search(context.Background(), q, pidex.SearchFilter{Limit: 4, Offset: off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		paged = append(paged, page...)
+	}
+	if len(paged) != len(all) {
+		t.Fatalf("pages hold %d hits, the whole answer %d", len(paged), len(all))
+	}
+	for i := range all {
+		if paged[i].Path != all[i].Path || paged[i].Offset != all[i].Offset {
+			t.Errorf("hit %d: page gives %s@%d, the whole answer %s@%d", i, paged[i].Path, paged[i].Offset, all[i].Path, all[i].Offset)
+		}
+	}
+	ss, _ := r.SearchSessions(context.Background(), q, pidex.SearchFilter{Limit: 3, Offset: 6})
+	if len(ss) != 1 {
+		t.Errorf("the last page of sessions holds %d, want 1", len(ss))
+	}
+}
