@@ -7,7 +7,6 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strconv"
 
 	"github.com/pidex-dev/pidex"
@@ -129,7 +128,7 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 	v.From, v.To = start+1, end
 	for _, si := range rows {
 		row := sessionRow{URL: sessionURL(si.ID, si.Path), First: text.Cut(text.OneLine(text.Cut(si.FirstMessage, 600)), 160),
-			Project: project(si.Cwd), Cwd: si.Cwd, Messages: si.MessageCount, Cost: si.Cost, Modified: si.Modified}
+			Project: view.Project(si.Cwd), Cwd: si.Cwd, Messages: si.MessageCount, Cost: si.Cost, Modified: si.Modified}
 		if si.Name != nil {
 			row.Name = *si.Name
 		}
@@ -154,14 +153,6 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 		v.Next = pageURL(end)
 	}
 	s.renderPage(w, r, code, "sessions", page{Title: "Sessions", Nav: "sessions", Data: v})
-}
-
-// project is the last element of a cwd, as the CLI shows it.
-func project(cwd string) string {
-	if cwd == "" {
-		return "-"
-	}
-	return filepath.Base(cwd)
 }
 
 // treeArgs carry a tree group and the link maker into the recursive
@@ -368,12 +359,12 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 		case res.sessionsOnly:
 			for _, sh := range res.sessions {
 				v.Sessions = append(v.Sessions, sessionHitView{URL: sessionURL(sh.SessionID, sh.Path),
-					Title: view.Title(sh.Name, sh.FirstMessage, 120), Project: project(sh.Cwd), Hits: sh.Hits})
+					Title: view.Title(sh.Name, sh.FirstMessage, 120), Project: view.Project(sh.Cwd), Hits: sh.Hits})
 			}
 		default:
 			for _, h := range res.hits {
 				v.Hits = append(v.Hits, hitView{URL: sessionURL(h.SessionID, h.Path, "at", h.EntryID) + "#e-" + url.PathEscape(h.EntryID),
-					Title: view.Title(&h.Name, h.FirstMessage, 120), Project: project(h.Cwd), Role: h.Role, Time: h.Timestamp, Segments: h.Segments})
+					Title: view.Title(&h.Name, h.FirstMessage, 120), Project: view.Project(h.Cwd), Role: h.Role, Time: h.Timestamp, Segments: h.Segments})
 			}
 		}
 		if indexed, total, err := s.eng.TextCoverage(r.Context()); err == nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/text"
+	"github.com/pidex-dev/pidex/internal/view"
 )
 
 // Sessions writes a session listing. On a terminal: aligned columns,
@@ -39,7 +40,7 @@ func Sessions(w io.Writer, ss []pidex.Session, tty bool, width int, now time.Tim
 		}
 		// The fixed columns take about 60 cells; the title gets the rest.
 		t.Row(RelTime(now, s.Modified.UTC()), text.Cut(s.ID, 13), Itoa(s.MessageCount), fmt.Sprintf("$%.2f", s.Cost),
-			text.Cut(project(s.Cwd), 20), text.Cut(title, max(20, width-62)))
+			text.Cut(view.Project(s.Cwd), 20), text.Cut(title, max(20, width-62)))
 	}
 	return t.Flush()
 }

@@ -3,11 +3,11 @@ package render
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/text"
+	"github.com/pidex-dev/pidex/internal/view"
 )
 
 // ANSI bold, for matched words on a terminal.
@@ -34,7 +34,7 @@ func Hits(w io.Writer, hits []pidex.Hit, tty bool, width int) error {
 		if i > 0 {
 			ew.str("\n")
 		}
-		head := Safe(fmt.Sprintf("%s  %s  %s  %s %s", hitTime(h, true), project(h.Cwd), sessionTitle(h, 200), h.Role, h.EntryID))
+		head := Safe(fmt.Sprintf("%s  %s  %s  %s %s", hitTime(h, true), view.Project(h.Cwd), sessionTitle(h, 200), h.Role, h.EntryID))
 		ew.str(text.Cut(head, width) + "\n")
 		ew.str("  " + highlighted(h.Segments) + "\n")
 		ew.str("  " + Safe(openCommand(h)) + "\n")
@@ -61,7 +61,7 @@ func SessionHits(w io.Writer, ss []pidex.SessionHits, tty bool, width int) error
 		if s.Name != nil {
 			title = *s.Name + " — " + title
 		}
-		t.Row(Itoa(s.Hits), text.Cut(s.SessionID, 13), text.Cut(project(s.Cwd), 20), text.Cut(title, max(20, width-45)))
+		t.Row(Itoa(s.Hits), text.Cut(s.SessionID, 13), text.Cut(view.Project(s.Cwd), 20), text.Cut(title, max(20, width-45)))
 	}
 	return t.Flush()
 }
@@ -82,14 +82,6 @@ func hitTime(h pidex.Hit, short bool) string {
 		return h.Timestamp.UTC().Local().Format("2006-01-02 15:04")
 	}
 	return h.Timestamp.UTC().Format("2006-01-02T15:04:05Z07:00")
-}
-
-// project is the last element of a session's cwd, "-" without one.
-func project(cwd string) string {
-	if cwd == "" {
-		return "-"
-	}
-	return filepath.Base(cwd)
 }
 
 // openCommand is how to see the hit in its conversation.
