@@ -21,18 +21,18 @@ import (
 // lossy row's hit.
 //
 // ts (tsvector): one row per entry with the tsvector of its tokens; an
-// entry over PostgreSQL's limits has its lexemes without positions, in
-// parts rows (see Vector). GIN index.
+// entry over PostgreSQL's limits is parts rows, overlapping windows of its
+// tokens (see ToRows). A GIN index for each kind.
 //
 // tg (pg_trgm): one row per entry with its token stream (see Stream);
 // trigram GIN index; a query is LIKEs on the stream.
 const schemaSQL = `
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE TABLE texts (id bigint PRIMARY KEY, text text COMPRESSION lz4 NOT NULL);
-CREATE TABLE ts (id bigint NOT NULL, part integer NOT NULL, parts integer NOT NULL, exact boolean NOT NULL,
+CREATE TABLE ts (id bigint NOT NULL, part integer NOT NULL, win boolean NOT NULL, exact boolean NOT NULL,
 	tsv tsvector NOT NULL, PRIMARY KEY (id, part));
-CREATE INDEX ts_exact ON ts USING gin (tsv) WHERE exact;
-CREATE INDEX ts_lossy ON ts USING gin (tsv) WHERE NOT exact;
+CREATE INDEX ts_one ON ts USING gin (tsv) WHERE NOT win;
+CREATE INDEX ts_win ON ts USING gin (tsv) WHERE win;
 CREATE TABLE tg (id bigint PRIMARY KEY, stream text COMPRESSION lz4 NOT NULL);
 CREATE INDEX tg_stream ON tg USING gin (stream gin_trgm_ops);
 CREATE TABLE lines (id bigint PRIMARY KEY, raw bytea COMPRESSION lz4 NOT NULL);
@@ -90,21 +90,22 @@ func copyIn(ctx context.Context, db *sql.DB, table string, data string) error {
 // table; toks are the docs' tokens.
 func rowsTS(docs []Doc, toks [][]string) (string, int) {
 	var w copyWriter
-	lossy := 0
+	windowed := 0
 	for i, d := range docs {
-		v := ToVector(toks[i])
-		if !v.Exact {
-			lossy++
+		rows := ToRows(toks[i])
+		win := len(rows) > 1 || !rows[0].Exact
+		if win {
+			windowed++
 		}
-		for p, row := range v.Rows {
+		for p, r := range rows {
 			w.field(strconv.FormatInt(d.ID, 10), false)
 			w.field(strconv.Itoa(p), false)
-			w.field(strconv.Itoa(len(v.Rows)), false)
-			w.field(strconv.FormatBool(v.Exact), false)
-			w.field(row, true)
+			w.field(strconv.FormatBool(win), false)
+			w.field(strconv.FormatBool(r.Exact), false)
+			w.field(r.TSV, true)
 		}
 	}
-	return w.b.String(), lossy
+	return w.b.String(), windowed
 }
 
 func rowsTG(docs []Doc, toks [][]string) string {
@@ -134,25 +135,26 @@ func rowsLines(docs []Doc) string {
 	return w.b.String()
 }
 
-// SearchTS answers a query from the tsvector design: the GIN index finds
-// the candidates, exact rows are the answer, and the hits of lossy rows are
-// confirmed against the entry's text when the index cannot tell (a phrase,
-// an entry split over rows, a word cut to the longest lexeme). newest > 0
-// keeps only the newest matches (the RankCap rule); confirmations are the
-// entries that were re-read.
+// SearchTS answers a query from the tsvector design: an entry of one row
+// matches tsv @@ query; an entry split into windows is grouped and matches
+// when its windows, term by term, do (bool_or). A windowed hit is confirmed
+// against the entry's text when the index cannot tell (a phrase on a lossy
+// window, a phrase longer than the overlap, a word cut to the longest
+// lexeme). newest > 0 keeps only the newest matches (the RankCap rule);
+// confirmations are the entries that were re-read.
 func SearchTS(ctx context.Context, db *sql.DB, n fts.Node, newest int) (ids []int64, confirmations int, err error) {
 	q := ToQuery(n)
-	// Exact rows answer the query; lossy rows answer the relaxed query (a
-	// superset), or, split over rows, any of its positive words. Each arm
-	// has its partial GIN index: lossy rows are few, so theirs is small.
-	stmt := `SELECT id, bool_and(exact), max(parts) FROM ts
-		WHERE (exact AND tsv @@ $1::tsquery) OR (NOT exact AND (tsv @@ $2::tsquery OR (parts > 1 AND tsv @@ $3::tsquery)))
-		GROUP BY id`
+	// A windowed entry is a candidate when a window has what it needs;
+	// the query is then evaluated over all its windows (an excluded word
+	// may be in another).
+	stmt := `SELECT id, true FROM ts WHERE NOT win AND tsv @@ $1::tsquery
+		UNION ALL
+		SELECT id, bool_and(exact) FROM ts WHERE win AND id IN (SELECT id FROM ts WHERE win AND tsv @@ $2::tsquery)
+		GROUP BY id HAVING ` + q.Having
 	if newest > 0 {
-		// The newest entries first; a lossy entry's rows are all kept.
-		stmt += ` ORDER BY id DESC LIMIT ` + strconv.Itoa(newest)
+		stmt = `SELECT * FROM (` + stmt + `) m ORDER BY 1 DESC LIMIT ` + strconv.Itoa(newest)
 	}
-	rows, err := db.QueryContext(ctx, stmt, q.TSQuery, q.Relaxed, q.Any)
+	rows, err := db.QueryContext(ctx, stmt, append([]any{q.TSQuery, q.Need}, q.Args...)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search %s: %w", q.TSQuery, err)
 	}
@@ -161,11 +163,10 @@ func SearchTS(ctx context.Context, db *sql.DB, n fts.Node, newest int) (ids []in
 	for rows.Next() {
 		var id int64
 		var exact bool
-		var parts int
-		if err := rows.Scan(&id, &exact, &parts); err != nil {
+		if err := rows.Scan(&id, &exact); err != nil {
 			return nil, 0, err
 		}
-		if q.Truncated || (!exact && (q.Phrases || parts > 1)) {
+		if q.Truncated || (!exact && q.Phrases) || q.Long {
 			check = append(check, id)
 			continue
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -18,90 +17,138 @@ const (
 	vectorRoom  = 1000000 // what a row is allowed to use, with room to spare
 )
 
-// Vector is an entry's search rows: one tsvector with positions when the
-// entry fits PostgreSQL's limits (Exact: tsv @@ query is the answer),
-// else the entry's distinct lexemes without positions, in as many rows as
-// the size limit needs (a phrase is then only a conjunction of its words:
-// the hit is confirmed against the entry's text, see Query).
-type Vector struct {
-	Rows  []string // tsvector literals
+// Windows: an entry over PostgreSQL's limits is indexed as overlapping
+// windows of its tokens, each a row with its own positions.
+const (
+	window  = 4096   // tokens of a window at most
+	overlap = 64     // tokens shared by consecutive windows: a phrase of up to 64 tokens lies whole in one
+	winRoom = 900000 // bytes of a window's lexemes and positions at most
+	// minWindow is the narrowest window: it cannot hold a word more than
+	// maxPosPerLx times.
+	minWindow = maxPosPerLx
+)
+
+// Row is one search row of an entry: a tsvector literal, Exact when it has
+// every position of its tokens (else its distinct lexemes only).
+type Row struct {
+	TSV   string
 	Exact bool
 }
 
-// ToVector builds the tsvector literal(s) of a token stream.
-func ToVector(toks []string) Vector {
+// ToRows builds an entry's search rows. An entry within PostgreSQL's
+// tsvector limits is one exact row, on which tsv @@ query is the answer.
+// A longer one (more than 16,383 tokens, a word more than 256 times, more
+// than 1 MB) is split into windows: a term is found in an entry when one of
+// its windows holds it, so a phrase up to the overlap is exact.
+func ToRows(toks []string) []Row {
+	if r, ok := vector(toks); ok {
+		return []Row{r}
+	}
+	return windows(toks, window, nil)
+}
+
+// windows covers toks with windows of up to width tokens (and winRoom
+// bytes), consecutive ones sharing overlap tokens. A window over a limit
+// is covered again by windows half as wide (so a phrase of up to overlap
+// tokens still lies whole in one), down to minWindow tokens, which cannot
+// hold a word more than 256 times: every row is exact. (A lossy row, the
+// distinct lexemes only, is left for a window that would still not fit;
+// none can, but its hits would be confirmed.)
+func windows(toks []string, width int, rows []Row) []Row {
+	for s := 0; s < len(toks); {
+		e, size := s, 0
+		for e < len(toks) && e-s < width && size < winRoom {
+			size += min(len(toks[e]), maxLexeme) + 8
+			e++
+		}
+		switch r, ok := vector(toks[s:e]); {
+		case ok:
+			rows = append(rows, r)
+		case width/2 >= minWindow && e-s > minWindow:
+			rows = windows(toks[s:e], width/2, rows)
+		default:
+			rows = append(rows, stripped(toks[s:e]))
+		}
+		if e == len(toks) {
+			break
+		}
+		s = max(s+1, e-overlap)
+	}
+	return rows
+}
+
+// vector is the exact row of toks, if they fit the limits.
+func vector(toks []string) (Row, bool) {
+	if len(toks) > maxPos {
+		return Row{}, false
+	}
 	pos := map[string][]int{}
 	var order []string
-	exact := len(toks) <= maxPos
+	size := 0
 	for i, t := range toks {
-		if len(t) > maxLexeme {
-			t, exact = truncate(t), false
-		}
+		t = lexeme(t)
 		p, ok := pos[t]
 		if !ok {
 			order = append(order, t)
+			size += len(t) + 4
+		}
+		if len(p) == maxPosPerLx {
+			return Row{}, false
 		}
 		pos[t] = append(p, i+1)
-		if len(p)+1 > maxPosPerLx {
-			exact = false
-		}
+		size += 2
+	}
+	if size > vectorRoom {
+		return Row{}, false
 	}
 	var b strings.Builder
-	if exact {
-		size := 0
-		for _, t := range order {
-			size += len(t) + 2 + 2*len(pos[t]) + 1
-		}
-		if size <= vectorRoom {
-			for _, t := range order {
-				if b.Len() > 0 {
-					b.WriteByte(' ')
-				}
-				writeLexeme(&b, t)
-				b.WriteByte(':')
-				for k, p := range pos[t] {
-					if k > 0 {
-						b.WriteByte(',')
-					}
-					b.WriteString(strconv.Itoa(p))
-				}
-			}
-			return Vector{Rows: []string{b.String()}, Exact: true}
-		}
-	}
-	// Lossy: the distinct lexemes, split into rows under the size limit.
-	sort.Strings(order)
-	var rows []string
-	size := 0
 	for _, t := range order {
-		if size+len(t)+3 > vectorRoom {
-			rows = append(rows, b.String())
-			b.Reset()
-			size = 0
-		}
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
 		writeLexeme(&b, t)
-		size += len(t) + 3
+		b.WriteByte(':')
+		for k, p := range pos[t] {
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(p))
+		}
 	}
-	if b.Len() > 0 || len(rows) == 0 {
-		rows = append(rows, b.String())
-	}
-	return Vector{Rows: rows}
+	return Row{TSV: b.String(), Exact: true}, true
 }
 
-// truncate cuts a token to PostgreSQL's longest lexeme, at a character
-// boundary (a query word is cut the same way).
-func truncate(t string) string {
+// stripped is the row of toks' distinct lexemes, cut to a lexeme's length.
+func stripped(toks []string) Row {
+	seen := map[string]bool{}
+	var b strings.Builder
+	for _, t := range toks {
+		t = lexeme(t)
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		writeLexeme(&b, t)
+	}
+	return Row{TSV: b.String()}
+}
+
+// lexeme is a token as PostgreSQL can hold it: a token longer than the
+// longest lexeme is cut (at a character boundary) and marked with a '!',
+// which no token holds, so that no whole token equals it; a query word is
+// cut the same way, and its hits are confirmed on the text.
+func lexeme(t string) string {
 	if len(t) <= maxLexeme {
 		return t
 	}
-	t = t[:maxLexeme]
+	t = t[:maxLexeme-1]
 	for len(t) > 0 && !utf8.ValidString(t) {
 		t = t[:len(t)-1]
 	}
-	return t
+	return t + "!"
 }
 
 // writeLexeme quotes a lexeme for tsvector and tsquery input.
@@ -133,17 +180,27 @@ type Query struct {
 	// matches nothing where it excludes, so Relaxed finds every row that
 	// TSQuery would on the positions (a superset, confirmed on the text).
 	Relaxed string
-	// Any is the disjunction of the query's positive lexemes: the candidate
-	// filter for an entry split over several lossy rows (a conjunction can
-	// hold across its rows, not within one).
-	Any string
+	// Need is a condition every matching entry has in one of its rows: the
+	// candidate filter for an entry split into windows (a conjunction can
+	// hold across its rows, not within one). A term needs its longest token
+	// (the likeliest to be rare), AND needs what one of its words needs, OR
+	// what one of its alternatives needs.
+	Need string
 	// Phrases: a term of the query (positive or excluded) has more than one
-	// token. On a lossy row such a term evaluates to "maybe" (true even
-	// under '!'), so its hits are supersets to confirm against the text.
+	// token: on a lossy row it is relaxed, and the hit confirmed on the text.
 	Phrases bool
 	// Truncated: a query word is longer than a lexeme can be; every hit is
 	// confirmed.
 	Truncated bool
+	// Long: a phrase is longer than the windows' overlap: a hit of an
+	// entry split into windows is confirmed.
+	Long bool
+	// Having is the query over a windowed entry's rows (GROUP BY entry):
+	// each term is bool_or over the rows of tsv @@ the term's argument, the
+	// exact form on exact rows and the relaxed one on lossy rows. Args are
+	// the arguments, numbered from $3.
+	Having string
+	Args   []any
 }
 
 // ToQuery translates a parsed query into a tsquery: a term is the
@@ -151,18 +208,88 @@ type Query struct {
 // is a prefix (:*), AND is &, OR is |, exclusion is & !( … ).
 func ToQuery(n fts.Node) Query {
 	var q Query
-	var any []string
-	q.TSQuery = q.write(n, false, false, &any)
-	var none []string
-	q.Relaxed = q.write(n, false, true, &none)
-	q.Any = strings.Join(any, " | ")
-	if q.Any == "" {
-		q.Any = never
-	}
+	q.TSQuery = q.write(n, false, false)
+	q.Relaxed = q.write(n, false, true)
+	q.Need, _ = need(n)
+	q.Having = q.having(n, false)
 	return q
 }
 
-func (q *Query) write(n fts.Node, neg, relaxed bool, any *[]string) string {
+// need returns the node's necessary condition and the length of the
+// lexeme it rests on (an OR: its shortest).
+func need(n fts.Node) (string, int) {
+	switch n := n.(type) {
+	case fts.Term:
+		toks := termTokens(n)
+		best := -1
+		for i, t := range toks {
+			if best < 0 || len(t) > len(toks[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return never, 1 << 30
+		}
+		var b strings.Builder
+		writeLexeme(&b, lexeme(toks[best]))
+		if n.Prefix && best == len(toks)-1 {
+			b.WriteString(":*")
+		}
+		return b.String(), len(toks[best])
+	case fts.And:
+		cond, l := "", -1
+		for _, c := range n.Pos {
+			if c2, l2 := need(c); l2 > l {
+				cond, l = c2, l2
+			}
+		}
+		return cond, l
+	case fts.Or:
+		parts := make([]string, len(n))
+		l := 1 << 30
+		for i, c := range n {
+			var l2 int
+			parts[i], l2 = need(c)
+			l = min(l, l2)
+		}
+		return "(" + strings.Join(parts, " | ") + ")", l
+	}
+	panic("pgsearch: unknown query node")
+}
+
+// having writes the query over a windowed entry's rows.
+func (q *Query) having(n fts.Node, neg bool) string {
+	switch n := n.(type) {
+	case fts.Term:
+		var exact, relaxed []string
+		exact = append(exact, q.write(n, neg, false))
+		relaxed = append(relaxed, q.write(n, neg, true))
+		if len(termTokens(n)) > overlap {
+			q.Long = true
+		}
+		q.Args = append(q.Args, exact[0], relaxed[0])
+		e, r := "$"+strconv.Itoa(2+len(q.Args)-1), "$"+strconv.Itoa(2+len(q.Args))
+		return "bool_or(tsv @@ (CASE WHEN exact THEN " + e + " ELSE " + r + " END)::tsquery)"
+	case fts.And:
+		var parts []string
+		for _, c := range n.Pos {
+			parts = append(parts, q.having(c, neg))
+		}
+		for _, c := range n.Neg {
+			parts = append(parts, "NOT "+q.having(c, !neg))
+		}
+		return "(" + strings.Join(parts, " AND ") + ")"
+	case fts.Or:
+		parts := make([]string, len(n))
+		for i, c := range n {
+			parts[i] = q.having(c, neg)
+		}
+		return "(" + strings.Join(parts, " OR ") + ")"
+	}
+	panic("pgsearch: unknown query node")
+}
+
+func (q *Query) write(n fts.Node, neg, relaxed bool) string {
 	switch n := n.(type) {
 	case fts.Term:
 		toks := termTokens(n)
@@ -175,7 +302,7 @@ func (q *Query) write(n fts.Node, neg, relaxed bool, any *[]string) string {
 		parts := make([]string, len(toks))
 		for i, t := range toks {
 			if len(t) > maxLexeme {
-				t, q.Truncated = truncate(t), true
+				t, q.Truncated = lexeme(t), true
 			}
 			var b strings.Builder
 			writeLexeme(&b, t)
@@ -183,9 +310,6 @@ func (q *Query) write(n fts.Node, neg, relaxed bool, any *[]string) string {
 				b.WriteString(":*")
 			}
 			parts[i] = b.String()
-			if !neg {
-				*any = append(*any, parts[i])
-			}
 		}
 		switch {
 		case len(parts) == 1:
@@ -199,16 +323,16 @@ func (q *Query) write(n fts.Node, neg, relaxed bool, any *[]string) string {
 	case fts.And:
 		var parts []string
 		for _, c := range n.Pos {
-			parts = append(parts, q.write(c, neg, relaxed, any))
+			parts = append(parts, q.write(c, neg, relaxed))
 		}
 		for _, c := range n.Neg {
-			parts = append(parts, "!"+q.write(c, !neg, relaxed, any))
+			parts = append(parts, "!"+q.write(c, !neg, relaxed))
 		}
 		return "(" + strings.Join(parts, " & ") + ")"
 	case fts.Or:
 		parts := make([]string, len(n))
 		for i, c := range n {
-			parts[i] = q.write(c, neg, relaxed, any)
+			parts[i] = q.write(c, neg, relaxed)
 		}
 		return "(" + strings.Join(parts, " | ") + ")"
 	}
