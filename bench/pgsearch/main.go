@@ -163,6 +163,7 @@ func Measure(ctx context.Context, db *sql.DB, o Options, w io.Writer) error {
 	for _, l := range lines {
 		lineBytes += int64(len(l))
 	}
+	fmt.Fprintf(w, "%s, load average %s\n", time.Now().UTC().Format(time.RFC3339), loadavg())
 	fmt.Fprintf(w, "corpus %s: %d lines (%.1f MB of session files read), %d entries with text, %.1f MB of text; read in %.1fs\n\n",
 		o.Corpus, len(lines), mb(fileBytes), len(docs), mb(textBytes), time.Since(start).Seconds())
 
@@ -353,7 +354,7 @@ func Measure(ctx context.Context, db *sql.DB, o Options, w io.Writer) error {
 			fmt.Fprintf(w, "| %s | `%s` | %d | %s | %s | %d | %s | %s |\n", p.kind, label, len(exp), ms[0], ms[1], conf, ms[2], strings.Join(rec[:], " / "))
 		}
 	}
-	fmt.Fprintf(w, "\nrecall differences: %d; total %.0fs\n", bad, time.Since(start).Seconds())
+	fmt.Fprintf(w, "\nrecall differences: %d; total %.0fs; load average %s\n", bad, time.Since(start).Seconds(), loadavg())
 	if bad > 0 {
 		return errors.New("some answers differ from the scan")
 	}
@@ -375,6 +376,15 @@ func timeIt(f func() error) (time.Duration, error) {
 	}
 	slices.Sort(ds)
 	return ds[2], nil
+}
+
+// loadavg is the machine's load (other work skews the figures).
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
 func mb(n int64) float64 { return float64(n) / 1e6 }

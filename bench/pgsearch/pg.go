@@ -32,7 +32,8 @@ CREATE TABLE texts (id bigint PRIMARY KEY, text text COMPRESSION lz4 NOT NULL);
 CREATE TABLE ts (id bigint NOT NULL, part integer NOT NULL, win boolean NOT NULL, exact boolean NOT NULL,
 	tsv tsvector NOT NULL, PRIMARY KEY (id, part));
 CREATE INDEX ts_one ON ts USING gin (tsv) WHERE NOT win;
-CREATE INDEX ts_win ON ts USING gin (tsv) WHERE win;
+CREATE INDEX ts_win ON ts USING gin (tsv) WHERE win AND exact;
+CREATE INDEX ts_lossy ON ts USING gin (tsv) WHERE NOT exact;
 CREATE TABLE tg (id bigint PRIMARY KEY, stream text COMPRESSION lz4 NOT NULL);
 CREATE INDEX tg_stream ON tg USING gin (stream gin_trgm_ops);
 CREATE TABLE lines (id bigint PRIMARY KEY, raw bytea COMPRESSION lz4 NOT NULL);
@@ -136,25 +137,27 @@ func rowsLines(docs []Doc) string {
 }
 
 // SearchTS answers a query from the tsvector design: an entry of one row
-// matches tsv @@ query; an entry split into windows is grouped and matches
-// when its windows, term by term, do (bool_or). A windowed hit is confirmed
+// matches tsv @@ query; an entry split into windows matches when its
+// windows, term by term, do (Query.Windows). A windowed hit is confirmed
 // against the entry's text when the index cannot tell (a phrase on a lossy
 // window, a phrase longer than the overlap, a word cut to the longest
 // lexeme). newest > 0 keeps only the newest matches (the RankCap rule);
 // confirmations are the entries that were re-read.
 func SearchTS(ctx context.Context, db *sql.DB, n fts.Node, newest int) (ids []int64, confirmations int, err error) {
 	q := ToQuery(n)
-	// A windowed entry is a candidate when a window has what it needs;
-	// the query is then evaluated over all its windows (an excluded word
-	// may be in another).
-	stmt := `SELECT id, true FROM ts WHERE NOT win AND tsv @@ $1::tsquery
+	// Entries of one row answer tsv @@ query; windowed entries the set
+	// operations, with whether one of their windows is lossy. Materialized
+	// first: the newest matches are then a sort of the ids, not a walk down
+	// the table testing every row.
+	stmt := `WITH m AS MATERIALIZED (
+		SELECT id, false AS lossy FROM ts WHERE NOT win AND tsv @@ $1::tsquery
 		UNION ALL
-		SELECT id, bool_and(exact) FROM ts WHERE win AND id IN (SELECT id FROM ts WHERE win AND tsv @@ $2::tsquery)
-		GROUP BY id HAVING ` + q.Having
+		SELECT w.id, EXISTS (SELECT 1 FROM ts l WHERE l.id = w.id AND NOT l.exact) FROM (` + q.Windows + `) w)
+		SELECT id, lossy FROM m`
 	if newest > 0 {
-		stmt = `SELECT * FROM (` + stmt + `) m ORDER BY 1 DESC LIMIT ` + strconv.Itoa(newest)
+		stmt += ` ORDER BY id DESC LIMIT ` + strconv.Itoa(newest)
 	}
-	rows, err := db.QueryContext(ctx, stmt, append([]any{q.TSQuery, q.Need}, q.Args...)...)
+	rows, err := db.QueryContext(ctx, stmt, append([]any{q.TSQuery}, q.Args...)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search %s: %w", q.TSQuery, err)
 	}
@@ -162,11 +165,11 @@ func SearchTS(ctx context.Context, db *sql.DB, n fts.Node, newest int) (ids []in
 	var check []int64
 	for rows.Next() {
 		var id int64
-		var exact bool
-		if err := rows.Scan(&id, &exact); err != nil {
+		var lossy bool
+		if err := rows.Scan(&id, &lossy); err != nil {
 			return nil, 0, err
 		}
-		if q.Truncated || (!exact && q.Phrases) || q.Long {
+		if q.Truncated || (lossy && q.Phrases) || q.Long {
 			check = append(check, id)
 			continue
 		}

@@ -180,12 +180,6 @@ type Query struct {
 	// matches nothing where it excludes, so Relaxed finds every row that
 	// TSQuery would on the positions (a superset, confirmed on the text).
 	Relaxed string
-	// Need is a condition every matching entry has in one of its rows: the
-	// candidate filter for an entry split into windows (a conjunction can
-	// hold across its rows, not within one). A term needs its longest token
-	// (the likeliest to be rare), AND needs what one of its words needs, OR
-	// what one of its alternatives needs.
-	Need string
 	// Phrases: a term of the query (positive or excluded) has more than one
 	// token: on a lossy row it is relaxed, and the hit confirmed on the text.
 	Phrases bool
@@ -195,12 +189,14 @@ type Query struct {
 	// Long: a phrase is longer than the windows' overlap: a hit of an
 	// entry split into windows is confirmed.
 	Long bool
-	// Having is the query over a windowed entry's rows (GROUP BY entry):
-	// each term is bool_or over the rows of tsv @@ the term's argument, the
-	// exact form on exact rows and the relaxed one on lossy rows. Args are
-	// the arguments, numbered from $3.
-	Having string
-	Args   []any
+	// Windows is the query over the windowed entries, as set operations
+	// on their ids: a term is the entries with a window holding it (a lossy
+	// window answers the relaxed form), AND is INTERSECT, exclusion EXCEPT,
+	// OR UNION. Each term is one GIN lookup, and only its own candidate
+	// windows are read again for positions. Args are its arguments,
+	// numbered from $2.
+	Windows string
+	Args    []any
 }
 
 // ToQuery translates a parsed query into a tsquery: a term is the
@@ -210,81 +206,39 @@ func ToQuery(n fts.Node) Query {
 	var q Query
 	q.TSQuery = q.write(n, false, false)
 	q.Relaxed = q.write(n, false, true)
-	q.Need, _ = need(n)
-	q.Having = q.having(n, false)
+	q.Windows = q.sets(n, false)
 	return q
 }
 
-// need returns the node's necessary condition and the length of the
-// lexeme it rests on (an OR: its shortest).
-func need(n fts.Node) (string, int) {
+// sets writes the query over the windowed entries (see Windows).
+func (q *Query) sets(n fts.Node, neg bool) string {
 	switch n := n.(type) {
 	case fts.Term:
-		toks := termTokens(n)
-		best := -1
-		for i, t := range toks {
-			if best < 0 || len(t) > len(toks[best]) {
-				best = i
-			}
-		}
-		if best < 0 {
-			return never, 1 << 30
-		}
-		var b strings.Builder
-		writeLexeme(&b, lexeme(toks[best]))
-		if n.Prefix && best == len(toks)-1 {
-			b.WriteString(":*")
-		}
-		return b.String(), len(toks[best])
-	case fts.And:
-		cond, l := "", -1
-		for _, c := range n.Pos {
-			if c2, l2 := need(c); l2 > l {
-				cond, l = c2, l2
-			}
-		}
-		return cond, l
-	case fts.Or:
-		parts := make([]string, len(n))
-		l := 1 << 30
-		for i, c := range n {
-			var l2 int
-			parts[i], l2 = need(c)
-			l = min(l, l2)
-		}
-		return "(" + strings.Join(parts, " | ") + ")", l
-	}
-	panic("pgsearch: unknown query node")
-}
-
-// having writes the query over a windowed entry's rows.
-func (q *Query) having(n fts.Node, neg bool) string {
-	switch n := n.(type) {
-	case fts.Term:
-		var exact, relaxed []string
-		exact = append(exact, q.write(n, neg, false))
-		relaxed = append(relaxed, q.write(n, neg, true))
 		if len(termTokens(n)) > overlap {
 			q.Long = true
 		}
-		q.Args = append(q.Args, exact[0], relaxed[0])
-		e, r := "$"+strconv.Itoa(2+len(q.Args)-1), "$"+strconv.Itoa(2+len(q.Args))
-		return "bool_or(tsv @@ (CASE WHEN exact THEN " + e + " ELSE " + r + " END)::tsquery)"
+		q.Args = append(q.Args, q.write(n, neg, false), q.write(n, neg, true))
+		e, r := "$"+strconv.Itoa(1+len(q.Args)-1), "$"+strconv.Itoa(1+len(q.Args))
+		return "SELECT DISTINCT id FROM ts WHERE win AND ((exact AND tsv @@ " + e + "::tsquery) OR (NOT exact AND tsv @@ " + r + "::tsquery))"
 	case fts.And:
-		var parts []string
+		var pos, negs []string
 		for _, c := range n.Pos {
-			parts = append(parts, q.having(c, neg))
+			pos = append(pos, "("+q.sets(c, neg)+")")
 		}
 		for _, c := range n.Neg {
-			parts = append(parts, "NOT "+q.having(c, !neg))
+			negs = append(negs, "("+q.sets(c, !neg)+")")
 		}
-		return "(" + strings.Join(parts, " AND ") + ")"
+		out := strings.Join(pos, " INTERSECT ")
+		if len(negs) > 0 {
+			out = "SELECT id FROM (" + out + ") p EXCEPT (" + strings.Join(negs, " UNION ") + ")"
+		}
+		return out
 	case fts.Or:
 		parts := make([]string, len(n))
 		for i, c := range n {
-			parts[i] = q.having(c, neg)
+			parts[i] = "(" + q.sets(c, neg) + ")"
 		}
-		return "(" + strings.Join(parts, " OR ") + ")"
+		return strings.Join(parts, " UNION ")
 	}
 	panic("pgsearch: unknown query node")
 }

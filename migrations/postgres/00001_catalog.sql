@@ -16,6 +16,10 @@
 -- float64 (schema.Usage), fractional and huge values kept.
 -- "offset" is quoted: a reserved word in PostgreSQL (qualified references
 -- such as e.offset need no quotes).
+-- Text columns are COLLATE "C": compared and ordered byte by byte, as
+-- SQLite's BINARY does, whatever the server's default collation (an
+-- en_US collation would order paths differently, and so pick another
+-- original for a forked call), and lower() folds ASCII only, as SQLite's.
 
 -- One row per machine that pushes. derivation: indexer.Derivation of the
 -- pidex whose local catalog produced the machine's rows (machines may run
@@ -23,15 +27,15 @@
 -- are behind; the machine's next push with a newer pidex re-pushes all).
 CREATE TABLE machines (
     id         integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    name       text    NOT NULL UNIQUE,
+    name       text COLLATE "C"    NOT NULL UNIQUE,
     derivation integer NOT NULL DEFAULT 0,
     text_version integer NOT NULL DEFAULT 0  -- version of the text preparation (tokens, folding) behind its search rows
 );
 
 -- Facts about the team catalog itself (not about one machine).
 CREATE TABLE meta (
-    key   text PRIMARY KEY,
-    value text NOT NULL
+    key   text COLLATE "C" PRIMARY KEY,
+    value text COLLATE "C" NOT NULL
 );
 
 -- Where a machine's pushes are. A push writes started_ms first and
@@ -43,11 +47,11 @@ CREATE TABLE meta (
 -- push verify every file instead of trusting the cursors.
 CREATE TABLE push_state (
     machine_id  integer PRIMARY KEY REFERENCES machines ON DELETE CASCADE,
-    catalog_id  text    NOT NULL DEFAULT '',
+    catalog_id  text COLLATE "C"    NOT NULL DEFAULT '',
     derivation  integer NOT NULL DEFAULT 0,
     started_ms  bigint,
     finished_ms bigint,
-    pushed_by   text    NOT NULL DEFAULT '', -- pidex version
+    pushed_by   text COLLATE "C"    NOT NULL DEFAULT '', -- pidex version
     files       bigint  NOT NULL DEFAULT 0,  -- last complete push: files and bytes mirrored
     bytes       bigint  NOT NULL DEFAULT 0
 );
@@ -56,19 +60,19 @@ CREATE TABLE push_state (
 CREATE TABLE files (
     id          bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     machine_id  integer NOT NULL REFERENCES machines ON DELETE CASCADE,
-    path        text    NOT NULL,           -- the machine's own path
-    root        text    NOT NULL,
-    kind        text    NOT NULL,           -- session | not_session | empty
+    path        text COLLATE "C"    NOT NULL,           -- the machine's own path
+    root        text COLLATE "C"    NOT NULL,
+    kind        text COLLATE "C"    NOT NULL,           -- session | not_session | empty
     size        bigint  NOT NULL DEFAULT 0,
     mtime_ns    bigint  NOT NULL DEFAULT 0,
     "offset"    bigint  NOT NULL DEFAULT 0, -- entries pushed up to here (the local offset at that push)
-    head_hash   text    NOT NULL DEFAULT '', -- the local catalog's fingerprints at that offset:
-    tail_hash   text    NOT NULL DEFAULT '', -- a push compares them to tell an append from a rewrite
+    head_hash   text COLLATE "C"    NOT NULL DEFAULT '', -- the local catalog's fingerprints at that offset:
+    tail_hash   text COLLATE "C"    NOT NULL DEFAULT '', -- a push compares them to tell an append from a rewrite
     open_tail   boolean NOT NULL DEFAULT false,
     lines       bigint  NOT NULL DEFAULT 0,
     seq         bigint  NOT NULL DEFAULT 0,
     version     integer NOT NULL DEFAULT 0,
-    last_id     text    NOT NULL DEFAULT '',
+    last_id     text COLLATE "C"    NOT NULL DEFAULT '',
     warnings    bigint  NOT NULL DEFAULT 0,
     text_offset bigint  NOT NULL DEFAULT 0, -- search rows pushed up to here
     generation  bigint  NOT NULL DEFAULT 0, -- the local generation pushed (a rewrite bumps it)
@@ -80,12 +84,12 @@ CREATE TABLE files (
 CREATE TABLE sessions (
     file_id          bigint  PRIMARY KEY,
     machine_id       integer NOT NULL,
-    session_id       text    NOT NULL,
+    session_id       text COLLATE "C"    NOT NULL,
     version          integer NOT NULL,
-    cwd              text    NOT NULL DEFAULT '',
-    parent_session   text    NOT NULL DEFAULT '',
-    branched_from    text    NOT NULL DEFAULT '',
-    created          text    NOT NULL DEFAULT '',
+    cwd              text COLLATE "C"    NOT NULL DEFAULT '',
+    parent_session   text COLLATE "C"    NOT NULL DEFAULT '',
+    branched_from    text COLLATE "C"    NOT NULL DEFAULT '',
+    created          text COLLATE "C"    NOT NULL DEFAULT '',
     created_ms       bigint,
     name             text,
     last_activity_ms bigint,
@@ -95,7 +99,7 @@ CREATE TABLE sessions (
     leaf_id          text,
     leaf_offset      bigint,
     branch_points    bigint  NOT NULL DEFAULT 0,
-    models           text    NOT NULL DEFAULT '[]',
+    models           text COLLATE "C"    NOT NULL DEFAULT '[]',
     input            double precision NOT NULL DEFAULT 0,
     output           double precision NOT NULL DEFAULT 0,
     cache_read       double precision NOT NULL DEFAULT 0,
@@ -118,11 +122,11 @@ CREATE TABLE entries (
     length      bigint  NOT NULL,
     line        bigint  NOT NULL,
     seq         bigint  NOT NULL,
-    id          text    NOT NULL,
+    id          text COLLATE "C"    NOT NULL,
     parent_id   text,
-    type        text    NOT NULL,
+    type        text COLLATE "C"    NOT NULL,
     role        text,
-    ts          text    NOT NULL DEFAULT '',
+    ts          text COLLATE "C"    NOT NULL DEFAULT '',
     msg_ts      bigint,
     ts_ms       bigint,
     provider    text,
@@ -151,7 +155,7 @@ CREATE TABLE entry_lines (
 
 CREATE TABLE edges (
     file_id    bigint  NOT NULL,
-    child_id   text    NOT NULL,
+    child_id   text COLLATE "C"    NOT NULL,
     machine_id integer NOT NULL,
     parent_id  text,
     "offset"   bigint  NOT NULL,
@@ -162,10 +166,10 @@ CREATE INDEX edges_parent ON edges (file_id, parent_id);
 
 CREATE TABLE labels (
     file_id    bigint  NOT NULL,
-    target_id  text    NOT NULL,
+    target_id  text COLLATE "C"    NOT NULL,
     machine_id integer NOT NULL,
-    label      text    NOT NULL,
-    ts         text    NOT NULL DEFAULT '',
+    label      text COLLATE "C"    NOT NULL,
+    ts         text COLLATE "C"    NOT NULL DEFAULT '',
     "offset"   bigint  NOT NULL,
     PRIMARY KEY (file_id, target_id),
     FOREIGN KEY (machine_id, file_id) REFERENCES files (machine_id, id) ON DELETE CASCADE
@@ -180,13 +184,13 @@ CREATE TABLE usage (
     file_id          bigint  NOT NULL,
     "offset"         bigint  NOT NULL,
     machine_id       integer NOT NULL,
-    source           text    NOT NULL,
-    entry_id         text    NOT NULL,
+    source           text COLLATE "C"    NOT NULL,
+    entry_id         text COLLATE "C"    NOT NULL,
     ts_ms            bigint,
-    provider         text    NOT NULL DEFAULT '',
-    model            text    NOT NULL DEFAULT '',
-    kind             text    NOT NULL DEFAULT '',
-    response_id      text    NOT NULL DEFAULT '',
+    provider         text COLLATE "C"    NOT NULL DEFAULT '',
+    model            text COLLATE "C"    NOT NULL DEFAULT '',
+    kind             text COLLATE "C"    NOT NULL DEFAULT '',
+    response_id      text COLLATE "C"    NOT NULL DEFAULT '',
     input            double precision NOT NULL DEFAULT 0,
     output           double precision NOT NULL DEFAULT 0,
     cache_read       double precision NOT NULL DEFAULT 0,
@@ -234,9 +238,9 @@ CREATE TABLE usage_xm (
 CREATE TABLE usage_rollup (
     file_id        bigint  NOT NULL,
     bucket         bigint  NOT NULL,
-    provider       text    NOT NULL,
-    model          text    NOT NULL,
-    source         text    NOT NULL,
+    provider       text COLLATE "C"    NOT NULL,
+    model          text COLLATE "C"    NOT NULL,
+    source         text COLLATE "C"    NOT NULL,
     is_copy        boolean NOT NULL,
     active         boolean NOT NULL,
     machine_id     integer NOT NULL,
@@ -259,11 +263,11 @@ CREATE TABLE usage_rollup_hour (LIKE usage_rollup INCLUDING ALL,
 
 CREATE TABLE tool_calls (
     file_id    bigint  NOT NULL,
-    call_id    text    NOT NULL,
+    call_id    text COLLATE "C"    NOT NULL,
     "offset"   bigint  NOT NULL,
     idx        integer NOT NULL,
     machine_id integer NOT NULL,
-    name       text    NOT NULL,
+    name       text COLLATE "C"    NOT NULL,
     is_error   boolean,
     PRIMARY KEY (file_id, call_id, "offset", idx),
     FOREIGN KEY (machine_id, file_id) REFERENCES files (machine_id, id) ON DELETE CASCADE
@@ -273,7 +277,7 @@ CREATE TABLE warnings (
     file_id    bigint  NOT NULL,
     machine_id integer NOT NULL,
     line       bigint  NOT NULL,
-    message    text    NOT NULL,
+    message    text COLLATE "C"    NOT NULL,
     FOREIGN KEY (machine_id, file_id) REFERENCES files (machine_id, id) ON DELETE CASCADE
 );
 CREATE INDEX warnings_file ON warnings (file_id);
