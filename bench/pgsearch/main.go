@@ -354,6 +354,29 @@ func Measure(ctx context.Context, db *sql.DB, o Options, w io.Writer) error {
 			fmt.Fprintf(w, "| %s | `%s` | %d | %s | %s | %d | %s | %s |\n", p.kind, label, len(exp), ms[0], ms[1], conf, ms[2], strings.Join(rec[:], " / "))
 		}
 	}
+	// PIDEX_BENCH_EXPLAIN: queries whose tsvector plan to print.
+	for _, qs := range strings.Split(os.Getenv("PIDEX_BENCH_EXPLAIN"), ";") {
+		if qs == "" {
+			continue
+		}
+		n, err := fts.Parse(qs)
+		if err != nil {
+			return err
+		}
+		q := ToQuery(n)
+		rows, err := db.QueryContext(ctx, `EXPLAIN (ANALYZE, BUFFERS) SELECT id FROM ts WHERE NOT win AND tsv @@ $1::tsquery
+			UNION ALL SELECT id FROM (`+q.Windows+`) w`, append([]any{q.TSQuery}, q.Args...)...)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\nEXPLAIN %s\n", qs)
+		for rows.Next() {
+			var line string
+			rows.Scan(&line)
+			fmt.Fprintln(w, line)
+		}
+		rows.Close()
+	}
 	fmt.Fprintf(w, "\nrecall differences: %d; total %.0fs; load average %s\n", bad, time.Since(start).Seconds(), loadavg())
 	if bad > 0 {
 		return errors.New("some answers differ from the scan")

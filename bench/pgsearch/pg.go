@@ -30,7 +30,7 @@ const schemaSQL = `
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE TABLE texts (id bigint PRIMARY KEY, text text COMPRESSION lz4 NOT NULL);
 CREATE TABLE ts (id bigint NOT NULL, part integer NOT NULL, win boolean NOT NULL, exact boolean NOT NULL,
-	tsv tsvector NOT NULL, PRIMARY KEY (id, part));
+	tsv tsvector COMPRESSION lz4 NOT NULL, PRIMARY KEY (id, part));
 CREATE INDEX ts_one ON ts USING gin (tsv) WHERE NOT win;
 CREATE INDEX ts_win ON ts USING gin (tsv) WHERE win AND exact;
 CREATE INDEX ts_lossy ON ts USING gin (tsv) WHERE NOT exact;

@@ -212,3 +212,33 @@ func TestOwnership(t *testing.T) {
 		t.Errorf("a line outlived its entry: %d (%v)", n, err)
 	}
 }
+
+// The search rows take tsvector literals (no parser: the tokens are
+// pidex's) and answer tsquery literals through their partial indexes; a
+// file's removal takes them along.
+func TestSearchRows(t *testing.T) {
+	db := migrated(t)
+	exec(t, db, fixture)
+	exec(t, db, `INSERT INTO entries (file_id, "offset", machine_id, length, line, seq, id, type) VALUES
+		(1, 5, 1, 1, 1, 1, 'x', 'message'), (4, 5, 3, 1, 1, 1, 'y', 'message')`)
+	exec(t, db, `INSERT INTO entry_text (file_id, "offset", machine_id, text) VALUES (1, 5, 1, 'parse_header: 全文検索'), (4, 5, 3, 'header parse')`)
+	exec(t, db, `INSERT INTO text_index (file_id, "offset", part, machine_id, tokens, tsv) VALUES
+		(1, 5, 0, 1, 6, $1::tsvector), (4, 5, 0, 3, 2, $2::tsvector)`,
+		`'parse':1 'header':2 '全文':3 '文検':4 '検索':5 '索':6`, `'header':1 'parse':2`)
+	count := func(q string) int {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM text_index WHERE NOT win AND tsv @@ $1::tsquery`, q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for q, want := range map[string]int{`'parse' <-> 'header'`: 1, `'parse' & 'header'`: 2, `'検索'`: 1, `'検':*`: 1, `'header' & !('parse' <-> 'header')`: 1} {
+		if got := count(q); got != want {
+			t.Errorf("%s: %d rows, want %d", q, got, want)
+		}
+	}
+	exec(t, db, `DELETE FROM files WHERE machine_id = 3`)
+	if got := count(`'parse' & 'header'`); got != 1 {
+		t.Errorf("after a removal: %d rows, want 1", got)
+	}
+}
