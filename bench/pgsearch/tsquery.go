@@ -1,0 +1,346 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/pidex-dev/pidex/fts"
+)
+
+// PostgreSQL's limits on a tsvector (src/include/tsearch/ts_type.h).
+const (
+	maxPos      = 16383   // positions above are stored as 16383
+	maxPosPerLx = 256     // positions of a lexeme beyond the 256th are dropped
+	maxLexeme   = 2046    // bytes; a longer word is an error
+	maxVector   = 1 << 20 // bytes of lexemes and positions; a larger tsvector is an error
+	vectorRoom  = 1000000 // what a row is allowed to use, with room to spare
+)
+
+// Windows: an entry over PostgreSQL's limits is indexed as overlapping
+// windows of its tokens, each a row with its own positions.
+const (
+	window  = 4096   // tokens of a window at most
+	overlap = 64     // tokens shared by consecutive windows: a phrase of up to 64 tokens lies whole in one
+	winRoom = 900000 // bytes of a window's lexemes and positions at most
+	// minWindow is the narrowest window: it cannot hold a word more than
+	// maxPosPerLx times.
+	minWindow = maxPosPerLx
+)
+
+// Row is one search row of an entry: a tsvector literal, Exact when it has
+// every position of its tokens (else its distinct lexemes only).
+type Row struct {
+	TSV   string
+	Exact bool
+}
+
+// ToRows builds an entry's search rows. An entry within PostgreSQL's
+// tsvector limits is one exact row, on which tsv @@ query is the answer.
+// A longer one (more than 16,383 tokens, a word more than 256 times, more
+// than 1 MB) is split into windows: a term is found in an entry when one of
+// its windows holds it, so a phrase up to the overlap is exact.
+func ToRows(toks []string) []Row {
+	if r, ok := vector(toks); ok {
+		return []Row{r}
+	}
+	return windows(toks, window, nil)
+}
+
+// windows covers toks with windows of up to width tokens (and winRoom
+// bytes), consecutive ones sharing overlap tokens. A window over a limit
+// is covered again by windows half as wide (so a phrase of up to overlap
+// tokens still lies whole in one), down to minWindow tokens, which cannot
+// hold a word more than 256 times: every row is exact. (A lossy row, the
+// distinct lexemes only, is left for a window that would still not fit;
+// none can, but its hits would be confirmed.)
+func windows(toks []string, width int, rows []Row) []Row {
+	for s := 0; s < len(toks); {
+		e, size := s, 0
+		for e < len(toks) && e-s < width && size < winRoom {
+			size += min(len(toks[e]), maxLexeme) + 8
+			e++
+		}
+		switch r, ok := vector(toks[s:e]); {
+		case ok:
+			rows = append(rows, r)
+		case width/2 >= minWindow && e-s > minWindow:
+			rows = windows(toks[s:e], width/2, rows)
+		default:
+			rows = append(rows, stripped(toks[s:e]))
+		}
+		if e == len(toks) {
+			break
+		}
+		s = max(s+1, e-overlap)
+	}
+	return rows
+}
+
+// vector is the exact row of toks, if they fit the limits.
+func vector(toks []string) (Row, bool) {
+	if len(toks) > maxPos {
+		return Row{}, false
+	}
+	pos := map[string][]int{}
+	var order []string
+	size := 0
+	for i, t := range toks {
+		t = lexeme(t)
+		p, ok := pos[t]
+		if !ok {
+			order = append(order, t)
+			size += len(t) + 4
+		}
+		if len(p) == maxPosPerLx {
+			return Row{}, false
+		}
+		pos[t] = append(p, i+1)
+		size += 2
+	}
+	if size > vectorRoom {
+		return Row{}, false
+	}
+	var b strings.Builder
+	for _, t := range order {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		writeLexeme(&b, t)
+		b.WriteByte(':')
+		for k, p := range pos[t] {
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(p))
+		}
+	}
+	return Row{TSV: b.String(), Exact: true}, true
+}
+
+// stripped is the row of toks' distinct lexemes, cut to a lexeme's length.
+func stripped(toks []string) Row {
+	seen := map[string]bool{}
+	var b strings.Builder
+	for _, t := range toks {
+		t = lexeme(t)
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		writeLexeme(&b, t)
+	}
+	return Row{TSV: b.String()}
+}
+
+// lexeme is a token as PostgreSQL can hold it: a token longer than the
+// longest lexeme is cut (at a character boundary) and marked with a '!',
+// which no token holds, so that no whole token equals it; a query word is
+// cut the same way, and its hits are confirmed on the text.
+func lexeme(t string) string {
+	if len(t) <= maxLexeme {
+		return t
+	}
+	t = t[:maxLexeme-1]
+	for len(t) > 0 && !utf8.ValidString(t) {
+		t = t[:len(t)-1]
+	}
+	return t + "!"
+}
+
+// writeLexeme quotes a lexeme for tsvector and tsquery input.
+func writeLexeme(b *strings.Builder, t string) {
+	b.WriteByte('\'')
+	for _, r := range t {
+		switch r {
+		case '\'':
+			b.WriteString("''")
+		case '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('\'')
+}
+
+// never is a lexeme no token can be (tokens hold only letters, numbers and
+// marks): a term without tokens matches nothing.
+const never = "'!'"
+
+// Query is a parsed fts query written for PostgreSQL.
+type Query struct {
+	TSQuery string // for tsv @@ TSQuery::tsquery
+	// Relaxed is TSQuery for rows without positions: PostgreSQL answers
+	// false for a phrase there, and so true for an excluded one. Each
+	// phrase is the conjunction of its tokens where a match counts, and
+	// matches nothing where it excludes, so Relaxed finds every row that
+	// TSQuery would on the positions (a superset, confirmed on the text).
+	Relaxed string
+	// Phrases: a term of the query (positive or excluded) has more than one
+	// token: on a lossy row it is relaxed, and the hit confirmed on the text.
+	Phrases bool
+	// Truncated: a query word is longer than a lexeme can be; every hit is
+	// confirmed.
+	Truncated bool
+	// Long: a phrase is longer than the windows' overlap: a hit of an
+	// entry split into windows is confirmed.
+	Long bool
+	// Windows is the query over the windowed entries, as set operations
+	// on their ids: a term is the entries with a window holding it (a lossy
+	// window answers the relaxed form), AND is INTERSECT, exclusion EXCEPT,
+	// OR UNION. Each term is one GIN lookup, and only its own candidate
+	// windows are read again for positions. Args are its arguments,
+	// numbered from $2.
+	Windows string
+	Args    []any
+}
+
+// ToQuery translates a parsed query into a tsquery: a term is the
+// phrase of its tokens ('parse' <-> 'header'), a prefix term's last token
+// is a prefix (:*), AND is &, OR is |, exclusion is & !( … ).
+func ToQuery(n fts.Node) Query {
+	var q Query
+	q.TSQuery = q.write(n, false, false)
+	q.Relaxed = q.write(n, false, true)
+	q.Windows = q.sets(n, false)
+	return q
+}
+
+// sets writes the query over the windowed entries (see Windows).
+func (q *Query) sets(n fts.Node, neg bool) string {
+	switch n := n.(type) {
+	case fts.Term:
+		if len(termTokens(n)) > overlap {
+			q.Long = true
+		}
+		q.Args = append(q.Args, q.write(n, neg, false), q.write(n, neg, true))
+		e, r := "$"+strconv.Itoa(1+len(q.Args)-1), "$"+strconv.Itoa(1+len(q.Args))
+		return "SELECT DISTINCT id FROM ts WHERE win AND ((exact AND tsv @@ " + e + "::tsquery) OR (NOT exact AND tsv @@ " + r + "::tsquery))"
+	case fts.And:
+		var pos, negs []string
+		for _, c := range n.Pos {
+			pos = append(pos, "("+q.sets(c, neg)+")")
+		}
+		for _, c := range n.Neg {
+			negs = append(negs, "("+q.sets(c, !neg)+")")
+		}
+		out := strings.Join(pos, " INTERSECT ")
+		if len(negs) > 0 {
+			out = "SELECT id FROM (" + out + ") p EXCEPT (" + strings.Join(negs, " UNION ") + ")"
+		}
+		return out
+	case fts.Or:
+		parts := make([]string, len(n))
+		for i, c := range n {
+			parts[i] = "(" + q.sets(c, neg) + ")"
+		}
+		return strings.Join(parts, " UNION ")
+	}
+	panic("pgsearch: unknown query node")
+}
+
+func (q *Query) write(n fts.Node, neg, relaxed bool) string {
+	switch n := n.(type) {
+	case fts.Term:
+		toks := termTokens(n)
+		if len(toks) == 0 {
+			return never
+		}
+		if len(toks) > 1 {
+			q.Phrases = true
+		}
+		parts := make([]string, len(toks))
+		for i, t := range toks {
+			if len(t) > maxLexeme {
+				t, q.Truncated = lexeme(t), true
+			}
+			var b strings.Builder
+			writeLexeme(&b, t)
+			if n.Prefix && i == len(toks)-1 {
+				b.WriteString(":*")
+			}
+			parts[i] = b.String()
+		}
+		switch {
+		case len(parts) == 1:
+			return parts[0]
+		case relaxed && neg:
+			return never
+		case relaxed:
+			return "(" + strings.Join(parts, " & ") + ")"
+		}
+		return "(" + strings.Join(parts, " <-> ") + ")"
+	case fts.And:
+		var parts []string
+		for _, c := range n.Pos {
+			parts = append(parts, q.write(c, neg, relaxed))
+		}
+		for _, c := range n.Neg {
+			parts = append(parts, "!"+q.write(c, !neg, relaxed))
+		}
+		return "(" + strings.Join(parts, " & ") + ")"
+	case fts.Or:
+		parts := make([]string, len(n))
+		for i, c := range n {
+			parts[i] = q.write(c, neg, relaxed)
+		}
+		return "(" + strings.Join(parts, " | ") + ")"
+	}
+	panic("pgsearch: unknown query node")
+}
+
+// Eval is the reference matcher: does the token stream match the query?
+// A term is the exact sequence of its tokens (a prefix term's last token
+// may be longer in the text); AND, OR and exclusion as written. It is what
+// FTS5 answers, written independently of any index; the confirmation of a
+// lossy row's hit runs it on the entry's text.
+func Eval(n fts.Node, toks []string) bool {
+	switch n := n.(type) {
+	case fts.Term:
+		return hasPhrase(toks, termTokens(n), n.Prefix)
+	case fts.And:
+		for _, c := range n.Pos {
+			if !Eval(c, toks) {
+				return false
+			}
+		}
+		for _, c := range n.Neg {
+			if Eval(c, toks) {
+				return false
+			}
+		}
+		return true
+	case fts.Or:
+		for _, c := range n {
+			if Eval(c, toks) {
+				return true
+			}
+		}
+		return false
+	}
+	panic("pgsearch: unknown query node")
+}
+
+func hasPhrase(toks, want []string, prefix bool) bool {
+	if len(want) == 0 {
+		return false
+	}
+	for i := 0; i+len(want) <= len(toks); i++ {
+		ok := true
+		for k, w := range want {
+			got := toks[i+k]
+			if got != w && !(prefix && k == len(want)-1 && strings.HasPrefix(got, w)) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}

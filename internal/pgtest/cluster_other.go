@@ -1,0 +1,20 @@
+//go:build !unix
+
+package pgtest
+
+import (
+	"errors"
+	"runtime"
+)
+
+// canStart: no throwaway cluster on this system (PIDEX_TEST_PG works).
+const canStart = false
+
+type cluster struct{}
+
+func (*cluster) url(string) string { return "" }
+func (*cluster) stop()             {}
+
+func startCluster(string) (*cluster, error) {
+	return nil, errors.New("pgtest: no throwaway cluster on " + runtime.GOOS)
+}

@@ -1,0 +1,244 @@
+package postgres_test
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+
+	"github.com/pidex-dev/pidex/internal/pgtest"
+	"github.com/pidex-dev/pidex/migrations/postgres"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func provider(t *testing.T) (*goose.Provider, *sql.DB) {
+	t.Helper()
+	db, err := sql.Open("pgx", pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	p, err := goose.NewProvider(goose.DialectPostgres, db, postgres.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, db
+}
+
+// The migrations apply to an empty database, undo completely, and apply
+// again.
+func TestUpDownUp(t *testing.T) {
+	ctx := context.Background()
+	p, db := provider(t)
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tables := func() int {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename != 'goose_db_version'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	up := tables()
+	if up == 0 {
+		t.Fatal("no tables after Up")
+	}
+	if _, err := p.DownTo(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if n := tables(); n != 0 {
+		t.Fatalf("%d tables left after Down", n)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := tables(); n != up {
+		t.Fatalf("%d tables after Up again, %d the first time", n, up)
+	}
+}
+
+func migrated(t *testing.T) *sql.DB {
+	t.Helper()
+	p, db := provider(t)
+	if _, err := p.Up(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func exec(t *testing.T, db *sql.DB, q string, args ...any) {
+	t.Helper()
+	if _, err := db.Exec(q, args...); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+// fixture: machines a, b, c; a holds /s/1 (created 100) and its fork
+// /s/2 (200), b another /s/1 (created 100, the same path: a copy of a's
+// file), c /t/3 (created 50). Call X (entry e1) is in a's /s/1 (on its
+// path), a's /s/2 and b's /s/1; call Y (entry e2) in a's /s/1 and c's /t/3;
+// call Z (entry e1, other tokens: another call) in b only. The flags are
+// those each machine derived over its own files.
+const fixture = `
+INSERT INTO machines (name) VALUES ('a'), ('b'), ('c');
+INSERT INTO files (machine_id, path, root, kind) VALUES
+  (1, '/s/1', '/s', 'session'), (1, '/s/2', '/s', 'session'), (2, '/s/1', '/s', 'session'), (3, '/t/3', '/t', 'session');
+INSERT INTO sessions (file_id, machine_id, session_id, version, created_ms) VALUES
+  (1, 1, 's1', 3, 100), (2, 1, 's2', 3, 200), (3, 2, 's1', 3, 100), (4, 3, 's3', 3, 50);
+INSERT INTO usage (file_id, "offset", machine_id, source, entry_id, ts_ms, input, output, on_path, is_copy, call_active) VALUES
+  (1, 10, 1, 'assistant', 'e1', 1000, 10, 20, true,  false, true),
+  (2, 10, 1, 'assistant', 'e1', 1000, 10, 20, false, true,  true),
+  (3, 10, 2, 'assistant', 'e1', 1000, 10, 20, false, false, false),
+  (1, 20, 1, 'assistant', 'e2', 2000, 5, 5,   false, false, false),
+  (4, 20, 3, 'assistant', 'e2', 2000, 5, 5,   false, false, false),
+  (3, 30, 2, 'assistant', 'e1', 1000, 11, 20, true,  false, true);
+`
+
+// rederive is the cross-machine dedup of docs/postgres.md for the calls
+// of the touched entry ids.
+const rederive = `
+SELECT pg_advisory_xact_lock(hashtext('pidex calls'));
+DELETE FROM usage_xm x USING usage u
+ WHERE u.file_id = x.file_id AND u."offset" = x."offset" AND u.entry_id IN (SELECT entry_id FROM touched);
+INSERT INTO usage_xm (file_id, "offset", is_copy, call_active)
+SELECT file_id, "offset", g_copy, g_active FROM (
+  SELECT u.file_id, u."offset", u.is_copy, u.call_active,
+         row_number() OVER (call ORDER BY COALESCE(s.created_ms, 0), f.path, m.name, u."offset") > 1 AS g_copy,
+         bool_or(u.on_path) OVER call AS g_active
+    FROM usage u JOIN files f ON f.id = u.file_id JOIN machines m ON m.id = f.machine_id
+    LEFT JOIN sessions s ON s.file_id = u.file_id
+   WHERE u.entry_id IN (SELECT entry_id FROM touched)
+  WINDOW call AS (PARTITION BY u.entry_id, u.source, u.ts_ms, u.input, u.output, u.cache_read, u.cache_write)
+) k
+WHERE (g_copy, g_active) IS DISTINCT FROM (is_copy, call_active);
+`
+
+func overrides(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	rows, err := db.Query(`SELECT m.name || ':' || f.path || '@' || x."offset" || '=' || x.is_copy || '/' || x.call_active
+		FROM usage_xm x JOIN files f ON f.id = x.file_id JOIN machines m ON m.id = f.machine_id ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		rows.Scan(&s)
+		out = append(out, s)
+	}
+	return strings.Join(out, " ")
+}
+
+func derive(t *testing.T, db *sql.DB, ids ...string) {
+	t.Helper()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`CREATE TEMP TABLE touched (entry_id text COLLATE "C" PRIMARY KEY) ON COMMIT DROP`); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if _, err := tx.Exec(`INSERT INTO touched VALUES ($1)`, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tx.Exec(rederive); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A call held by several machines counts once over the union: its
+// original is the record of the session created first, then path, then
+// machine name; it is active when any record is on its path. Only the rows
+// whose machine derived otherwise get an override, and removing a machine's
+// file takes its rows and its overrides with it.
+func TestCrossMachineDedup(t *testing.T) {
+	db := migrated(t)
+	exec(t, db, fixture)
+	derive(t, db, "e1", "e2")
+	// X: a's /s/1 is the original (a < b on the same time and path); b's
+	// copy becomes a copy, active through a's. Y: c's /t/3 (created 50) is
+	// the original, a's record a copy. Z and a's fork copy: as derived.
+	if got, want := overrides(t, db), "a:/s/1@20=true/false b:/s/1@10=true/true"; got != want {
+		t.Fatalf("overrides %q, want %q", got, want)
+	}
+	derive(t, db, "e1", "e2") // idempotent
+	if got, want := overrides(t, db), "a:/s/1@20=true/false b:/s/1@10=true/true"; got != want {
+		t.Fatalf("again: overrides %q, want %q", got, want)
+	}
+	exec(t, db, `DELETE FROM files WHERE machine_id = 3`) // c removes /t/3
+	derive(t, db, "e2")
+	if got, want := overrides(t, db), "b:/s/1@10=true/true"; got != want {
+		t.Fatalf("after c's removal: overrides %q, want %q", got, want)
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM usage WHERE machine_id = 3`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("c's usage rows left: %d (%v)", n, err)
+	}
+	if err := db.QueryRow(`SELECT count(*) FROM usage WHERE machine_id = 1`).Scan(&n); err != nil || n != 3 {
+		t.Fatalf("a's usage rows: %d, want 3 (%v)", n, err)
+	}
+}
+
+// A row cannot name a file of another machine.
+func TestOwnership(t *testing.T) {
+	db := migrated(t)
+	exec(t, db, fixture)
+	for _, q := range []string{
+		`INSERT INTO entries (file_id, "offset", machine_id, length, line, seq, id, type) VALUES (1, 99, 2, 1, 1, 1, 'x', 'message')`,
+		`INSERT INTO usage (file_id, "offset", machine_id, source, entry_id) VALUES (4, 99, 1, 'assistant', 'x')`,
+		`UPDATE sessions SET machine_id = 2 WHERE file_id = 1`,
+	} {
+		if _, err := db.Exec(q); err == nil {
+			t.Errorf("accepted: %s", q)
+		}
+	}
+	exec(t, db, `INSERT INTO entries (file_id, "offset", machine_id, length, line, seq, id, type) VALUES (1, 99, 1, 1, 1, 1, 'x', 'message')`)
+	exec(t, db, `INSERT INTO entry_lines (file_id, "offset", machine_id, raw) VALUES (1, 99, 1, '\x7b7d')`)
+	exec(t, db, `DELETE FROM entries WHERE file_id = 1 AND "offset" = 99`)
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM entry_lines`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("a line outlived its entry: %d (%v)", n, err)
+	}
+}
+
+// The search rows take tsvector literals (no parser: the tokens are
+// pidex's) and answer tsquery literals through their partial indexes; a
+// file's removal takes them along.
+func TestSearchRows(t *testing.T) {
+	db := migrated(t)
+	exec(t, db, fixture)
+	exec(t, db, `INSERT INTO entries (file_id, "offset", machine_id, length, line, seq, id, type) VALUES
+		(1, 5, 1, 1, 1, 1, 'x', 'message'), (4, 5, 3, 1, 1, 1, 'y', 'message')`)
+	exec(t, db, `INSERT INTO entry_text (file_id, "offset", machine_id, text) VALUES (1, 5, 1, 'parse_header: 全文検索'), (4, 5, 3, 'header parse')`)
+	exec(t, db, `INSERT INTO text_index (file_id, "offset", part, machine_id, tokens, tsv) VALUES
+		(1, 5, 0, 1, 6, $1::tsvector), (4, 5, 0, 3, 2, $2::tsvector)`,
+		`'parse':1 'header':2 '全文':3 '文検':4 '検索':5 '索':6`, `'header':1 'parse':2`)
+	count := func(q string) int {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM text_index WHERE NOT win AND tsv @@ $1::tsquery`, q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for q, want := range map[string]int{`'parse' <-> 'header'`: 1, `'parse' & 'header'`: 2, `'検索'`: 1, `'検':*`: 1, `'header' & !('parse' <-> 'header')`: 1} {
+		if got := count(q); got != want {
+			t.Errorf("%s: %d rows, want %d", q, got, want)
+		}
+	}
+	exec(t, db, `DELETE FROM files WHERE machine_id = 3`)
+	if got := count(`'parse' & 'header'`); got != 1 {
+		t.Errorf("after a removal: %d rows, want 1", got)
+	}
+}
