@@ -31,7 +31,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pidex-dev/pidex/fts"
+	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
 )

@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/stdlib"
 
-	"github.com/pidex-dev/pidex/fts"
+	"github.com/pidex-dev/pidex/internal/fts"
 )
 
 // The two designs measured, as tables. Doc ids stand for (file id,

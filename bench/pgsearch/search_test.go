@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pidex-dev/pidex/fts"
+	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/internal/pgtest"
 )
 

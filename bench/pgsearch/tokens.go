@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pidex-dev/pidex/fts"
+	"github.com/pidex-dev/pidex/internal/fts"
 )
 
 // Tokens is the text as the SQLite catalog's index sees it: fts.Prepare

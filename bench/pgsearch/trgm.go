@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pidex-dev/pidex/fts"
+	"github.com/pidex-dev/pidex/internal/fts"
 )
 
 // Stream is the token stream the pg_trgm design stores and indexes: the

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pidex-dev/pidex/fts"
+	"github.com/pidex-dev/pidex/internal/fts"
 )
 
 // PostgreSQL's limits on a tsvector (src/include/tsearch/ts_type.h).
