@@ -74,7 +74,7 @@ func probes(plants []string) []probe {
 	for _, w := range plants {
 		ps = append(ps, probe{kind: "rare (planted)", q: w})
 	}
-	for _, p := range []probe{
+	return append(ps, []probe{
 		{"common", "the", true}, {"common", "err", true}, {"common", "func", true},
 		{"medium", "goroutine", false}, {"medium", "deadlock", false},
 		{"identifier", "t.Fatalf", false}, {"identifier", "net/http", false}, {"identifier", "io.EOF", false},
@@ -84,10 +84,7 @@ func probes(plants []string) []probe {
 		{"CJK", "测试通过", false}, {"CJK", "テスト", false},
 		{"boolean", "deadlock OR mutex", false}, {"boolean", "error -nil", true},
 		{"boolean", "goroutine -(channel OR mutex)", false}, {"boolean", `"return nil" -err`, false},
-	} {
-		ps = append(ps, p)
-	}
-	return ps
+	}...)
 }
 
 // readCorpus reads every line of the root's session files, in the order

@@ -159,7 +159,6 @@ func TestTwoBinaries(t *testing.T) {
 		cmd      *exec.Cmd
 		dir      string
 		pid      int
-		exitErr  error
 		lineRead chan struct{}
 	}
 	run := func(mode string) *child {
