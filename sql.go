@@ -15,6 +15,9 @@ type SQLOptions struct {
 	Params map[string]string
 	// Timeout interrupts the statement (ErrTimeout); 0: none.
 	Timeout time.Duration
+	// MaxRows stops reading after this many rows (Rows.More says whether
+	// there were more); 0: every row.
+	MaxRows int
 }
 
 // Rows is a statement's result: column names and rows of values (int64,
@@ -22,6 +25,8 @@ type SQLOptions struct {
 type Rows struct {
 	Columns []string
 	Rows    [][]any
+	// More: the statement had rows past SQLOptions.MaxRows, not read.
+	More bool
 }
 
 // Check accepts exactly one statement that starts with SELECT, WITH,
