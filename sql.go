@@ -1,6 +1,7 @@
 package pidex
 
 import (
+	"errors"
 	"strings"
 	"time"
 	"unicode"
@@ -28,6 +29,19 @@ type Rows struct {
 	// More: the statement had rows past SQLOptions.MaxRows, not read.
 	More bool
 }
+
+// ErrStatement: SQLite could not run a statement (a syntax error, an
+// unknown table or column, an error a function raised): the statement's
+// fault, whose message is SQLite's, not the catalog's.
+var ErrStatement = errors.New("the SQL statement failed")
+
+// StatementError is SQLite's error for a statement (errors.Is(err,
+// ErrStatement)).
+type StatementError struct{ Err error }
+
+func (e *StatementError) Error() string        { return e.Err.Error() }
+func (e *StatementError) Unwrap() error        { return e.Err }
+func (e *StatementError) Is(target error) bool { return target == ErrStatement }
 
 // Check accepts exactly one statement that starts with SELECT, WITH,
 // VALUES, EXPLAIN or PRAGMA: the first of the read-only SQL interface's

@@ -183,7 +183,7 @@ func (c *SQLConn) sqlError(ctx context.Context, err error) error {
 		msg := err.Error()
 		return pidex.Usagef("pidex sql is read-only: refused, the statement would write, attach or load something (%s)", msg)
 	}
-	return fmt.Errorf("sql: %w", err)
+	return fmt.Errorf("sql: %w", &pidex.StatementError{Err: err})
 }
 
 // paramValue types a --param value: integers and reals as numbers (SQLite
