@@ -29,6 +29,7 @@ func inputSchema[In any](patch func(*jsonschema.Schema)) *jsonschema.Schema {
 	if err != nil {
 		panic(fmt.Sprintf("schema of %T: %v", *new(In), err)) // a programming error, caught by every test
 	}
+	portable(s)
 	if patch != nil {
 		patch(s)
 	}
@@ -41,7 +42,31 @@ func outputSchema[Out any]() *jsonschema.Schema {
 	if err != nil {
 		panic(fmt.Sprintf("schema of %T: %v", *new(Out), err))
 	}
+	portable(s)
 	return s
+}
+
+// portable rewrites what the generator writes but not every client reads
+// (the MCP Inspector's --strict check lists them; Gemini's function
+// declarations take one type per property): a nullable type ["null", T]
+// becomes T — an argument's null is read as "not given" (decodeArgs), and
+// a result never holds null where a list or a number goes — and the
+// schema of an any (a SQL value) says what it can be.
+func portable(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	for _, p := range s.Properties {
+		portable(p)
+	}
+	if s.Items != nil && reflect.ValueOf(*s.Items).IsZero() {
+		s.Items = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Type: "string"}, {Type: "number"}, {Type: "null"}}}
+	}
+	portable(s.Items)
+	portable(s.AdditionalProperties)
 }
 
 // decodeArgs fills in (a pointer to a struct) from a tool call's

@@ -17,6 +17,7 @@ import (
 
 	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/internal/httpguard"
 	"github.com/pidex-dev/pidex/mcp"
 )
 
@@ -60,9 +61,9 @@ query_sql cannot change the catalog.`,
 			}
 			var ln net.Listener
 			if httpAddr != "" {
-				loopback, err := isLoopback(httpAddr)
+				loopback, err := httpguard.IsLoopback(httpAddr)
 				if err != nil {
-					return fmt.Errorf("--http: %w", err)
+					return fmt.Errorf("--http %q (want host:port, e.g. 127.0.0.1:7374): %w", httpAddr, errUsage)
 				}
 				if !loopback && token == "" {
 					return fmt.Errorf("--http %s is not a loopback address: anyone who can reach it could read every session; set --token: %w", httpAddr, errUsage)
