@@ -153,18 +153,11 @@ func (s *Server) read(ctx context.Context, tool string, in *readArgs, asContext 
 	head := readHeader(doc, &out, asContext)
 	opts := render.ShowOptions{Thinking: true, Full: budget.ToolOutput}
 	itemOf := func(it *pidex.DocItem) (string, itemOut) {
-		// A line too long to read whole reads cut; say so in this face's words.
-		cutBytes := it.CutBytes
-		it.CutBytes = 0
-		h, body := render.ItemLines(doc, it, opts)
-		it.CutBytes = cutBytes
-		if cutBytes > 0 {
-			h += " · (" + text.Bytes(cutBytes) + " line: its long strings were cut to 4 KiB when read)"
-		}
+		_, body := render.ItemLines(doc, it, opts)
 		o := itemOut{Position: it.N - 1, ID: it.ID, Line: it.Line, Role: it.Class, Title: it.Title, Detail: it.Detail,
 			Time: isoTime(it.Time), Label: it.Label, Note: it.Note, Text: strings.Join(body, "\n")}
 		var t strings.Builder
-		t.WriteString(h + "\n")
+		t.WriteString(itemHead(it, o))
 		for _, l := range body {
 			t.WriteString("  " + l + "\n")
 		}
@@ -220,6 +213,30 @@ func (s *Server) read(ctx context.Context, tool string, in *readArgs, asContext 
 	return r, nil
 }
 
+// itemHead is an item's first line: "[POSITION] title · id · time ·
+// detail · label · note", the position being what offset takes.
+func itemHead(it *pidex.DocItem, o itemOut) string {
+	parts := []string{fmt.Sprintf("[%d] %s", o.Position, it.Title), it.ID}
+	if it.Time != nil {
+		parts = append(parts, it.Time.UTC().Format("2006-01-02 15:04:05"))
+	}
+	if it.Detail != "" {
+		parts = append(parts, oneLine(it.Detail))
+	}
+	if it.Label != "" {
+		parts = append(parts, "label "+quoted(it.Label))
+	}
+	if it.Note != "" {
+		parts = append(parts, "("+it.Note+")")
+	}
+	if it.CutBytes > 0 {
+		// A line too long to read whole was read cut (its long strings keep
+		// their first 4 KiB), so that memory does not grow with it.
+		parts = append(parts, "("+text.Bytes(it.CutBytes)+" line, its long strings cut when read)")
+	}
+	return strings.Join(parts, " · ") + "\n"
+}
+
 // readHeader describes the session, the branch and the window.
 func readHeader(doc *pidex.Document, out *readResult, asContext bool) string {
 	var b strings.Builder
@@ -244,7 +261,7 @@ func readHeader(doc *pidex.Document, out *readResult, asContext bool) string {
 	}
 	fmt.Fprintf(&b, "Model %s, thinking %s\n", model, level)
 	if doc.Total > 0 {
-		fmt.Fprintf(&b, "Window: positions %d–%d of %d\n", doc.From, max(doc.From, doc.To-1), doc.Total)
+		fmt.Fprintf(&b, "Window: positions %d–%d of 0–%d (offset takes a position; [N] below is each one's)\n", doc.From, max(doc.From, doc.To-1), doc.Total-1)
 	}
 	b.WriteString("\n")
 	return b.String()

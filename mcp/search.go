@@ -135,8 +135,8 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 			sh := sessionHit{Session: sessionRef{ID: h.SessionID, Title: title, Path: h.Path}, Project: projectOf(h.Cwd), Cwd: h.Cwd,
 				Hits: h.Hits, Modified: h.Modified.String()}
 			id := s.handle(ctx, h.SessionID, h.Path, shared)
-			lines = append(lines, fmt.Sprintf("%d. %s · %s · %s · modified %s\n   %s; search again with session=%s, or read it: read_session session=%s\n",
-				offset+i+1, title, sh.Project, hitsWord(h.Hits), shortTime(&h.Modified), id, quoted(id), quoted(id)))
+			lines = append(lines, fmt.Sprintf("%d. %s · %s · %s · modified %s\n   session=%s — its hits: search_sessions with session=%s; read it: read_session session=%s\n",
+				offset+i+1, oneLine(title), oneLine(sh.Project), hitsWord(h.Hits), shortTime(&h.Modified), quoted(id), quoted(id), quoted(id)))
 			out.Sessions = append(out.Sessions, sh)
 		}
 	} else {
@@ -153,7 +153,7 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 				EntryID: h.EntryID, Role: h.Role, Time: isoTime(h.Timestamp), Snippet: bolded(h.Segments),
 				Open: openRef{Session: id, Around: h.EntryID}, Line: h.Line}
 			lines = append(lines, fmt.Sprintf("%d. %s · %s · %s · %s\n   %s\n   open: read_session session=%s around=%s\n",
-				offset+i+1, title, ho.Project, h.Role, shortTime(h.Timestamp), ho.Snippet, quoted(id), quoted(h.EntryID)))
+				offset+i+1, oneLine(title), oneLine(ho.Project), h.Role, shortTime(h.Timestamp), oneLine(ho.Snippet), quoted(id), quoted(h.EntryID)))
 			out.Hits = append(out.Hits, ho)
 		}
 	}

@@ -38,6 +38,7 @@ import (
 
 	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/internal/httpguard"
+	"github.com/pidex-dev/pidex/internal/render"
 )
 
 // Options configure a Server.
@@ -187,7 +188,11 @@ func addTool[In, Out any](s *Server, t toolSpec[In, Out]) {
 		if err != nil {
 			return s.failure(t.name, fmt.Errorf("encode result: %w", err), t.rename), nil
 		}
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: r.text}}, StructuredContent: json.RawMessage(data)}, nil
+		// Session text is anyone's input: a client may print the text on a
+		// terminal (pi does), so it must not carry escape sequences; the
+		// structured content is exact (JSON escapes them).
+		text := render.SafeText(r.text)
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, StructuredContent: json.RawMessage(data)}, nil
 	})
 }
 

@@ -101,9 +101,13 @@ func (s *Server) list(ctx context.Context, in *listArgs) (reply[listResult], err
 	for i := range rows {
 		so := sessionInfo(&rows[i])
 		id := s.handle(ctx, so.Session.ID, so.Session.Path, shared)
-		lines = append(lines, fmt.Sprintf("%d. %s · %s · %s\n   session=%s · modified %s · %s messages · %s tokens · %s%s\n",
-			offset+i+1, so.Session.Title, so.Project, strings.Join(so.Models, ", "), quoted(id), shortTime(&rows[i].Modified),
-			count(so.Messages), count(so.Tokens), money(so.Cost), branchWord(so.BranchPoints)))
+		models := ""
+		if len(so.Models) > 0 {
+			models = " · " + strings.Join(so.Models, ", ")
+		}
+		lines = append(lines, fmt.Sprintf("%d. %s · %s%s\n   session=%s · modified %s · %s %s · %s tokens · %s%s\n",
+			offset+i+1, oneLine(so.Session.Title), oneLine(so.Project), oneLine(models), quoted(id), shortTime(&rows[i].Modified),
+			count(so.Messages), plural(int(so.Messages), "message", "messages"), count(so.Tokens), money(so.Cost), branchWord(so.BranchPoints)))
 		out.Sessions = append(out.Sessions, so)
 	}
 	keep := view.Take(len(lines), budget.Chars-reserve, func(i int) int { return size(lines[i], out.Sessions[i]) })
@@ -261,10 +265,10 @@ func (s *Server) overview(ctx context.Context, in *sessionArgs) (reply[overviewO
 	var b strings.Builder
 	fmt.Fprintf(&b, "Session %s\n", si.ID)
 	if out.Session.Name != "" {
-		fmt.Fprintf(&b, "Name: %s\n", out.Session.Name)
+		fmt.Fprintf(&b, "Name: %s\n", oneLine(out.Session.Name))
 	}
 	fmt.Fprintf(&b, "First message: %s\n", text.Cut(text.OneLine(text.Cut(si.FirstMessage, 1200)), 300))
-	fmt.Fprintf(&b, "Project: %s (%s)\nFile: %s (%s)\n", out.Session.Project, si.Cwd, si.Path, text.Bytes(si.SizeBytes))
+	fmt.Fprintf(&b, "Project: %s (%s)\nFile: %s (%s)\n", oneLine(out.Session.Project), oneLine(si.Cwd), oneLine(si.Path), text.Bytes(si.SizeBytes))
 	created := "unknown"
 	if si.Created != nil {
 		created = shortTime(si.Created)
@@ -276,7 +280,11 @@ func (s *Server) overview(ctx context.Context, in *sessionArgs) (reply[overviewO
 	}
 	fmt.Fprintf(&b, "Tokens: %s (input %s, output %s, cache read %s, cache write %s)\n", count(si.Tokens.Total),
 		count(si.Tokens.Input), count(si.Tokens.Output), count(si.Tokens.CacheRead), count(si.Tokens.CacheWrite))
-	fmt.Fprintf(&b, "Cost: %s in all; %s in %s on abandoned branches\n", money(si.Cost), money(ov.AbandonedCost), callsWord(ov.AbandonedCalls))
+	if ov.AbandonedCalls > 0 {
+		fmt.Fprintf(&b, "Cost: %s in all; %s of it in %s on abandoned branches\n", money(si.Cost), money(ov.AbandonedCost), callsWord(ov.AbandonedCalls))
+	} else {
+		fmt.Fprintf(&b, "Cost: %s in all; nothing spent on abandoned branches\n", money(si.Cost))
+	}
 	if out.Session.ParentSession != "" {
 		fmt.Fprintf(&b, "Forked from: %s\n", out.Session.ParentSession)
 	}

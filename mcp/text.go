@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/render"
 	"github.com/pidex-dev/pidex/internal/text"
 )
 
@@ -32,6 +33,11 @@ type page struct {
 	NextCursor string `json:"next_cursor,omitempty" jsonschema:"pass as cursor (alone: it holds the other arguments) for the next page; absent on the last page"`
 	Truncated  string `json:"truncated,omitempty" jsonschema:"what this page left out and how to get it; absent when nothing was left out"`
 }
+
+// oneLine is a value shown inside a line of text: its control characters
+// (a tab or a newline in a session's name) escaped, so that the line stays
+// one.
+func oneLine(s string) string { return render.Safe(s) }
 
 // isoTime is a time as the CLI's --json writes it ("" when unknown).
 func isoTime(t *pidex.Time) string {

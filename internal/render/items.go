@@ -9,3 +9,8 @@ func ItemLines(doc *pidex.Document, it *pidex.DocItem, opts ShowOptions) (head s
 	r := &showRenderer{opts: opts}
 	return r.itemLines(doc, it)
 }
+
+// SafeText escapes the control characters of s other than newline and tab
+// (see Safe), for text that a client may print on a terminal: an MCP
+// client such as pi shows tool results in its terminal interface.
+func SafeText(s string) string { return safeText(s) }
