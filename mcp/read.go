@@ -280,10 +280,10 @@ func cutNote(c pidex.Cuts, b pidex.Budget, doc *pidex.Document, in *readArgs, as
 			len(c.Cut), text.Plural(len(c.Cut), "entry", "entries"), count(b.ItemChars), strings.Join(ids, ", ")))
 	}
 	if c.Thinking > 0 {
-		parts = append(parts, fmt.Sprintf("%d thinking %s folded (thinking=true shows them)", c.Thinking, text.Plural(c.Thinking, "block", "blocks")))
+		parts = append(parts, fmt.Sprintf("%d thinking %s folded (thinking=true shows %s)", c.Thinking, text.Plural(c.Thinking, "block", "blocks"), text.Plural(c.Thinking, "it", "them")))
 	}
 	if c.ToolOutput > 0 {
-		parts = append(parts, fmt.Sprintf("%d tool %s folded (tool_output=true shows them)", c.ToolOutput, text.Plural(c.ToolOutput, "output", "outputs")))
+		parts = append(parts, fmt.Sprintf("%d tool %s folded (tool_output=true shows %s)", c.ToolOutput, text.Plural(c.ToolOutput, "output", "outputs"), text.Plural(c.ToolOutput, "it", "them")))
 	}
 	if c.Filtered > 0 {
 		parts = append(parts, fmt.Sprintf("%d %s of other roles left out (roles=%s)", c.Filtered, text.Plural(c.Filtered, "entry", "entries"), strings.Join(in.Roles, ",")))

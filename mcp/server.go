@@ -25,6 +25,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -184,7 +185,7 @@ func addTool[In, Out any](s *Server, t toolSpec[In, Out]) {
 		if err != nil {
 			return s.failure(t.name, err, t.rename), nil
 		}
-		data, err := json.Marshal(r.data)
+		data, err := marshal(r.data)
 		if err != nil {
 			return s.failure(t.name, fmt.Errorf("encode result: %w", err), t.rename), nil
 		}
@@ -192,8 +193,20 @@ func addTool[In, Out any](s *Server, t toolSpec[In, Out]) {
 		// terminal (pi does), so it must not carry escape sequences; the
 		// structured content is exact (JSON escapes them).
 		text := render.SafeText(r.text)
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, StructuredContent: json.RawMessage(data)}, nil
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, StructuredContent: data}, nil
 	})
+}
+
+// marshal writes a result as JSON without escaping <, > and & (a model
+// reads "2>&1" better than "2\u003e\u00261").
+func marshal(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // failure is the tool error for err (see message).
