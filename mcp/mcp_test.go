@@ -599,10 +599,11 @@ func TestPanicIsToolError(t *testing.T) {
 	f.ok(t, "list_sessions", nil)
 }
 
-// Tool calls wait for the catalog to be ready; listing the tools does not.
+// Tool calls wait for the catalog to be ready, and a search for the text
+// index too; listing the tools waits for nothing.
 func TestReady(t *testing.T) {
-	ready := make(chan struct{})
-	f := newFixture(t, Options{Ready: ready})
+	ready, textReady := make(chan struct{}), make(chan struct{})
+	f := newFixture(t, Options{Ready: ready, TextReady: textReady})
 	if len(f.tools(t)) == 0 {
 		t.Fatal("no tools before ready")
 	}
@@ -616,6 +617,18 @@ func TestReady(t *testing.T) {
 	<-done
 	close(ready)
 	f.ok(t, "list_sessions", nil)
+	searched := make(chan result, 1)
+	go func() { searched <- f.call(t, "search_sessions", map[string]any{"query": "flaky"}) }()
+	f.ok(t, "read_session", map[string]any{"session": branchy}) // the server answers meanwhile
+	select {
+	case r := <-searched:
+		t.Fatalf("search answered before the text index was ready: %s", r.text)
+	default:
+	}
+	close(textReady)
+	if r := <-searched; r.isError || !strings.Contains(r.text, "**flaky**") {
+		t.Errorf("search after the text index: %s", r.text)
+	}
 }
 
 // The server only reads: after every tool, every file of the corpus is as

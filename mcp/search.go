@@ -69,7 +69,7 @@ Query language: words (all must occur; case and accents ignored), "a phrase", pr
 func (s *Server) addSearch() {
 	v := s.eng.Vocabulary()
 	addTool(s, toolSpec[searchArgs, searchResult]{
-		name: "search_sessions", title: "Search sessions", desc: searchDesc,
+		name: "search_sessions", title: "Search sessions", desc: searchDesc, text: true,
 		patch: func(sc *jsonschema.Schema) {
 			enum(sc, "role", v.RoleGroups...)
 			enum(sc, "branch", pidex.BranchAll, pidex.BranchActive)

@@ -33,6 +33,7 @@ import (
 	"io"
 	"net/http"
 	"runtime/debug"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -51,6 +52,11 @@ type Options struct {
 	// answer comes from a catalog still being built; listing the tools
 	// does not.
 	Ready <-chan struct{}
+	// TextReady, if set, is closed once the full-text index is current
+	// too (on a cold catalog the text pass follows the metadata):
+	// search_sessions waits for it, so that a first search does not answer
+	// "no hits" from an index still empty.
+	TextReady <-chan struct{}
 	// Log receives one-line messages for whoever runs the server (stderr):
 	// internal errors with their cause, which the model is only told
 	// happened. nil: dropped.
@@ -112,7 +118,9 @@ const Path = "/mcp"
 // "Authorization: Bearer TOKEN". The caller refuses to listen beyond
 // loopback without a token (httpguard.IsLoopback).
 func (s *Server) Handler(addr, token string) http.Handler {
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{})
+	// A client that goes away without ending its session (DELETE) leaves
+	// it behind: idle sessions are closed after a while.
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		if r.URL.Path != Path {
@@ -150,6 +158,7 @@ type toolSpec[In, Out any] struct {
 	name, title, desc string
 	patch             func(*jsonschema.Schema)
 	rename            map[string]string
+	text              bool // it reads the full-text index (waits for Options.TextReady)
 	run               func(ctx context.Context, in *In) (reply[Out], error)
 }
 
@@ -174,9 +183,16 @@ func addTool[In, Out any](s *Server, t toolSpec[In, Out]) {
 		if err := decodeArgs(t.name, req.Params.Arguments, &args, in); err != nil {
 			return s.failure(t.name, err, t.rename), nil
 		}
-		if s.opts.Ready != nil {
+		ready := []<-chan struct{}{s.opts.Ready}
+		if t.text {
+			ready = append(ready, s.opts.TextReady)
+		}
+		for _, ch := range ready {
+			if ch == nil {
+				continue
+			}
 			select {
-			case <-s.opts.Ready:
+			case <-ch:
 			case <-ctx.Done():
 				return s.failure(t.name, ctx.Err(), t.rename), nil
 			}

@@ -109,6 +109,18 @@ func main() {
 		}
 	}
 	read := map[string]any{"session": big.Session.ID}
+	t1 := time.Now()
+	call(ctx, cs, "read_session", read)
+	fmt.Printf("first read_session of the largest session (nothing kept yet): %s\n", ms(time.Since(t1)))
+	// Windows the server has not read yet: a model paging back through the
+	// session (each window rebuilds the branch's context around it).
+	window := 0
+	pages := func(cs *sdk.ClientSession) func() {
+		return func() {
+			window++
+			call(ctx, cs, "read_session", map[string]any{"session": big.Session.ID, "offset": int(big.Entries) - 50*(window%150) - 50})
+		}
+	}
 	ops := []op{
 		{"stdio search_sessions rare", tool(cs, "search_sessions", map[string]any{"query": *rare})},
 		{"in-process search_sessions rare", tool(local, "search_sessions", map[string]any{"query": *rare})},
@@ -120,6 +132,8 @@ func main() {
 		{"process pidex search --json --no-refresh common", proc("search", "--json", "--no-refresh", *common)},
 		{"stdio read_session largest (latest window)", tool(cs, "read_session", read)},
 		{"in-process read_session largest (latest window)", tool(local, "read_session", read)},
+		{"stdio read_session largest, a new window each time", pages(cs)},
+		{"in-process read_session largest, a new window each time", pages(local)},
 	}
 	samples := make([][]time.Duration, len(ops))
 	for _, o := range ops { // warm up: page cache, the context cache

@@ -50,8 +50,9 @@ ADDR it serves streamable HTTP at http://ADDR/mcp instead, under the rules of
 localhost, and off loopback only with --token, which every request must then
 carry as "Authorization: Bearer TOKEN".
 
-The catalog is refreshed when the server starts (tool calls wait for it) and
-kept current as by 'pidex index --watch'. The server only reads session files;
+The catalog is refreshed when the server starts (tool calls wait for it, and
+search_sessions for the text index too, which takes minutes only on a cold
+catalog) and kept current as by 'pidex index --watch'. The server only reads session files;
 query_sql cannot change the catalog.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -84,21 +85,33 @@ query_sql cannot change the catalog.`,
 			}
 			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
-			ready := make(chan struct{})
-			var once sync.Once
+			ready, textReady := make(chan struct{}), make(chan struct{})
+			var once, textOnce sync.Once
 			markReady := func() { once.Do(func() { close(ready) }) }
-			srv := mcp.New(eng, mcp.Options{Version: version(), Ready: ready, Log: func(msg string) { fmt.Fprintln(a.stderr, "pidex:", msg) }})
+			markTextReady := func() { markReady(); textOnce.Do(func() { close(textReady) }) }
+			srv := mcp.New(eng, mcp.Options{Version: version(), Ready: ready, TextReady: textReady,
+				Log: func(msg string) { fmt.Fprintln(a.stderr, "pidex:", msg) }})
 			g, gctx := errgroup.WithContext(ctx)
 			if a.refreshes(eng) {
 				g.Go(func() error {
-					defer markReady() // a watch that cannot start still lets the tools answer
+					defer markTextReady() // a refresh that fails still lets the tools answer from the catalog as it is
+					// The metadata first: every tool but search answers after it (a
+					// cold catalog of 3,000 sessions takes seconds); search waits for
+					// the watcher's first refresh, which brings the text index up to
+					// date (minutes on a cold catalog, nothing on a warm one).
+					if st, err := eng.Refresh(gctx); err != nil {
+						fmt.Fprintln(a.stderr, "pidex: refresh:", err)
+					} else {
+						a.report(st, false)
+					}
+					markReady()
 					err := eng.Watch(gctx, engine.WatchOptions{Text: true, OnRefresh: func(st *indexer.Stats, err error) {
 						if err != nil {
 							fmt.Fprintln(a.stderr, "pidex: refresh:", err)
 						} else if len(st.Warnings)+len(st.Errors) > 0 {
 							a.report(st, false)
 						}
-						markReady()
+						markTextReady()
 					}})
 					if gctx.Err() != nil {
 						return nil
@@ -106,7 +119,7 @@ query_sql cannot change the catalog.`,
 					return err
 				})
 			} else {
-				markReady() // --no-refresh, or a catalog this process cannot write: answer from it as it is
+				markTextReady() // --no-refresh, or a catalog this process cannot write: answer from it as it is
 			}
 			if ln == nil {
 				g.Go(func() error {
