@@ -70,9 +70,9 @@ func portable(s *jsonschema.Schema) {
 }
 
 // decodeArgs fills in (a pointer to a struct) from a tool call's
-// arguments, checked against the struct's fields and schema's required
-// list. skipRequired lets a call that carries a cursor omit what the
-// cursor holds.
+// arguments, checked against the struct's fields and the schema's
+// required list (a call that carries a cursor may omit what the cursor
+// holds).
 func decodeArgs(tool string, raw json.RawMessage, in any, schema *jsonschema.Schema) error {
 	var args map[string]json.RawMessage
 	if len(bytes.TrimSpace(raw)) > 0 && string(bytes.TrimSpace(raw)) != "null" {

@@ -57,8 +57,15 @@ query_sql cannot change the catalog.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			// A server beside the agent, up as long as its session, reading
+			// 50 MB sessions: not a short command (main's tuneGC). The default
+			// GC pace keeps its memory near twice what it holds (GOGC 400 left
+			// 700 MB resident after the largest session), under a 1 GiB limit.
+			if os.Getenv("GOGC") == "" {
+				debug.SetGCPercent(100)
+			}
 			if os.Getenv("GOMEMLIMIT") == "" {
-				debug.SetMemoryLimit(1 << 30) // a server reading a 50 MB session, not a short command (see serve)
+				debug.SetMemoryLimit(1 << 30)
 			}
 			var ln net.Listener
 			if httpAddr != "" {
