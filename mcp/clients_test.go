@@ -48,7 +48,7 @@ func pidexBinary(t *testing.T) string {
 		if runtime.GOOS == "windows" {
 			binary.path += ".exe"
 		}
-		out, err := exec.Command(goTool(), "build", "-o", binary.path, "../cmd/pidex").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", binary.path, "../cmd/pidex").CombinedOutput()
 		if err != nil {
 			binary.err = errors.New("go build: " + string(out))
 		}
@@ -57,13 +57,6 @@ func pidexBinary(t *testing.T) string {
 		t.Fatal(binary.err)
 	}
 	return binary.path
-}
-
-func goTool() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
-		return p
-	}
-	return "go"
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
