@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strconv"
 	"strings"
 
@@ -63,6 +64,8 @@ func message(err error, rename map[string]string) (msg string, internal bool) {
 		return "the statement failed: " + sqliteMessage(stmt.Err), false
 	case errors.Is(err, pidex.ErrTimeout):
 		return "the statement ran past its time limit and was stopped: narrow it (a WHERE on session_id or ts_ms, a LIMIT), or give a larger timeout_ms", false
+	case errors.Is(err, fs.ErrNotExist):
+		return "the session file is no longer there (deleted or moved since it was indexed; the catalog catches up within a second): list_sessions shows the sessions as they are now", false
 	case errors.Is(err, pidex.ErrFileChanged):
 		return "the session file changed while it was read (pi is writing it): call again in a moment", false
 	case errors.Is(err, pidex.ErrUsage), errors.Is(err, pidex.ErrNotFound):

@@ -561,6 +561,22 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// A session file that disappears after it was indexed (pi deleted it, the
+// user moved it) is said so, not an internal error.
+func TestFileGone(t *testing.T) {
+	f := newFixture(t, Options{})
+	path := digStr(f.ok(t, "get_session", map[string]any{"session": branchy}).data, "session", "session", "path")
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if msg := f.fail(t, "read_session", map[string]any{"session": branchy}); !strings.Contains(msg, "no longer there") {
+		t.Errorf("message %q", msg)
+	}
+	if logs := f.logged(); len(logs) > 0 {
+		t.Errorf("logged %q", logs)
+	}
+}
+
 // A model's small slips are forgiven: numbers and booleans as strings,
 // one string for a list, null for "not given".
 func TestLenientArguments(t *testing.T) {
