@@ -29,7 +29,7 @@ type Document struct {
 
 // DocItem is one entry of the branch, or one message of the context.
 type DocItem struct {
-	N     int    // context view: the message's number, from 1
+	N     int    // context view: the message's number, from 1 (a budget, view.Fit, numbers a branch's entries too)
 	ID    string // the entry's id (in the context view: the entry the message comes from)
 	Line  int64  // the entry's line in the file
 	Type  string // the entry's type

@@ -135,4 +135,7 @@ type Vocabulary struct {
 	RoleGroups []string
 	// Sources are the usage record sources a cost report can filter by.
 	Sources []string
+	// Classes are the looks of a reading's items (DocItem.Class: user,
+	// assistant, tool, …), which a budget can keep (BudgetOptions.Classes).
+	Classes []string
 }

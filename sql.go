@@ -1,6 +1,7 @@
 package pidex
 
 import (
+	"errors"
 	"strings"
 	"time"
 	"unicode"
@@ -15,6 +16,9 @@ type SQLOptions struct {
 	Params map[string]string
 	// Timeout interrupts the statement (ErrTimeout); 0: none.
 	Timeout time.Duration
+	// MaxRows stops reading after this many rows (Rows.More says whether
+	// there were more); 0: every row.
+	MaxRows int
 }
 
 // Rows is a statement's result: column names and rows of values (int64,
@@ -22,7 +26,22 @@ type SQLOptions struct {
 type Rows struct {
 	Columns []string
 	Rows    [][]any
+	// More: the statement had rows past SQLOptions.MaxRows, not read.
+	More bool
 }
+
+// ErrStatement: SQLite could not run a statement (a syntax error, an
+// unknown table or column, an error a function raised): the statement's
+// fault, whose message is SQLite's, not the catalog's.
+var ErrStatement = errors.New("the SQL statement failed")
+
+// StatementError is SQLite's error for a statement (errors.Is(err,
+// ErrStatement)).
+type StatementError struct{ Err error }
+
+func (e *StatementError) Error() string        { return e.Err.Error() }
+func (e *StatementError) Unwrap() error        { return e.Err }
+func (e *StatementError) Is(target error) bool { return target == ErrStatement }
 
 // Check accepts exactly one statement that starts with SELECT, WITH,
 // VALUES, EXPLAIN or PRAGMA: the first of the read-only SQL interface's

@@ -253,5 +253,5 @@ func (e *Engine) SQL(ctx context.Context, o pidex.SQLOptions) (*pidex.Rows, erro
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	return c.Query(ctx, o.Statement, o.Params)
+	return c.Query(ctx, o.Statement, o.Params, o.MaxRows)
 }

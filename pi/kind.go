@@ -257,8 +257,9 @@ func Class(typ, role string) string {
 	return "meta"
 }
 
-// Vocabulary is what options may name: the search role groups and the
-// usage sources, roles first, then kinds, each in registration order.
+// Vocabulary is what options may name: the search role groups, the usage
+// sources and the reading classes, roles first, then kinds, each in
+// registration order.
 func Vocabulary() pidex.Vocabulary {
 	var v pidex.Vocabulary
 	add := func(list *[]string, w string) {
@@ -269,11 +270,15 @@ func Vocabulary() pidex.Vocabulary {
 	for _, r := range Roles() {
 		add(&v.RoleGroups, r.Group)
 		add(&v.Sources, r.UsageSource)
+		add(&v.Classes, r.Class)
 	}
 	for _, k := range Kinds() {
 		add(&v.RoleGroups, k.Group)
 		add(&v.Sources, k.UsageSource)
+		add(&v.Classes, k.Class)
 	}
+	add(&v.Classes, "other") // what Class calls an unknown role
+	add(&v.Classes, "meta")  // and a kind without a look of its own
 	return v
 }
 

@@ -132,8 +132,10 @@ var readPragmas = map[string]bool{
 	"encoding": true, "schema_version": true, "data_version": true, "journal_mode": true,
 }
 
-// Query runs one read-only statement with named parameters (:name).
-func (c *SQLConn) Query(ctx context.Context, stmt string, params map[string]string) (*pidex.Rows, error) {
+// Query runs one read-only statement with named parameters (:name),
+// reading at most maxRows rows (0: all; Rows.More says whether there were
+// more).
+func (c *SQLConn) Query(ctx context.Context, stmt string, params map[string]string, maxRows int) (*pidex.Rows, error) {
 	if err := (pidex.SQLOptions{Statement: stmt}).Check(); err != nil {
 		return nil, err
 	}
@@ -153,6 +155,10 @@ func (c *SQLConn) Query(ctx context.Context, stmt string, params map[string]stri
 	}
 	out := &pidex.Rows{Columns: cols, Rows: [][]any{}}
 	for rows.Next() {
+		if maxRows > 0 && len(out.Rows) == maxRows {
+			out.More = true // the rest is never read: a huge result costs nothing past the limit
+			break
+		}
 		vals := make([]any, len(cols))
 		ptrs := make([]any, len(cols))
 		for i := range vals {
@@ -177,7 +183,7 @@ func (c *SQLConn) sqlError(ctx context.Context, err error) error {
 		msg := err.Error()
 		return pidex.Usagef("pidex sql is read-only: refused, the statement would write, attach or load something (%s)", msg)
 	}
-	return fmt.Errorf("sql: %w", err)
+	return fmt.Errorf("sql: %w", &pidex.StatementError{Err: err})
 }
 
 // paramValue types a --param value: integers and reals as numbers (SQLite

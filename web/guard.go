@@ -1,10 +1,9 @@
 package web
 
 import (
-	"crypto/subtle"
-	"net"
 	"net/http"
-	"strings"
+
+	"github.com/pidex-dev/pidex/internal/httpguard"
 )
 
 // tokenCookie carries the token after a first visit with ?token=, so the
@@ -47,33 +46,14 @@ func (s *Server) guard(next http.Handler) http.Handler {
 }
 
 // hostAllowed: the Host header names the bound host, or localhost, on the
-// bound port.
-func (s *Server) hostAllowed(host string) bool {
-	bhost, bport, err := net.SplitHostPort(s.opts.Addr)
-	if err != nil {
-		return false
-	}
-	if ip := net.ParseIP(bhost); bhost == "" || (ip != nil && ip.IsUnspecified()) {
-		return true
-	}
-	h, p, err := net.SplitHostPort(host)
-	if err != nil { // no port: only a client talking to port 80 omits it
-		h, p = host, "80"
-	}
-	if p != bport {
-		return false
-	}
-	h = strings.TrimSuffix(strings.ToLower(h), ".")
-	return h == strings.ToLower(bhost) || h == "localhost" || strings.Trim(h, "[]") == strings.Trim(bhost, "[]")
-}
+// bound port (see httpguard.HostAllowed).
+func (s *Server) hostAllowed(host string) bool { return httpguard.HostAllowed(s.opts.Addr, host) }
 
 // authorized checks the token (in constant time) and remembers a ?token=
 // in a cookie for the browser's later requests.
 func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
-	ok := func(t string) bool {
-		return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(s.opts.Token)) == 1
-	}
-	if bearer, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); found && ok(bearer) {
+	ok := func(t string) bool { return httpguard.TokenOK(t, s.opts.Token) }
+	if httpguard.Bearer(r, s.opts.Token) {
 		return true
 	}
 	if c, err := r.Cookie(tokenCookie); err == nil && ok(c.Value) {

@@ -7,13 +7,13 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/internal/httpguard"
 	"github.com/pidex-dev/pidex/web"
 )
 
@@ -111,15 +111,11 @@ The URL is printed on stdout when the server is ready; logs go to stderr.`,
 
 // isLoopback: addr's host is a loopback address or localhost.
 func isLoopback(addr string) (bool, error) {
-	host, _, err := net.SplitHostPort(addr)
+	ok, err := httpguard.IsLoopback(addr)
 	if err != nil {
 		return false, fmt.Errorf("--addr %q (want host:port): %w", addr, errUsage)
 	}
-	if strings.EqualFold(host, "localhost") {
-		return true, nil
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback(), nil
+	return ok, nil
 }
 
 // openBrowser asks the desktop to open url; failing is not an error (the

@@ -81,6 +81,21 @@ func (r *showRenderer) header(doc *pidex.Document) {
 
 // item writes one item's header line and body.
 func (r *showRenderer) item(doc *pidex.Document, it *pidex.DocItem) {
+	head, body := r.itemLines(doc, it)
+	r.printf("%s\n", head)
+	for _, l := range body {
+		if l == "" {
+			r.printf("\n")
+			continue
+		}
+		r.printf("%s%s\n", showBodyIndent, l)
+	}
+	r.printf("\n")
+}
+
+// itemLines is an item's header line ("[LINE] TITLE · ID · TIME · DETAIL
+// …") and its body lines, not yet indented.
+func (r *showRenderer) itemLines(doc *pidex.Document, it *pidex.DocItem) (string, []string) {
 	var parts []string
 	if doc.Context {
 		parts = []string{fmt.Sprintf("#%d %s", it.N, it.Title), fmt.Sprintf("line %d %s", it.Line, it.ID), it.Detail}
@@ -103,15 +118,7 @@ func (r *showRenderer) item(doc *pidex.Document, it *pidex.DocItem) {
 			keep = append(keep, p)
 		}
 	}
-	r.printf("%s\n", strings.Join(keep, " · "))
-	for _, l := range r.lines(it.Blocks) {
-		if l == "" {
-			r.printf("\n")
-			continue
-		}
-		r.printf("%s%s\n", showBodyIndent, l)
-	}
-	r.printf("\n")
+	return strings.Join(keep, " · "), r.lines(it.Blocks)
 }
 
 // lines renders blocks as lines of text.

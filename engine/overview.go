@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/view"
+	"github.com/pidex-dev/pidex/pi"
+	"github.com/pidex-dev/pidex/query"
+)
+
+// Overview is one session at a glance (see pidex.Overview): its listing
+// record, branch points with where each branch ends, labels, compactions,
+// and the cost of the branches the user left. It reads from the file only
+// the entries it shows, so it stays fast on the largest sessions.
+func (e *Engine) Overview(ctx context.Context, ref pidex.SessionRef) (*pidex.Overview, error) {
+	info, err := e.reader.Session(ctx, ref.FileID)
+	if err != nil {
+		return nil, err
+	}
+	roots, err := e.reader.Tree(ctx, ref.FileID)
+	if err != nil {
+		return nil, err
+	}
+	path, err := e.reader.Path(ctx, ref.FileID, "")
+	if err != nil {
+		return nil, err
+	}
+	onPath := make(map[string]bool, len(path))
+	for _, p := range path {
+		onPath[p.ID] = true
+	}
+	shown, compactions := view.OverviewNeeds(roots)
+	previews, err := query.Previews(ref.Path, shown)
+	if err != nil {
+		return nil, err
+	}
+	read, err := query.ReadEntries(ref.Path, compactions, overviewCutLine, overviewCutString)
+	if err != nil {
+		return nil, err
+	}
+	byOffset := make(map[int64]*pi.Entry, len(read))
+	for i := range read {
+		byOffset[read[i].Offset] = &read[i]
+	}
+	o := view.Overview(view.OverviewParts{Info: info, Roots: roots, OnPath: onPath, Previews: previews, Compactions: byOffset})
+	// The session's own calls (every copy it holds, like its total) off its
+	// current branch: what the user spent on branches left behind.
+	rep, err := e.Cost(ctx, pidex.CostOptions{Session: ref.Path, By: []string{"source"}, Branch: pidex.BranchAbandoned, NoDedup: true})
+	if err != nil {
+		return nil, err
+	}
+	o.AbandonedCost, o.AbandonedCalls = rep.Totals.Cost, rep.Totals.Calls
+	return o, nil
+}
+
+// A compaction's line is read for its token count and first kept entry,
+// not its summary (the preview has it): long lines are cut.
+const (
+	overviewCutLine   = 16 << 10
+	overviewCutString = 2 << 10
+)
+
+// BranchThrough is the leaf of the branch a reader expects when jumping
+// to an entry (a search hit): the session's current leaf when it lies
+// below the entry, else the newest-written continuation. An unknown entry
+// is pidex.ErrNotFound.
+func (e *Engine) BranchThrough(ctx context.Context, ref pidex.SessionRef, entryID string) (string, error) {
+	roots, err := e.reader.Tree(ctx, ref.FileID)
+	if err != nil {
+		return "", err
+	}
+	n := view.Find(roots, entryID)
+	if n == nil {
+		return "", fmt.Errorf("entry %q in session %s: %w", entryID, ref.SessionID, pidex.ErrNotFound)
+	}
+	return view.BranchLeaf(n), nil
+}
+
+// Suggest lists sessions a reference that matched none may have meant, at
+// most n: those whose name contains it (ignoring case), else the most
+// recently modified. A face shows them with its "not found".
+func (e *Engine) Suggest(ctx context.Context, ref string, n int) ([]pidex.Session, error) {
+	if ref != "" {
+		named, err := e.List(ctx, pidex.ListOptions{Name: ref, Limit: n})
+		if err != nil || len(named) > 0 {
+			return named, err
+		}
+	}
+	return e.List(ctx, pidex.ListOptions{Limit: n})
+}

@@ -1,0 +1,405 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Real clients against the built binary: the SDK's own over stdio and
+// HTTP, the MCP Inspector's CLI, and pi's (`pi mcp add`, `pi mcp list`).
+// The Node clients are installed by npm from mcp/testdata/clients (its
+// package-lock.json pins them, Node 22 included, as npm's node package)
+// into a cache folder outside the repository; they skip, saying why, only
+// where npm cannot be had, unless PIDEX_REQUIRE_CLIENTS is set (CI).
+
+var binary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// pidexBinary builds cmd/pidex once for the package's tests.
+func pidexBinary(t *testing.T) string {
+	t.Helper()
+	binary.once.Do(func() {
+		dir, err := os.MkdirTemp("", "pidex-mcp-bin")
+		if err != nil {
+			binary.err = err
+			return
+		}
+		binary.path = filepath.Join(dir, "pidex")
+		if runtime.GOOS == "windows" {
+			binary.path += ".exe"
+		}
+		out, err := exec.Command("go", "build", "-o", binary.path, "../cmd/pidex").CombinedOutput()
+		if err != nil {
+			binary.err = errors.New("go build: " + string(out))
+		}
+	})
+	if binary.err != nil {
+		t.Fatal(binary.err)
+	}
+	return binary.path
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// served is a corpus and a catalog for a pidex process, with the
+// arguments that point it there.
+func served(t *testing.T) []string {
+	t.Helper()
+	dir := t.TempDir()
+	root := filepath.Join(dir, "sessions")
+	if err := copyCorpus(root); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"--db", filepath.Join(dir, "index.sqlite"), "--sessions", root}
+}
+
+// The built binary over stdio, with the SDK's client: the catalog is
+// indexed on start (the call waits for it), stdout carries only JSON-RPC,
+// and the process ends when the client hangs up.
+func TestBinaryStdio(t *testing.T) {
+	bin := pidexBinary(t)
+	cmd := exec.Command(bin, append(served(t), "mcp")...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	ctx := context.Background()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 7 {
+		t.Fatalf("tools: %v, %v", tools, err)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "search_sessions", Arguments: map[string]any{"query": "flaky login"}})
+	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "**flaky** **login**") {
+		t.Fatalf("search: %v, %v", res, err)
+	}
+	if err := cs.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done: // it ended when stdin closed (the exit code says the corpus has damaged lines)
+	case <-time.After(time.Minute): // not a timing assertion: a hang would otherwise block the suite
+		_ = cmd.Process.Kill()
+		t.Fatal("pidex mcp did not end when the client hung up")
+	}
+	if !strings.Contains(stderr.String(), "unreadable line(s)") {
+		t.Errorf("stderr %q: the refresh's warnings go there", stderr.String())
+	}
+}
+
+// startHTTP starts `pidex mcp --http` and returns its URL.
+func startHTTP(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(pidexBinary(t), append(served(t), append([]string{"mcp", "--http", "127.0.0.1:0"}, args...)...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read the URL: %v", err)
+	}
+	return strings.TrimSpace(line)
+}
+
+// --http serves streamable HTTP at /mcp behind serve's guard: the Host
+// must be the bound address or localhost, the token is required when set.
+func TestBinaryHTTP(t *testing.T) {
+	url := startHTTP(t, "--token", "s3cret")
+	if !strings.HasSuffix(url, "/mcp") {
+		t.Fatalf("url %q", url)
+	}
+	ctx := context.Background()
+	connect := func(token string) (*sdk.ClientSession, error) {
+		hc := &http.Client{Transport: bearer{token}}
+		return sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+	}
+	if cs, err := connect("wrong"); err == nil {
+		cs.Close()
+		t.Error("a wrong token connected")
+	}
+	cs, err := connect("s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "list_sessions", Arguments: map[string]any{"limit": 1}})
+	if err != nil || res.IsError {
+		t.Fatalf("list: %v, %v", res, err)
+	}
+	tests := []struct {
+		name, host, path, auth string
+		want                   int
+	}{
+		{"rebound name", "evil.example:80", "/mcp", "Bearer s3cret", http.StatusForbidden},
+		{"no token", "", "/mcp", "", http.StatusUnauthorized},
+		{"other path", "", "/other", "Bearer s3cret", http.StatusNotFound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest("POST", strings.TrimSuffix(url, "/mcp")+tc.path, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			if tc.auth != "" {
+				req.Header.Set("Authorization", tc.auth)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Errorf("status %d, want %d", resp.StatusCode, tc.want)
+			}
+		})
+	}
+}
+
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// Off loopback without a token, or a token without --http, the command
+// refuses to start (usage error, exit 2) and says why.
+func TestBinaryRefuses(t *testing.T) {
+	bin := pidexBinary(t)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mcp", "--http", "0.0.0.0:0"}, "is not a loopback address"},
+		{[]string{"mcp", "--token", "x"}, "--token goes with --http"},
+		{[]string{"mcp", "--http", "nonsense"}, "want host:port"},
+	}
+	for _, tc := range tests {
+		out, err := exec.Command(bin, append(served(t), tc.args...)...).CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), tc.want) {
+			t.Errorf("%v: %v, %s; want exit 2 and %q", tc.args, err, out, tc.want)
+		}
+	}
+}
+
+// nodeClients is the folder where the Node clients are installed, and
+// the PATH that runs them under their Node 22.
+func nodeClients(t *testing.T) (dir, path string) {
+	t.Helper()
+	dir = os.Getenv("PIDEX_MCP_CLIENTS")
+	if dir == "" {
+		dir = installClients(t)
+	}
+	nodeBin := filepath.Join(dir, "node_modules", "node", "bin")
+	if !fileExists(filepath.Join(nodeBin, "node")) {
+		t.Fatalf("no Node 22 in %s (npm's node package): reinstall the clients", dir)
+	}
+	return dir, nodeBin + string(os.PathListSeparator) + os.Getenv("PATH")
+}
+
+var clients struct {
+	once      sync.Once
+	dir, skip string
+	err       error
+}
+
+// installClients installs testdata/clients with `npm ci` into a cache
+// folder named after its lock file, once (later runs reuse it).
+func installClients(t *testing.T) string {
+	t.Helper()
+	clients.once.Do(func() {
+		npm, err := exec.LookPath("npm")
+		if err != nil {
+			clients.skip = "npm not found: install Node.js and npm (Debian: apt-get install nodejs npm) to run the MCP Inspector and pi client tests"
+			return
+		}
+		lock, err := os.ReadFile(filepath.Join("testdata", "clients", "package-lock.json"))
+		if err != nil {
+			clients.err = err
+			return
+		}
+		sum := sha256.Sum256(lock)
+		cache := os.Getenv("PIDEX_CI_CACHE")
+		if cache == "" {
+			if c, err := os.UserCacheDir(); err == nil {
+				cache = filepath.Join(c, "pidex-ci")
+			} else {
+				cache = filepath.Join(os.TempDir(), "pidex-ci")
+			}
+		}
+		dir := filepath.Join(cache, "mcp-clients-"+hex.EncodeToString(sum[:6]))
+		if fileExists(filepath.Join(dir, "node_modules", ".bin", "pi")) {
+			clients.dir = dir
+			return
+		}
+		tmp, err := os.MkdirTemp(cache+string(os.PathSeparator), "install-")
+		if err := firstErr(err, os.MkdirAll(cache, 0o755)); err != nil {
+			if tmp, err = os.MkdirTemp("", "pidex-ci-install-"); err != nil {
+				clients.err = err
+				return
+			}
+		}
+		for _, f := range []string{"package.json", "package-lock.json"} {
+			b, err := os.ReadFile(filepath.Join("testdata", "clients", f))
+			if err == nil {
+				err = os.WriteFile(filepath.Join(tmp, f), b, 0o644)
+			}
+			if err != nil {
+				clients.err = err
+				return
+			}
+		}
+		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
+		cmd.Dir = tmp
+		if out, err := cmd.CombinedOutput(); err != nil {
+			os.RemoveAll(tmp)
+			clients.skip = "npm ci of testdata/clients failed (is the npm registry reachable?): " + err.Error() + "\n" + string(out)
+			return
+		}
+		if err := os.Rename(tmp, dir); err != nil && !fileExists(filepath.Join(dir, "node_modules")) {
+			clients.err = err
+			return
+		}
+		os.RemoveAll(tmp) // another run installed it first
+		clients.dir = dir
+	})
+	switch {
+	case clients.err != nil:
+		t.Fatal(clients.err)
+	case clients.skip != "" && os.Getenv("PIDEX_REQUIRE_CLIENTS") != "":
+		t.Fatal(clients.skip)
+	case clients.skip != "":
+		t.Skip(clients.skip)
+	}
+	return clients.dir
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// node runs a client's command from dir's node_modules/.bin.
+func node(t *testing.T, dir, path string, env []string, name string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(dir, "node_modules", ".bin", name), args...)
+	cmd.Env = append(append(os.Environ(), "PATH="+path), env...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %s: %v\nstdout: %s\nstderr: %s", name, strings.Join(args, " "), err, out, stderr.String())
+	}
+	return out
+}
+
+// The MCP Inspector's CLI starts `pidex mcp` on the bundled corpus, lists
+// the tools (--strict: their schemas must be portable) and searches.
+func TestInspectorCLI(t *testing.T) {
+	dir, path := nodeClients(t)
+	target := append([]string{"--cli", pidexBinary(t)}, append(served(t), "mcp")...)
+	home := []string{"HOME=" + t.TempDir()} // the Inspector keeps a catalog file there
+	var list struct {
+		Tools []struct {
+			Name         string         `json:"name"`
+			InputSchema  map[string]any `json:"inputSchema"`
+			OutputSchema map[string]any `json:"outputSchema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(node(t, dir, path, home, "mcp-inspector", append(target, "--method", "tools/list", "--strict")...), &list); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range list.Tools {
+		names = append(names, tl.Name)
+		if tl.InputSchema["type"] != "object" || tl.OutputSchema["type"] != "object" {
+			t.Errorf("%s: schemas %v, %v", tl.Name, tl.InputSchema, tl.OutputSchema)
+		}
+	}
+	slices.Sort(names)
+	want := []string{"cost_report", "get_context", "get_session", "list_sessions", "query_sql", "read_session", "search_sessions"}
+	if !slices.Equal(names, want) {
+		t.Errorf("tools %v, want %v", names, want)
+	}
+	var call struct {
+		IsError           bool                            `json:"isError"`
+		Content           []struct{ Type, Text string }   `json:"content"`
+		StructuredContent struct{ Hits []map[string]any } `json:"structuredContent"`
+	}
+	out := node(t, dir, path, home, "mcp-inspector", append(target, "--method", "tools/call", "--tool-name", "search_sessions",
+		"--tool-arg", "query=flaky login", "--tool-arg", "project=proj-beta")...)
+	if err := json.Unmarshal(out, &call); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if call.IsError || len(call.Content) == 0 || !strings.Contains(call.Content[0].Text, "**flaky** **login**") || len(call.StructuredContent.Hits) == 0 {
+		t.Fatalf("search_sessions: %s", out)
+	}
+	for _, h := range call.StructuredContent.Hits {
+		if h["project"] != "proj-beta" || digStr(h, "session", "id") != "01a0b36c-1844-724f-a634-c158a6e908a8" {
+			t.Errorf("hit %v", h)
+		}
+	}
+}
+
+// pi 1.6.0's own client: `pi mcp add pidex -- BINARY mcp` into a fresh
+// HOME, then `pi mcp list --json` connects and lists the tools.
+func TestPiClient(t *testing.T) {
+	dir, path := nodeClients(t)
+	home := []string{"HOME=" + t.TempDir(), "PI_CODING_AGENT_DIR=", "PI_CODING_AGENT_SESSION_DIR="}
+	node(t, dir, path, home, "pi", append([]string{"mcp", "add", "pidex", "--", pidexBinary(t)}, append(served(t), "mcp")...)...)
+	var list struct {
+		Servers []struct {
+			Name  string   `json:"name"`
+			State string   `json:"state"`
+			Tools []string `json:"tools"`
+		} `json:"servers"`
+		Errors []any `json:"errors"`
+	}
+	out := node(t, dir, path, home, "pi", "mcp", "list", "--json")
+	if err := json.Unmarshal(out, &list); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(list.Servers) != 1 || list.Servers[0].Name != "pidex" || list.Servers[0].State != "connected" || len(list.Errors) > 0 {
+		t.Fatalf("pi mcp list: %s", out)
+	}
+	want := []string{"cost_report", "get_context", "get_session", "list_sessions", "query_sql", "read_session", "search_sessions"}
+	if got := slices.Sorted(slices.Values(list.Servers[0].Tools)); !slices.Equal(got, want) {
+		t.Errorf("pi sees tools %v, want %v", got, want)
+	}
+}

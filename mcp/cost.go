@@ -1,0 +1,192 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/render"
+	"github.com/pidex-dev/pidex/internal/view"
+)
+
+type costArgs struct {
+	By       []string `json:"by,omitempty" jsonschema:"group by these, in order (default [\"day\"]): day, week, month (in tz), model, provider, project, session, source"`
+	TZ       string   `json:"tz,omitempty" jsonschema:"IANA time zone of days, weeks and months, e.g. Europe/Paris (default: the server's zone)"`
+	Since    string   `json:"since,omitempty" jsonschema:"only calls at or after: a date (2026-11-01, in tz), an RFC 3339 time, or a duration back from now (12h, 7d, 2w)"`
+	Until    string   `json:"until,omitempty" jsonschema:"only calls before this (a bare date includes that day)"`
+	Project  string   `json:"project,omitempty" jsonschema:"only sessions whose working directory contains this (ignoring case)"`
+	Cwd      string   `json:"cwd,omitempty" jsonschema:"only sessions whose working directory is exactly this"`
+	Session  string   `json:"session,omitempty" jsonschema:"only this session: an id, a unique prefix, a name, or a path"`
+	Model    string   `json:"model,omitempty" jsonschema:"only calls whose provider/model contains this"`
+	Source   []string `json:"source,omitempty" jsonschema:"only usage recorded by these: assistant (replies), toolResult (LLM work inside tools), compaction, branch_summary, usage"`
+	Branch   string   `json:"branch,omitempty" jsonschema:"all (default); active: calls on a session's current branch; abandoned: calls on branches the user left"`
+	NoDedup  bool     `json:"no_dedup,omitempty" jsonschema:"count every copy forks hold of a call (the raw sum of the files); by default each call counts once"`
+	Limit    int      `json:"limit,omitempty" jsonschema:"at most this many rows in this page (totals always cover every row)" cursor:"page"`
+	MaxChars int      `json:"max_chars,omitempty" jsonschema:"character budget of the whole result" cursor:"page"`
+	Cursor   string   `json:"cursor,omitempty" jsonschema:"next_cursor of a previous result, for its next rows" cursor:"-"`
+}
+
+type costResult struct {
+	By     []string  `json:"by"`
+	TZ     string    `json:"tz"`
+	Rows   []costRow `json:"rows" jsonschema:"by period (oldest first), then by cost (most expensive first)"`
+	Totals costSums  `json:"totals" jsonschema:"every row, all pages"`
+	Groups int       `json:"groups" jsonschema:"rows in all pages"`
+	page
+}
+
+type costRow struct {
+	Keys map[string]string `json:"keys" jsonschema:"this row's value of each by key (unknown: a call without time or model)"`
+	costSums
+}
+
+type costSums struct {
+	Input       float64 `json:"input"`
+	Output      float64 `json:"output"`
+	CacheRead   float64 `json:"cache_read"`
+	CacheWrite  float64 `json:"cache_write"`
+	TotalTokens float64 `json:"total_tokens"`
+	Cost        float64 `json:"cost" jsonschema:"USD, as pi recorded it"`
+	Calls       int64   `json:"calls"`
+}
+
+const costDesc = `Tokens and cost (USD, as pi recorded them) of the user's LLM calls, grouped like pidex cost: by day, week, month (in tz), model, provider, project, session or source, and combinations (by=["day","model"]). Filters: since, until, project, cwd, session, model, source, branch (abandoned = money spent on branches the user left). Each call counts once even when forks copy it (no_dedup counts every copy). Rows and totals; rows are paged (limit, max_chars, next_cursor), totals always cover all.`
+
+func (s *Server) addCost() {
+	v := s.eng.Vocabulary()
+	addTool(s, toolSpec[costArgs, costResult]{
+		name: "cost_report", title: "Cost report", desc: costDesc,
+		rename: map[string]string{"tz": "tz", "noDedup": "no_dedup"},
+		patch: func(sc *jsonschema.Schema) {
+			enum(sc, "by", pidex.CostKeys...)
+			enum(sc, "source", v.Sources...)
+			enum(sc, "branch", pidex.BranchAll, pidex.BranchActive, pidex.BranchAbandoned)
+			bounds(sc, "limit", 1, pidex.MaxReadWindow, pidex.DefaultReportRows)
+			bounds(sc, "max_chars", pidex.MinBudget, pidex.MaxBudget, pidex.DefaultBudget)
+		},
+		run: s.cost,
+	})
+}
+
+func (s *Server) cost(ctx context.Context, in *costArgs) (reply[costResult], error) {
+	var r reply[costResult]
+	offset := 0
+	if in.Cursor != "" {
+		c, err := decodeCursor("cost_report", in.Cursor)
+		if err != nil {
+			return r, err
+		}
+		if err := resume("cost_report", c, in); err != nil {
+			return r, err
+		}
+		offset = c.Offset
+	}
+	limit, err := pidex.Bounded("limit", in.Limit, pidex.DefaultReportRows, 1, pidex.MaxReadWindow)
+	if err != nil {
+		return r, err
+	}
+	budget, err := pidex.BudgetOptions{Chars: in.MaxChars}.Filter(s.eng.Vocabulary())
+	if err != nil {
+		return r, err
+	}
+	o := pidex.CostOptions{By: in.By, TZ: in.TZ, Since: in.Since, Until: in.Until, Project: in.Project, Cwd: in.Cwd,
+		Model: in.Model, Source: strings.Join(in.Source, ","), Branch: in.Branch, NoDedup: in.NoDedup}
+	if len(in.By) == 0 {
+		o.By = nil // the domain's default
+	}
+	if in.Session != "" {
+		ref, err := s.session(ctx, in.Session)
+		if err != nil {
+			return r, err
+		}
+		o.Session = ref.Path
+	}
+	rep, err := s.eng.Cost(ctx, o)
+	if err != nil {
+		return r, err
+	}
+	tz := in.TZ
+	if tz == "" {
+		tz = "the server's zone, " + time.Now().Format("MST -07:00")
+	}
+	out := costResult{By: rep.By, TZ: tz, Rows: []costRow{}, Totals: sums(rep.Totals), Groups: len(rep.Rows)}
+	out.Offset = min(offset, len(rep.Rows))
+	rows := rep.Rows[out.Offset:]
+	rows = rows[:min(len(rows), limit)]
+	lines := make([]string, len(rows))
+	for i, row := range rows {
+		cr := costRow{Keys: map[string]string{}, costSums: sums(row.CostSums)}
+		for k, key := range rep.By {
+			cr.Keys[key] = row.Keys[k]
+		}
+		out.Rows = append(out.Rows, cr)
+		lines[i] = table(&pidex.CostReport{By: rep.By, Rows: []pidex.CostRow{row}}, false)
+	}
+	keep := view.Take(len(rows), budget.Chars-reserve-chars(lines0(lines)), func(i int) int { return size(lines[i], out.Rows[i]) })
+	if keep < len(rows) {
+		out.Rows, rows = out.Rows[:keep], rows[:keep]
+		out.Truncated = budgetNote(keep, budget.Chars)
+	}
+	out.Returned = keep
+	if out.Offset+keep < len(rep.Rows) {
+		out.NextCursor = encodeCursor("cost_report", cursorKey(*in), out.Offset+keep, "")
+	}
+	var b strings.Builder
+	dedup := "each call counted once"
+	if in.NoDedup {
+		dedup = "every copy of a call counted"
+	}
+	branch := in.Branch
+	if branch == "" {
+		branch = pidex.BranchAll
+	}
+	fmt.Fprintf(&b, "Cost by %s (%s; branch %s; %s): %d %s", strings.Join(rep.By, ", "), tz, branch, dedup, len(rep.Rows), plural(len(rep.Rows), "row", "rows"))
+	if len(rep.Rows) > 0 {
+		fmt.Fprintf(&b, ", %d–%d shown", out.Offset+1, out.Offset+keep)
+	}
+	fmt.Fprintf(&b, ". Total %s in %s, %s tokens.\n\n", money(rep.Totals.Cost), callsWord(rep.Totals.Calls), count(rep.Totals.TotalTokens))
+	b.WriteString(table(&pidex.CostReport{By: rep.By, Rows: rows, Totals: rep.Totals}, true))
+	b.WriteString(pageNote(out.page, "rows"))
+	r.data, r.text = out, strings.TrimRight(b.String(), "\n")
+	return r, nil
+}
+
+// table is report's rows as the CLI's aligned table (with the totals row
+// when totals), or one row without its header line.
+func table(rep *pidex.CostReport, totals bool) string {
+	var buf bytes.Buffer
+	_ = render.CostTable(&buf, rep, true)
+	lines := strings.SplitAfter(buf.String(), "\n")
+	if !totals {
+		if len(lines) > 1 {
+			return lines[1] // the row, without the header and totals
+		}
+		return ""
+	}
+	return buf.String()
+}
+
+// lines0 is the first of lines ("" for none): a row's size stands for the
+// header's.
+func lines0(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return lines[0]
+}
+
+func sums(s pidex.CostSums) costSums {
+	return costSums{Input: s.Input, Output: s.Output, CacheRead: s.CacheRead, CacheWrite: s.CacheWrite, TotalTokens: s.TotalTokens, Cost: s.Cost, Calls: s.Calls}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
