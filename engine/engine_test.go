@@ -237,3 +237,32 @@ func TestCatalogFromAnotherBuildIsRebuilt(t *testing.T) {
 		t.Error("the rebuilt catalog differs from a fresh one")
 	}
 }
+
+// A catalog made by a build from before the hourly rollup (0d28695 edited
+// the already applied migration 00005 to add it) has 00005 recorded but
+// no usage_rollup_hour: opening it repairs it (migration 00006), so cost
+// reports work and its rows equal a fresh catalog's.
+func TestCatalogBeforeHourlyRollupIsRepaired(t *testing.T) {
+	root := corpus(t, 3)
+	db := filepath.Join(t.TempDir(), "c.sqlite")
+	e := open(t, db, root, nil)
+	refresh(t, e)
+	for _, q := range []string{ // what those builds made: 00005 without the table
+		"DROP TABLE usage_rollup_hour", "DELETE FROM goose_db_version WHERE version_id > 5",
+	} {
+		e.DB().MustExec(q)
+	}
+	e.Close()
+	e = open(t, db, root, nil)
+	tz, _ := time.LoadLocation("Europe/Paris") // whole hours: the report reads the hourly rollup
+	rep, err := e.Cost(context.Background(), query.CostFilter{By: []string{"day"}, TZ: tz})
+	if err != nil {
+		t.Fatalf("cost on a catalog from before the hourly rollup: %v", err)
+	}
+	if len(rep.Rows) == 0 || rep.Totals.Calls == 0 {
+		t.Errorf("cost report after the repair: %+v", rep)
+	}
+	if got, want := catalogtest.Dump(t, e.DB().DB), fresh(t, root); got != want {
+		t.Error("the repaired catalog differs from a fresh one")
+	}
+}
