@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -145,11 +146,13 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		if err := c.check(ctx); err != nil {
 			return err
 		}
+		// Marked before the first migration: a creation that stops
+		// halfway leaves a file Inspect still knows as pidex's.
+		if err := stampApplicationID(ctx, db); err != nil {
+			return err
+		}
 		return Migrate(ctx, db)
 	})
-	if err == nil {
-		err = stampApplicationID(ctx, db)
-	}
 	if err != nil {
 		db.Close()
 		if isMigrationErr(err) {
@@ -171,9 +174,16 @@ func isMigrationErr(err error) bool {
 
 // Reset empties a SQLite catalog whose schema pidex cannot migrate: every
 // table, view and index goes, in one transaction, and the next Open
-// creates the schema afresh. Only for a file that is a SQLite database
-// with pidex's migration table; anything else is refused and left alone.
+// creates the schema afresh. Only for a file whose tables are pidex's
+// (isPidex); anything else is refused and left alone.
 func Reset(ctx context.Context, path string) error {
+	// Decided read-only first: the connection below switches the file to
+	// WAL, which already changes someone else's database.
+	if kind, err := Inspect(path); err != nil {
+		return fmt.Errorf("reset catalog: %w", err)
+	} else if kind != KindPidex {
+		return fmt.Errorf("reset catalog %s: %w, left alone", path, ErrNotCatalog)
+	}
 	db, err := sqlx.Open("sqlite", dsn(path))
 	if err != nil {
 		return fmt.Errorf("reset catalog: %w", err)
@@ -189,11 +199,13 @@ func Reset(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("reset catalog: %w", err)
 	}
-	pidex := false
+	tables := make([]string, 0, len(names))
 	for _, n := range names {
-		pidex = pidex || n.Name == "goose_db_version"
+		if n.Type == "table" {
+			tables = append(tables, n.Name)
+		}
 	}
-	if !pidex {
+	if !isPidex(tables) {
 		return fmt.Errorf("reset catalog %s: not a pidex catalog, left alone", path)
 	}
 	tx, err := db.BeginTxx(ctx, nil)
@@ -342,9 +354,10 @@ const applicationID = 0x70696478
 // catalog. pidex refuses to add its tables to it or to replace it.
 var ErrNotCatalog = errors.New("not a pidex catalog")
 
-// refuseForeign refuses a file that is not pidex's: anything but a SQLite
-// database, or a SQLite database with tables but none of pidex's. An
-// absent or empty file, or an empty database, is fine.
+// refuseForeign refuses a file that is not pidex's: anything but a
+// regular file, a file that is not a SQLite database, or a SQLite database
+// whose tables are not pidex's. An absent or empty file, or an empty
+// database, is fine.
 func refuseForeign(path string) error {
 	kind, err := Inspect(path)
 	if err != nil {
@@ -365,13 +378,27 @@ type FileKind int
 // What Inspect finds.
 const (
 	KindNew       FileKind = iota // absent, empty, or a database without tables
-	KindPidex                     // a pidex catalog (header id, or pidex's tables)
+	KindPidex                     // a pidex catalog (pidex's tables, or a damaged file with pidex's header id)
 	KindForeign                   // a SQLite database of something else
 	KindNotSQLite                 // not a SQLite database at all
 )
 
-// Inspect tells what the file at path is, without changing it.
+// Inspect tells what the file at path is, without changing it. A path
+// that exists but is not a regular file (a device such as /dev/null, a
+// FIFO, a folder) is an error wrapping ErrNotCatalog, found before
+// anything opens it: opening a FIFO blocks, and SQLite would create its
+// journal next to a device.
 func Inspect(path string) (FileKind, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return KindNew, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("inspect catalog %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return 0, fmt.Errorf("%s is %w: it is %s, not a regular file; pidex keeps its catalog in a regular file (choose another --db)", path, ErrNotCatalog, modeName(fi.Mode()))
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return KindNew, nil
@@ -388,9 +415,7 @@ func Inspect(path string) (FileKind, error) {
 	if n < 100 || string(head[:16]) != "SQLite format 3\x00" {
 		return KindNotSQLite, nil
 	}
-	if binary.BigEndian.Uint32(head[68:72]) == applicationID {
-		return KindPidex, nil // even if its pages are damaged: ours to rebuild
-	}
+	ours := binary.BigEndian.Uint32(head[68:72]) == applicationID
 	tables, err := tableNames(path)
 	if err != nil {
 		if transient(err) {
@@ -399,17 +424,59 @@ func Inspect(path string) (FileKind, error) {
 			// than call a catalog being created foreign.
 			return 0, fmt.Errorf("inspect catalog %s: %w", path, err)
 		}
+		if ours {
+			return KindPidex, nil // pidex's header, pages that do not read: ours to rebuild
+		}
 		return KindForeign, nil // not readable as ours either: leave it alone
 	}
-	if len(tables) == 0 {
-		return KindNew, nil
+	return kindOf(tables, ours), nil
+}
+
+// kindOf decides by a database's tables. The header id alone does not
+// make a file pidex's (any program may pick the same four bytes, and
+// taking its file for a catalog emptied it); pidex's own tables do. A
+// database with pidex's header id and no table but goose's (pidex stamps
+// the id before the first migration) is a catalog whose creation stopped
+// early.
+func kindOf(tables []string, ours bool) FileKind {
+	if isPidex(tables) {
+		return KindPidex
 	}
-	for _, t := range tables {
-		if t == "goose_db_version" {
-			return KindPidex, nil // a pidex catalog from before the header id
+	if len(tables) == 0 || (ours && len(tables) == 1 && tables[0] == "goose_db_version") {
+		return KindNew
+	}
+	return KindForeign
+}
+
+// pidexTables are the tables every pidex catalog has had since the first
+// (migration 00001, and goose's version table): a database holding all of
+// them is a pidex catalog, whatever its header says.
+var pidexTables = []string{"goose_db_version", "files", "sessions", "entries"}
+
+func isPidex(tables []string) bool {
+	for _, want := range pidexTables {
+		if !slices.Contains(tables, want) {
+			return false
 		}
 	}
-	return KindForeign, nil
+	return true
+}
+
+// modeName names what a non-regular file is, for the error.
+func modeName(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 // tableNames lists the tables of the database at path, read-only. A lock
