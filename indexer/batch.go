@@ -35,6 +35,8 @@ type batch struct {
 	pathUsage []int64
 	// notSession: this read found that the file is not a session (reported once).
 	notSession bool
+	// quiet: an unreadable file's warning that was reported before.
+	quiet bool
 }
 
 type entryRow struct {

@@ -343,7 +343,9 @@ func (ix *Indexer) write(ctx context.Context, stmts *stmtCache, b *batch, st *St
 	}
 	st.Entries += int64(len(b.entries))
 	st.Bytes += b.bytes
-	st.Warnings = append(st.Warnings, b.warns...)
+	if !b.quiet {
+		st.Warnings = append(st.Warnings, b.warns...)
+	}
 	if b.last && b.notSession {
 		st.NotSessions = append(st.NotSessions, b.file.Path)
 	}

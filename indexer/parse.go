@@ -36,7 +36,16 @@ type job struct {
 	// stored is the catalog's state of the file when it was planned (what
 	// the first batch expects; zero for a new file)
 	stored fileState
+	// quiet: the file was unreadable at the last refresh; if it still is,
+	// its warning is not reported again (it stays in the warnings table).
+	quiet bool
 }
+
+// readErr is a failure to open or read a session file (as opposed to a
+// failure to write the catalog): the file is recorded as unreadable.
+type readErr struct{ error }
+
+func (e readErr) Unwrap() error { return e.error }
 
 // parser turns one file's new lines into batches. It carries the state
 // that spans batches: the file's counters and the session's listing record.
@@ -56,11 +65,26 @@ type parser struct {
 // file order. The last batch carries the final offset (and is emitted even
 // when nothing new was read, so the stored stat is refreshed).
 func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
+	if j.cand.irregular != "" {
+		return emitUnreadable(j, fmt.Errorf("it is %s, not a regular file", j.cand.irregular), emit)
+	}
 	f, err := os.Open(j.cand.Path)
 	if err != nil {
 		return emitUnreadable(j, err, emit)
 	}
 	defer f.Close()
+	var rerr readErr
+	err = parseOpen(ctx, j, f, emit)
+	if errors.As(err, &rerr) {
+		// A file that opens but does not read (an I/O error; a link to
+		// /proc/self/mem) is unreadable as one that does not open: its
+		// rows so far go, its warning says why.
+		return emitUnreadable(j, rerr.error, emit)
+	}
+	return err
+}
+
+func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) error {
 	p := &parser{f: f, file: j.file, sess: j.session, inlineText: j.inlineText}
 	// A file known not to be a session stays one until it is rewritten.
 	p.done = !j.reset && j.file.Kind == schema.FileNotSession
@@ -75,7 +99,7 @@ func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
 		p.file.OpenTail = false
 	}
 	if _, err := f.Seek(start, io.SeekStart); err != nil {
-		return fmt.Errorf("seek %s: %w", j.cand.Path, err)
+		return readErr{fmt.Errorf("seek %s: %w", j.cand.Path, err)}
 	}
 	r := jsonl.NewReader(f, start, p.file.Lines)
 	b := &batch{reset: j.reset, inlineText: j.inlineText}
@@ -88,7 +112,7 @@ func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("read %s: %w", j.cand.Path, err)
+			return readErr{fmt.Errorf("read session file: %w", err)}
 		}
 		p.line(l, b)
 		p.file.Offset, p.file.Lines = l.End(), l.Number
@@ -155,7 +179,7 @@ func hashRange(f io.ReaderAt, from, to int64) (string, error) {
 	}
 	buf := make([]byte, to-from)
 	if _, err := f.ReadAt(buf, from); err != nil && err != io.EOF {
-		return "", fmt.Errorf("read fingerprint: %w", err)
+		return "", readErr{fmt.Errorf("read fingerprint: %w", err)}
 	}
 	sum := sha256.Sum256(buf)
 	return hex.EncodeToString(sum[:12]), nil
@@ -353,12 +377,13 @@ func strp(s string) *string {
 	return &s
 }
 
-// emitUnreadable records a file that cannot be opened (permissions, a
-// dangling or looping link) as unreadable with one warning, so that
+// emitUnreadable records a file that cannot be opened or read
+// (permissions, a dangling or looping link, not a regular file, an I/O
+// error) as unreadable with one warning, so that
 // `pidex warnings` lists it and the next refreshes, finding it unchanged,
 // do not report it again.
 func emitUnreadable(j job, err error, emit func(*batch) error) error {
-	b := &batch{reset: true, last: true}
+	b := &batch{reset: true, last: true, quiet: j.quiet}
 	b.file.Path, b.file.Root, b.file.Kind = j.cand.Path, j.cand.Root, schema.FileUnreadable
 	b.file.Size, b.file.MtimeNs, b.file.Dev, b.file.Ino = j.cand.Size, j.cand.MtimeNs, j.cand.Dev, j.cand.Ino
 	b.warns = []schema.Warning{{Path: j.cand.Path, Line: 0, Message: "cannot read the file: " + err.Error()}}

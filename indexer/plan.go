@@ -27,7 +27,8 @@ func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[strin
 			jobs = append(jobs, job{cand: c, reset: true})
 			continue
 		}
-		if c.fileStat == stamp.fileStat && !(stamp.Kind == schema.FileUnreadable && readable(c.Path)) {
+		wasUnreadable := stamp.Kind == schema.FileUnreadable
+		if c.fileStat == stamp.fileStat && !(wasUnreadable && c.irregular == "" && readable(c.Path)) {
 			// Unchanged; an unreadable file is tried again (a chmod changes
 			// no stamp) but reported only once.
 			st.Unchanged++
@@ -44,13 +45,26 @@ func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[strin
 		if err != nil {
 			return nil, nil, err
 		}
-		j, err := ix.planChanged(ctx, c, f)
-		if err != nil {
-			st.addError(c.Path, err)
-			continue
+		var j job
+		if c.irregular != "" || wasUnreadable {
+			// Read from scratch. Still unreadable, it is not reported
+			// again: a link to /proc/self/mem has a new inode in every
+			// process, so its stamp never matches.
+			j = job{cand: c, reset: true, quiet: wasUnreadable}
+		} else if j, err = ix.planChanged(ctx, c, f); err != nil {
+			var rerr readErr
+			if !errors.As(err, &rerr) {
+				st.addError(c.Path, err)
+				continue
+			}
+			// It no longer opens or reads: read from scratch, which
+			// records it as unreadable, listed by warnings.
+			j = job{cand: c, reset: true}
 		}
 		j.stored = fileState{Offset: f.Offset, Generation: f.Generation}
 		switch {
+		case j.quiet:
+			st.Unchanged++ // unreadable before, most likely still
 		case j.reset:
 			st.Rewritten++
 		case c.Size > f.Offset:
@@ -89,7 +103,7 @@ func (ix *Indexer) planChanged(ctx context.Context, c candidate, f schema.File) 
 	}
 	fh, err := os.Open(c.Path)
 	if err != nil {
-		return job{}, fmt.Errorf("open session file: %w", err)
+		return job{}, readErr{fmt.Errorf("open session file: %w", err)}
 	}
 	defer fh.Close()
 	head, err := hashRange(fh, 0, min(f.Offset, hashSpan))
@@ -113,7 +127,7 @@ func (ix *Indexer) planChanged(ctx context.Context, c candidate, f schema.File) 
 		// and pi then drops the whole physical line.
 		var nl [1]byte
 		if _, err := fh.ReadAt(nl[:], f.Offset); err != nil {
-			return job{}, fmt.Errorf("read %s: %w", c.Path, err)
+			return job{}, readErr{fmt.Errorf("read %s: %w", c.Path, err)}
 		}
 		if nl[0] != '\n' {
 			return fresh, nil

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -170,5 +171,48 @@ func TestBulkDerivationEqualsIncremental(t *testing.T) {
 	refresh(t, stopped)
 	if got, want := dump(t, stopped), dump(t, scoped); got != want {
 		t.Fatalf("after a stopped bulk load:\n--- got\n%s\n--- want\n%s", got, want)
+	}
+}
+
+// A .jsonl that is not a regular file (a FIFO, and on Linux a link to
+// /proc/self/mem, which opens but does not read) is an unreadable file:
+// listed in the warnings table, reported once, never opened if it would
+// block. Before, the FIFO was skipped in silence and the link was an
+// error on every refresh that `pidex warnings` did not list.
+func TestNonRegularSessionFilesAreUnreadable(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	root := t.TempDir()
+	write(t, filepath.Join(root, "p", "ok.jsonl"), header+msg("a1", "", "user", "hello", 1))
+	if err := mkfifo(filepath.Join(root, "p", "fifo.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	want := 1
+	if runtime.GOOS == "linux" {
+		if err := os.Symlink("/proc/self/mem", filepath.Join(root, "p", "mem.jsonl")); err != nil {
+			t.Fatal(err)
+		}
+		want++
+	}
+	ix := newIndexer(t, root)
+	st := refresh(t, ix)
+	if len(st.Warnings) != want || len(st.Errors) != 0 {
+		t.Fatalf("first refresh: warnings %v, errors %v; want %d warnings, no error", st.Warnings, st.Errors, want)
+	}
+	var listed []string
+	if err := ix.DB.Select(&listed, "SELECT f.path || ': ' || w.message FROM warnings w JOIN files f ON f.id = w.file_id ORDER BY 1"); err != nil {
+		t.Fatal(err)
+	}
+	if len(listed) != want || !strings.Contains(listed[0], "fifo.jsonl: cannot read the file: it is a named pipe (FIFO)") {
+		t.Errorf("warnings table: %q", listed)
+	}
+	for range 2 {
+		if st := refresh(t, ix); len(st.Warnings)+len(st.Errors) != 0 || st.Unchanged != want+1 {
+			t.Errorf("a later refresh reported them again: %+v", st)
+		}
+	}
+	if err := ix.DB.Select(&listed, "SELECT message FROM warnings"); err != nil || len(listed) != want {
+		t.Errorf("warnings table after more refreshes: %q (%v)", listed, err)
 	}
 }
