@@ -21,7 +21,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/pressly/goose/v3"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/pidex-dev/pidex/migrations"
 )
@@ -126,7 +127,29 @@ func setPool(db *sqlx.DB) {
 // Open opens (creating if needed) the catalog at path and migrates it to
 // the current schema. A catalog this process cannot write is opened
 // read-only (DB.ReadOnly), if it needs no migration.
+//
+// Setting a catalog up — creating it, switching it to WAL, marking it,
+// migrating it — happens under a lock shared by every pidex process
+// (lockSetup), as does Reset: without it, processes opening an old
+// catalog at once raced through its migrations and one could empty the
+// catalog under the others.
 func Open(ctx context.Context, path string) (*DB, error) {
+	if err := refuseForeign(path); err != nil {
+		return nil, err
+	}
+	if err := createDir(path); err != nil {
+		return nil, err
+	}
+	if exists(path) && !writable(path) {
+		return openReadOnly(ctx, path)
+	}
+	unlock, err := lockSetup(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	// Again under the lock: another process may have created, emptied or
+	// replaced the file meanwhile.
 	if err := refuseForeign(path); err != nil {
 		return nil, err
 	}
@@ -142,25 +165,34 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	setPool(db)
 	c := &DB{DB: db, Path: path}
-	err = retryBusy(ctx, func() error {
+	if err := c.setup(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open catalog %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// setup brings an open catalog to this pidex's schema, under the setup
+// lock. A migration that fails is ErrSchema (a catalog from a build whose
+// migrations differ: Reset empties it).
+func (c *DB) setup(ctx context.Context) error {
+	var migrateErr error
+	err := retryBusy(ctx, func() error {
 		if err := c.check(ctx); err != nil {
 			return err
 		}
 		// Marked before the first migration: a creation that stops
 		// halfway leaves a file Inspect still knows as pidex's.
-		if err := stampApplicationID(ctx, db); err != nil {
+		if err := stampApplicationID(ctx, c.DB); err != nil {
 			return err
 		}
-		return Migrate(ctx, db)
+		migrateErr = Migrate(ctx, c.DB)
+		return migrateErr
 	})
-	if err != nil {
-		db.Close()
-		if isMigrationErr(err) {
-			return nil, fmt.Errorf("open catalog %s: %w: %w", path, ErrSchema, err)
-		}
-		return nil, fmt.Errorf("open catalog %s: %w", path, err)
+	if err != nil && err == migrateErr && !isBusy(err) {
+		return fmt.Errorf("%w: %w", ErrSchema, err)
 	}
-	return c, nil
+	return err
 }
 
 // ErrSchema: the catalog's schema cannot be brought to this pidex's (a
@@ -168,20 +200,32 @@ func Open(ctx context.Context, path string) (*DB, error) {
 // cache: Reset empties it.
 var ErrSchema = errors.New("catalog schema from another pidex")
 
-func isMigrationErr(err error) bool {
-	return strings.Contains(err.Error(), "apply migrations") || strings.Contains(err.Error(), "load migrations")
-}
-
-// Reset empties a SQLite catalog whose schema pidex cannot migrate: every
+// Reset empties a pidex catalog whose schema this pidex cannot use: every
 // table, view and index goes, in one transaction, and the next Open
 // creates the schema afresh. Only for a file whose tables are pidex's
 // (isPidex); anything else is refused and left alone.
+//
+// It decides under the setup lock, on the catalog as it is then: when
+// another process got there first and the catalog now migrates and has
+// exactly this pidex's tables (or is empty), nothing is dropped — that
+// process may already be filling it.
 func Reset(ctx context.Context, path string) error {
+	if err := createDir(path); err != nil {
+		return fmt.Errorf("reset catalog: %w", err)
+	}
+	unlock, err := lockSetup(ctx, path)
+	if err != nil {
+		return fmt.Errorf("reset catalog: %w", err)
+	}
+	defer unlock()
 	// Decided read-only first: the connection below switches the file to
 	// WAL, which already changes someone else's database.
-	if kind, err := Inspect(path); err != nil {
+	switch kind, err := Inspect(path); {
+	case err != nil:
 		return fmt.Errorf("reset catalog: %w", err)
-	} else if kind != KindPidex {
+	case kind == KindNew:
+		return nil // emptied already
+	case kind != KindPidex:
 		return fmt.Errorf("reset catalog %s: %w, left alone", path, ErrNotCatalog)
 	}
 	db, err := sqlx.Open("sqlite", dsn(path))
@@ -189,6 +233,13 @@ func Reset(ctx context.Context, path string) error {
 		return fmt.Errorf("reset catalog: %w", err)
 	}
 	defer db.Close()
+	if Migrate(ctx, db) == nil {
+		if ok, err := SchemaMatches(ctx, db); err != nil {
+			return fmt.Errorf("reset catalog: %w", err)
+		} else if ok {
+			return nil // another process emptied it and migrated it again
+		}
+	}
 	var names []struct {
 		Type string `db:"type"`
 		Name string `db:"name"`
@@ -198,15 +249,6 @@ func Reset(ctx context.Context, path string) error {
 		AND (sql IS NULL OR sql NOT LIKE 'CREATE TABLE ''text_index_%')`)
 	if err != nil {
 		return fmt.Errorf("reset catalog: %w", err)
-	}
-	tables := make([]string, 0, len(names))
-	for _, n := range names {
-		if n.Type == "table" {
-			tables = append(tables, n.Name)
-		}
-	}
-	if !isPidex(tables) {
-		return fmt.Errorf("reset catalog %s: not a pidex catalog, left alone", path)
 	}
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {
@@ -230,15 +272,16 @@ func Reset(ctx context.Context, path string) error {
 	return tx.Commit()
 }
 
-// retryBusy runs setup again while another process is setting up the same
-// new catalog: switching to WAL and each migration take locks that the
-// busy timeout does not always wait for, and a migration the other process
-// applied between goose's version check and its own attempt fails with
-// "already exists". A second run sees the work done and does nothing.
+// retryBusy runs setup again while another process holds the catalog:
+// switching to WAL, recovering a WAL and each migration take locks that the
+// busy timeout does not always wait for (SQLITE_BUSY_RECOVERY does not call
+// the busy handler). Where the setup lock is not available (lockSetup), a
+// migration another process applied between goose's version check and its
+// own attempt fails with "already exists": a second run sees the work done.
 func retryBusy(ctx context.Context, setup func() error) error {
 	var err error
 	for range 50 {
-		if err = setup(); err == nil || !transient(err) {
+		if err = setup(); err == nil || !(isBusy(err) || (!setupLocked && ddlRace(err))) {
 			return err
 		}
 		select {
@@ -250,10 +293,23 @@ func retryBusy(ctx context.Context, setup func() error) error {
 	return err
 }
 
-func transient(err error) bool {
+// isBusy reports whether err is SQLite's "another connection holds the
+// lock" (SQLITE_BUSY or SQLITE_LOCKED, any extended code), by its code.
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff // the primary code of an extended one
+	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
+}
+
+// ddlRace recognises a migration that another process applied first. SQLite
+// reports it as a plain SQLITE_ERROR, whose only distinction is its text;
+// it matters only where migrations are not serialized (setupLocked false).
+func ddlRace(err error) bool {
 	msg := err.Error()
-	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "already exists") ||
-		strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "duplicate column")
+	return strings.Contains(msg, "already exists") || strings.Contains(msg, "duplicate column")
 }
 
 func (c *DB) check(ctx context.Context) error {
@@ -288,15 +344,29 @@ func provider(db *sqlx.DB) (*goose.Provider, error) {
 	return p, nil
 }
 
+// createDir creates the catalog's folder (0700) when it does not exist
+// yet; an existing one keeps its mode.
+func createDir(path string) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("create catalog dir: %w", err)
+		}
+	}
+	return nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 // createPrivate creates the catalog's folder (0700) and an empty catalog
 // file (0600) when they do not exist yet: session text holds secrets, and
 // SQLite gives its -wal and -shm files the mode of the database file. An
 // existing folder or file keeps its mode.
 func createPrivate(path string) error {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("create catalog dir: %w", err)
-		}
+	if err := createDir(path); err != nil {
+		return err
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, os.ErrExist) {
@@ -418,7 +488,7 @@ func Inspect(path string) (FileKind, error) {
 	ours := binary.BigEndian.Uint32(head[68:72]) == applicationID
 	tables, err := tableNames(path)
 	if err != nil {
-		if transient(err) {
+		if isBusy(err) {
 			// Another process holds the file (creating it, or recovering
 			// its WAL): it is no evidence either way, so say so rather
 			// than call a catalog being created foreign.

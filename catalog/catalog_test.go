@@ -294,3 +294,27 @@ func TestHeaderIDAloneIsNotACatalog(t *testing.T) {
 		t.Error("the database was changed")
 	}
 }
+
+// The setup lock excludes a second holder (another process, or another
+// handle in this one) until the first lets go.
+func TestSetupLockExcludes(t *testing.T) {
+	if !setupLocked {
+		t.Skip("no setup lock on this platform")
+	}
+	path := filepath.Join(t.TempDir(), "c.sqlite")
+	unlock, err := lockSetup(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := lockSetup(ctx, path); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a second lock while the first is held: %v, want to wait (and give up with the context)", err)
+	}
+	unlock()
+	unlock2, err := lockSetup(ctx, path)
+	if err != nil {
+		t.Fatalf("the lock once released: %v", err)
+	}
+	unlock2()
+}

@@ -100,6 +100,11 @@ func (e *Engine) checkDerivation(ctx context.Context) error {
 		if e.db, err = reopenEmpty(ctx, e.opts, ""); err != nil {
 			return err
 		}
+		// Another process may have emptied it first and stamped it since
+		// (then the reset dropped nothing).
+		if d, err = catalog.Derivation(ctx, e.db.DB); err != nil || d == indexer.Derivation {
+			return err
+		}
 	}
 	empty, err := catalog.IsEmpty(ctx, e.db.DB)
 	if err != nil {
