@@ -486,7 +486,7 @@ func Inspect(path string) (FileKind, error) {
 		return KindNotSQLite, nil
 	}
 	ours := binary.BigEndian.Uint32(head[68:72]) == applicationID
-	tables, err := tableNames(path)
+	tables, id, err := tableNames(path)
 	if err != nil {
 		if isBusy(err) {
 			// Another process holds the file (creating it, or recovering
@@ -499,7 +499,7 @@ func Inspect(path string) (FileKind, error) {
 		}
 		return KindForeign, nil // not readable as ours either: leave it alone
 	}
-	return kindOf(tables, ours), nil
+	return kindOf(tables, id == applicationID), nil
 }
 
 // kindOf decides by a database's tables. The header id alone does not
@@ -553,22 +553,32 @@ func modeName(m os.FileMode) string {
 // held by a process creating the catalog (or SQLite's WAL recovery, which
 // answers SQLITE_BUSY_RECOVERY without calling the busy handler) is waited
 // out, as Open's setup is.
-func tableNames(path string) ([]string, error) {
+//
+// It also reads the application id through SQLite: in WAL mode the header
+// in the file lags what the WAL holds (a catalog being created has its id
+// in the WAL until a checkpoint), so the file's bytes are no evidence then.
+func tableNames(path string) (tables []string, appID uint32, err error) {
 	uri, err := ReadOnlyURI(path, "busy_timeout(5000)")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	db, err := sqlx.Open("sqlite", uri)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer db.Close()
-	var tables []string
+	db.SetMaxOpenConns(1) // both reads on one connection, one snapshot apart at most
 	err = retryBusy(context.Background(), func() error {
 		tables = tables[:0]
-		return db.Select(&tables, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+		if err := db.Select(&tables, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"); err != nil {
+			return err
+		}
+		var id int64
+		err := db.Get(&id, "PRAGMA application_id")
+		appID = uint32(id)
+		return err
 	})
-	return tables, err
+	return tables, appID, err
 }
 
 func stampApplicationID(ctx context.Context, db *sqlx.DB) error {
