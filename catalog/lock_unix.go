@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -49,4 +50,34 @@ func lockSetup(ctx context.Context, path string) (unlock func(), err error) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+}
+
+// ErrLocked: another process (or another descriptor in this one) holds
+// the lock LockFile asked for without waiting.
+var ErrLocked = errors.New("locked by another process")
+
+// LockFile takes an exclusive flock on f, waiting for it if wait, else
+// failing with ErrLocked. release unlocks and closes f; it may be called
+// more than once. A rebuild holds its side catalog so while it lives,
+// which is how a later run tells a dead rebuild's file from a live one.
+// (flock is not the POSIX locks SQLite uses: the two do not interfere.)
+func LockFile(f *os.File, wait bool) (release func(), err error) {
+	how := unix.LOCK_EX
+	if !wait {
+		how |= unix.LOCK_NB
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), how)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return nil, ErrLocked
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+	}
+	var once sync.Once
+	return func() { once.Do(func() { f.Close() }) }, nil // closing the last descriptor unlocks
 }

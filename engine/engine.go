@@ -70,6 +70,9 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("%w\n(the catalog is only a cache: 'pidex index --full' rebuilds it, or delete %s)", err, opts.DBPath)
 	}
 	e := &Engine{db: db, opts: opts, roots: roots, extra: map[string]bool{}, subs: map[chan Event]struct{}{}}
+	if !db.ReadOnly {
+		removeStaleSides(opts.DBPath) // what killed rebuilds left (rebuild.go)
+	}
 	if err := e.checkDerivation(ctx); err != nil {
 		if e.db != nil { // checkDerivation may have reopened it
 			e.db.Close()

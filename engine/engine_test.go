@@ -335,3 +335,46 @@ func TestConcurrentUpgradesOfAnOldCatalog(t *testing.T) {
 		t.Errorf("%d of %d opens failed", failed, 4*rounds)
 	}
 }
+
+// What a killed `index --full` leaves (its side catalog, -wal and -shm)
+// is removed by the next run, but a side file a live rebuild holds is
+// not: that rebuild finishes as if nothing happened.
+func TestStaleSideFilesAreRemoved(t *testing.T) {
+	root := corpus(t, 4)
+	db := filepath.Join(t.TempDir(), "c.sqlite")
+	a := open(t, db, root, nil)
+	refresh(t, a)
+	stale := []string{db + ".rebuild-111", db + ".rebuild-111-wal", db + ".rebuild-111-shm", db + ".rebuild-222-wal"}
+	for _, p := range stale {
+		if err := os.WriteFile(p, []byte("left by a killed rebuild"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var live string
+	afterSide = func(side string) {
+		afterSide = nil
+		live = side
+		open(t, db, root, nil) // another run, meanwhile
+		if _, err := os.Stat(side); err != nil {
+			t.Errorf("a live rebuild's side file was removed: %v", err)
+		}
+	}
+	t.Cleanup(func() { afterSide = nil })
+	if _, err := a.Rebuild(context.Background(), true); err != nil {
+		t.Fatalf("the live rebuild: %v", err)
+	}
+	if live == "" {
+		t.Fatal("the hook did not run")
+	}
+	for _, p := range stale {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s is still there", filepath.Base(p))
+		}
+	}
+	if left, _ := filepath.Glob(db + ".rebuild-*"); len(left) != 0 {
+		t.Errorf("side files left: %v", left)
+	}
+	if got, want := catalogtest.Dump(t, a.DB().DB), fresh(t, root); got != want {
+		t.Error("the rebuilt catalog differs from a fresh one")
+	}
+}
