@@ -35,6 +35,8 @@ type Indexer struct {
 	// batch's transaction (tests interleave another refresh there).
 	afterApply  func(*batch) error
 	beforeApply func(*batch)
+	// beforeText runs before each transaction of the text pass.
+	beforeText func()
 }
 
 // Progress counts a refresh's work; safe for concurrent use. The CLI polls

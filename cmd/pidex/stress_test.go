@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -159,4 +160,61 @@ func writePi(ctx context.Context, t *testing.T, root string) {
 func isExit(err error, code int) bool {
 	ee, ok := err.(*exec.ExitError)
 	return ok && ee.ExitCode() == code
+}
+
+// Two first indexes of one corpus at once both finish the text index:
+// afterwards every session's text cursor is at its ingested offset. Each
+// used to skip the batches the other had begun and end without a word,
+// leaving part of the text unindexed until the next refresh (the race is
+// narrow here: indexer.TestConcurrentTextPassesFinish makes it happen on
+// purpose). 2 runs here; PIDEX_TEXTRUNS=N for N.
+func TestConcurrentFirstIndexesFinishTheText(t *testing.T) {
+	bin, err := exec.LookPath("pidex")
+	if err != nil {
+		t.Fatal("pidex not on PATH:", err)
+	}
+	runs := 2
+	if s := os.Getenv("PIDEX_TEXTRUNS"); s != "" {
+		if runs, err = strconv.Atoi(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root := t.TempDir()
+	writeKillCorpus(t, root)
+	for i := range 3 { // files of several metadata batches each
+		var b strings.Builder
+		fmt.Fprintf(&b, `{"type":"session","version":3,"id":"big%d","timestamp":"2026-05-02T10:00:00.000Z","cwd":"/w/big"}`+"\n", i)
+		parent := ""
+		for j := range 9000 {
+			id := fmt.Sprintf("big%d-%d", i, j)
+			b.WriteString(userLine(id, parent, fmt.Sprintf("long session %d line %d", i, j)) + "\n")
+			parent = id
+		}
+		catalogtest.WriteFile(t, filepath.Join(root, "--w-big--", fmt.Sprintf("big%d.jsonl", i)), b.String())
+	}
+	for run := range runs {
+		db := filepath.Join(t.TempDir(), "catalog.sqlite")
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() {
+				out, err := exec.Command(bin, "--db", db, "--sessions", root, "-q", "index").CombinedOutput()
+				if err != nil && !isExit(err, exitWarnings) {
+					t.Errorf("run %d: index: %v\n%s", run, err, out)
+				}
+			})
+		}
+		wg.Wait()
+		c, err := catalog.Open(context.Background(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var behind, sessions int
+		if err := c.QueryRow(`SELECT count(*) FILTER (WHERE text_offset < offset), count(*) FROM files WHERE kind = 'session'`).Scan(&behind, &sessions); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		if behind != 0 {
+			t.Errorf("run %d: the text of %d of %d sessions is not caught up", run, behind, sessions)
+		}
+	}
 }
