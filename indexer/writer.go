@@ -335,6 +335,22 @@ func (t *wtx) exec(ctx context.Context, q string, args ...any) error {
 	return err
 }
 
+func (t *wtx) sel(ctx context.Context, dest any, q string, args ...any) error {
+	st, err := t.stmts.get(ctx, q)
+	if err != nil {
+		return err
+	}
+	return t.StmtxContext(ctx, st).SelectContext(ctx, dest, args...)
+}
+
+func (t *wtx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	st, err := t.stmts.get(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return t.StmtxContext(ctx, st).QueryContext(ctx, args...)
+}
+
 func (t *wtx) get(ctx context.Context, dest any, q string, args ...any) error {
 	st, err := t.stmts.get(ctx, q)
 	if err != nil {
