@@ -37,6 +37,10 @@ type batch struct {
 	notSession bool
 	// quiet: an unreadable file's warning that was reported before.
 	quiet bool
+	// sum: the content sum of the file's lines up to file.Offset; racy:
+	// the stored stat cannot prove the file unchanged (content.go).
+	sum  contentSum
+	racy bool
 }
 
 type entryRow struct {

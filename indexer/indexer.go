@@ -12,6 +12,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	"golang.org/x/sync/errgroup"
@@ -79,6 +80,9 @@ func (ix *Indexer) Refresh(ctx context.Context) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Taken before any stat: a stat whose mtime is not clearly older is
+	// racy (see content.go).
+	statNs := time.Now().UnixNano()
 	// Listing the folders and loading the stored stats are independent:
 	// do them at once (both are most of a no-change refresh).
 	var cands []candidate
@@ -105,6 +109,9 @@ func (ix *Indexer) Refresh(ctx context.Context) (*Stats, error) {
 	jobs, removed, err := ix.plan(ctx, cands, stored, st)
 	if err != nil {
 		return nil, err
+	}
+	for i := range jobs {
+		jobs[i].statNs = statNs
 	}
 	if err := ix.reserveIDs(ctx, jobs); err != nil {
 		return nil, err
@@ -193,15 +200,17 @@ func AbsRoots(roots []string) ([]string, error) {
 	return out, nil
 }
 
-// fileStamp is what a no-change refresh compares: path and stat.
+// fileStamp is what a no-change refresh compares: path and stat, and
+// whether that stat was racy (then the content is checked anyway).
 type fileStamp struct {
 	Path string `db:"path"`
 	Kind schema.FileKind
+	Racy bool
 	fileStat
 }
 
 func loadStamps(ctx context.Context, db *sqlx.DB, roots []string) (map[string]fileStamp, error) {
-	q, args, err := sqlx.In(`SELECT path, kind, size, mtime_ns, dev, ino FROM files WHERE root IN (?)`, roots)
+	q, args, err := sqlx.In(`SELECT path, kind, racy, size, mtime_ns, dev, ino FROM files WHERE root IN (?)`, roots)
 	if err != nil {
 		return nil, fmt.Errorf("load files: %w", err)
 	}
@@ -213,7 +222,7 @@ func loadStamps(ctx context.Context, db *sqlx.DB, roots []string) (map[string]fi
 	m := make(map[string]fileStamp)
 	for rows.Next() {
 		var f fileStamp
-		if err := rows.Scan(&f.Path, &f.Kind, &f.Size, &f.MtimeNs, &f.Dev, &f.Ino); err != nil {
+		if err := rows.Scan(&f.Path, &f.Kind, &f.Racy, &f.Size, &f.MtimeNs, &f.Dev, &f.Ino); err != nil {
 			return nil, fmt.Errorf("load files: %w", err)
 		}
 		m[f.Path] = f
@@ -221,11 +230,17 @@ func loadStamps(ctx context.Context, db *sqlx.DB, roots []string) (map[string]fi
 	return m, rows.Err()
 }
 
+// storedFile is the full stored state of a file.
+type storedFile struct {
+	schema.File
+	ContentCRC *int64 `db:"content_crc"` // see content.go
+}
+
 // loadFile loads the full stored state of one changed file.
-func loadFile(ctx context.Context, db *sqlx.DB, path string) (schema.File, error) {
-	var f schema.File
+func loadFile(ctx context.Context, db *sqlx.DB, path string) (storedFile, error) {
+	var f storedFile
 	err := db.GetContext(ctx, &f, `SELECT id, path, root, kind, dev, ino, size, mtime_ns, offset, head_hash, tail_hash,
-		open_tail, lines, seq, version, last_id, warnings, text_offset, generation FROM files WHERE path = ?`, path)
+		open_tail, lines, seq, version, last_id, warnings, text_offset, generation, content_crc FROM files WHERE path = ?`, path)
 	if err != nil {
 		return f, fmt.Errorf("load file %s: %w", path, err)
 	}

@@ -39,6 +39,11 @@ type job struct {
 	// quiet: the file was unreadable at the last refresh; if it still is,
 	// its warning is not reported again (it stays in the warnings table).
 	quiet bool
+	// sum is the stored content sum to continue from (content.go); a file
+	// read from scratch starts a new one.
+	sum contentSum
+	// statNs: when the refresh started, before its stats (racy stamps).
+	statNs int64
 }
 
 // readErr is a failure to open or read a session file (as opposed to a
@@ -59,6 +64,9 @@ type parser struct {
 	notSession bool
 	// path follows a file read from its start (nil for an append).
 	path *pathTracker
+	// sum is the content sum of the lines read up to the offset.
+	sum    contentSum
+	statNs int64
 }
 
 // parseFile reads j's file from its stored offset and emits batches in
@@ -85,7 +93,7 @@ func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
 }
 
 func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) error {
-	p := &parser{f: f, file: j.file, sess: j.session, inlineText: j.inlineText}
+	p := &parser{f: f, file: j.file, sess: j.session, inlineText: j.inlineText, sum: j.sum, statNs: j.statNs}
 	// A file known not to be a session stays one until it is rewritten.
 	p.done = !j.reset && j.file.Kind == schema.FileNotSession
 	p.file.Path, p.file.Root = j.cand.Path, j.cand.Root
@@ -93,6 +101,7 @@ func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) 
 	start := p.file.Offset
 	if start == 0 {
 		p.path = newPathTracker()
+		p.sum = contentSum{known: true}
 	}
 	if j.skipNL {
 		start++
@@ -115,6 +124,7 @@ func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) 
 			return readErr{fmt.Errorf("read session file: %w", err)}
 		}
 		p.line(l, b)
+		p.sum.add(l)
 		p.file.Offset, p.file.Lines = l.End(), l.Number
 		p.file.OpenTail = l.Unterminated
 		b.bytes = p.file.Offset - start
@@ -143,10 +153,13 @@ func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
 		p.file.Kind = schema.FileEmpty
 	}
 	b.file, b.last, b.notSession = p.file, last, p.notSession
+	b.sum = p.sum
 	if !last {
 		// Until the last batch commits, the stored stat must not look
 		// current, or a crash in between would make the rest look read.
 		b.file.MtimeNs = 0
+	} else {
+		b.racy = isRacy(b.file.MtimeNs, p.statNs)
 	}
 	if p.sess != nil {
 		s := *p.sess

@@ -28,9 +28,10 @@ func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[strin
 			continue
 		}
 		wasUnreadable := stamp.Kind == schema.FileUnreadable
-		if c.fileStat == stamp.fileStat && !(wasUnreadable && c.irregular == "" && readable(c.Path)) {
+		if c.fileStat == stamp.fileStat && !stamp.Racy && !(wasUnreadable && c.irregular == "" && readable(c.Path)) {
 			// Unchanged; an unreadable file is tried again (a chmod changes
-			// no stamp) but reported only once.
+			// no stamp) but reported only once. A racy stamp does not
+			// prove it unchanged: planChanged checks the content.
 			st.Unchanged++
 			continue
 		}
@@ -62,6 +63,9 @@ func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[strin
 			j = job{cand: c, reset: true}
 		}
 		j.stored = fileState{Offset: f.Offset, Generation: f.Generation}
+		if !j.reset {
+			j.sum = storedSum(f.ContentCRC)
+		}
 		switch {
 		case j.quiet:
 			st.Unchanged++ // unreadable before, most likely still
@@ -93,10 +97,12 @@ func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[strin
 }
 
 // planChanged decides between append and rewrite for a file whose stat
-// changed. A rewrite is: another inode, a shrink below the ingested
-// offset, changed bytes at the head or just before the offset, or an
-// unterminated last line that got glued to new bytes.
-func (ix *Indexer) planChanged(ctx context.Context, c candidate, f schema.File) (job, error) {
+// changed (or was racy). A rewrite is: another inode, a shrink below the
+// ingested offset, changed bytes at the head or just before the offset,
+// an unterminated last line that got glued to new bytes, or — when the
+// file did not grow — ingested lines whose content changed (content.go).
+func (ix *Indexer) planChanged(ctx context.Context, c candidate, sf storedFile) (job, error) {
+	f := sf.File
 	fresh := job{cand: c, reset: true}
 	if c.Ino != f.Ino || c.Dev != f.Dev || c.Size < f.Offset {
 		return fresh, nil
@@ -116,6 +122,18 @@ func (ix *Indexer) planChanged(ctx context.Context, c candidate, f schema.File) 
 	}
 	if head != f.HeadHash || tail != f.TailHash {
 		return fresh, nil
+	}
+	if c.Size <= f.Size {
+		// No growth: touched, edited in place, or a racy stamp. Only
+		// the content says which.
+		if onCheckContent != nil {
+			onCheckContent(c.Path)
+		}
+		if same, err := sameContent(fh, f.Offset, storedSum(sf.ContentCRC)); err != nil {
+			return job{}, err
+		} else if !same {
+			return fresh, nil
+		}
 	}
 	// An append to a file whose text is caught up carries its text in the
 	// same transactions as its entries; a new or rewritten file's text is
@@ -157,6 +175,10 @@ func (ix *Indexer) loadSession(ctx context.Context, fileID int64) (*sessionRow, 
 	}
 	return &s, nil
 }
+
+// onCheckContent is a test hook: run for each file whose content a
+// refresh reads again to compare it with its sum.
+var onCheckContent func(path string)
 
 // readable reports whether a file can be opened now.
 func readable(path string) bool {
