@@ -67,6 +67,11 @@ type parser struct {
 	// sum is the content sum of the lines read up to the offset.
 	sum    contentSum
 	statNs int64
+	// read holds the bytes this parse read, which its fingerprints hash;
+	// stored are the fingerprints it continues from (an append).
+	read                 *capture
+	storedHead, storedTL string
+	storedOffset         int64
 }
 
 // parseFile reads j's file from its stored offset and emits batches in
@@ -110,7 +115,10 @@ func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) 
 	if _, err := f.Seek(start, io.SeekStart); err != nil {
 		return readErr{fmt.Errorf("seek %s: %w", j.cand.Path, err)}
 	}
-	r := jsonl.NewReader(f, start, p.file.Lines)
+	p.read = newCapture(f, start)
+	defer p.read.release()
+	p.storedHead, p.storedTL, p.storedOffset = j.file.HeadHash, j.file.TailHash, j.file.Offset
+	r := jsonl.NewReader(p.read, start, p.file.Lines)
 	b := &batch{reset: j.reset, inlineText: j.inlineText}
 	for !p.done {
 		if err := ctx.Err(); err != nil {
@@ -173,17 +181,73 @@ func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
 
 // fingerprint hashes the first bytes of the file and the bytes just before
 // the offset, so a later refresh can tell an append from a rewrite.
+//
+// The bytes this parse read are hashed as it read them, not read again: a
+// file rewritten between the read and the fingerprint (a fork copied over
+// it) used to get the new content's fingerprints over the old content's
+// rows, and the next refresh took the rest of the new content for an
+// append to the old (the stress test's fork did it). The bytes before the
+// parse began come from the file; that they are still what the stored
+// fingerprints say is checked again here. If not, the file changed while
+// it was read, and the fingerprints are left matching nothing, so the
+// next refresh reads it from scratch.
 func (p *parser) fingerprint() error {
-	head, err := hashRange(p.f, 0, min(p.file.Offset, hashSpan))
+	if p.storedOffset > 0 {
+		head, err := hashRange(p.f, 0, min(p.storedOffset, hashSpan))
+		if err != nil {
+			return err
+		}
+		tail, err := hashRange(p.f, max(0, p.storedOffset-hashSpan), p.storedOffset)
+		if err != nil {
+			return err
+		}
+		if head != p.storedHead || tail != p.storedTL {
+			p.file.HeadHash, p.file.TailHash = changedWhileRead, changedWhileRead
+			return nil
+		}
+	}
+	head, err := p.window(0, min(p.file.Offset, hashSpan))
 	if err != nil {
 		return err
 	}
-	tail, err := hashRange(p.f, max(0, p.file.Offset-hashSpan), p.file.Offset)
+	tail, err := p.window(max(0, p.file.Offset-hashSpan), p.file.Offset)
 	if err != nil {
 		return err
 	}
 	p.file.HeadHash, p.file.TailHash = head, tail
 	return nil
+}
+
+// changedWhileRead is a fingerprint no bytes hash to.
+const changedWhileRead = "changed while read"
+
+// window hashes the bytes [from, to) of the file: those this parse read as
+// it read them, the others (before it began) from the file.
+func (p *parser) window(from, to int64) (string, error) {
+	if to <= from {
+		return "", nil
+	}
+	buf := make([]byte, 0, to-from)
+	if from < p.read.from {
+		old := make([]byte, min(to, p.read.from)-from)
+		if _, err := p.f.ReadAt(old, from); err != nil && err != io.EOF {
+			return "", readErr{fmt.Errorf("read fingerprint: %w", err)}
+		}
+		buf = append(buf, old...)
+	}
+	if to > p.read.from {
+		a := max(from, p.read.from)
+		got, ok := p.read.bytes(a, to)
+		if !ok { // not held (should not happen): the file as it is now
+			got = make([]byte, to-a)
+			if _, err := p.f.ReadAt(got, a); err != nil && err != io.EOF {
+				return "", readErr{fmt.Errorf("read fingerprint: %w", err)}
+			}
+		}
+		buf = append(buf, got...)
+	}
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:12]), nil
 }
 
 func hashRange(f io.ReaderAt, from, to int64) (string, error) {
