@@ -18,10 +18,11 @@ import (
 )
 
 // Four processes share one catalog while pi-style writers change the
-// session files: `index` in a loop, `index --watch`, `list` in a loop and
-// `index --full` in a loop. Afterwards the catalog equals a fresh full
-// index of the same files, no command failed, and no row is duplicated.
-// It runs 4 s here; PIDEX_STRESS=1m runs it for a minute.
+// session files and an editor edits others in place: `index` in a loop,
+// `index --watch`, `list` in a loop and `index --full` in a loop.
+// Afterwards the catalog equals a fresh full index of the same files, no
+// command failed, and no row is duplicated. It runs 4 s here;
+// PIDEX_STRESS=1m runs it for a minute.
 func TestStressFourProcesses(t *testing.T) {
 	bin, err := exec.LookPath("pidex")
 	if err != nil {
@@ -102,7 +103,10 @@ func TestStressFourProcesses(t *testing.T) {
 
 // writePi changes sessions the way pi and its users do: appends (some in
 // two writes, a torn tail first), new sessions in new project folders, a
-// fork copied over an existing file, a deleted session, a malformed line.
+// fork copied over an existing file, a deleted session, a malformed line,
+// and same-size edits in place of older sessions that no longer grow (a
+// secret redacted by an editor: same inode, same size, often within the
+// same mtime tick as the previous write).
 func writePi(ctx context.Context, t *testing.T, root string) {
 	r := rand.New(rand.NewPCG(1, 2))
 	type sess struct {
@@ -120,12 +124,60 @@ func writePi(ctx context.Context, t *testing.T, root string) {
 	for range 4 {
 		newSession()
 	}
+	// The archive: sessions only the editor touches, each line with a
+	// token it rewrites in place.
+	type archived struct {
+		path   string
+		tokens []string
+	}
+	var archive []*archived
+	for i := range 3 {
+		a := &archived{path: filepath.Join(root, "--w-archive--", fmt.Sprintf("a%03d.jsonl", i))}
+		lines := []string{fmt.Sprintf(`{"type":"session","version":3,"id":"a%03d","timestamp":"2026-04-01T10:00:00.000Z","cwd":"/w/archive"}`, i)}
+		parent := ""
+		for j := range 40 {
+			id := fmt.Sprintf("a%03d-%d", i, j)
+			tok := fmt.Sprintf("tok%03d-%02d-0000", i, j)
+			lines = append(lines, userLine(id, parent, "archived "+tok))
+			a.tokens = append(a.tokens, tok)
+			parent = id
+		}
+		writeSession(t, a.path, lines...)
+		archive = append(archive, a)
+	}
+	edit := func() {
+		a := archive[r.IntN(len(archive))]
+		j := r.IntN(len(a.tokens))
+		b, err := os.ReadFile(a.path)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		at := strings.Index(string(b), a.tokens[j])
+		if at < 0 {
+			t.Errorf("%s: token %s missing", a.path, a.tokens[j])
+			return
+		}
+		tok := fmt.Sprintf("%s%04d", a.tokens[j][:len(a.tokens[j])-4], r.IntN(10000))
+		f, err := os.OpenFile(a.path, os.O_WRONLY, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer f.Close()
+		if _, err := f.WriteAt([]byte(tok), int64(at)); err != nil {
+			t.Error(err)
+		}
+		a.tokens[j] = tok
+	}
 	for ctx.Err() == nil {
 		s := ss[r.IntN(len(ss))]
 		if _, err := os.Stat(s.path); err != nil {
 			continue
 		}
 		switch x := r.IntN(100); {
+		case x < 8: // an edit in place
+			edit()
 		case x < 70: // an append, sometimes torn in two writes
 			s.n++
 			id := fmt.Sprintf("%s-%d", filepath.Base(s.path), s.n)
