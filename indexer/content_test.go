@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pidex-dev/pidex/catalog"
 )
 
 // editInPlace replaces old with new (as long) in the file, keeping its
@@ -137,5 +139,73 @@ func TestContentCheckedOnlyWithoutGrowth(t *testing.T) {
 	if st := refresh(t, ix); st.Unchanged != 1 || st.Rewritten != 0 || checked != 1 {
 		t.Errorf("touched: %+v, %d content checks (want 1, and the file unchanged)", st, checked)
 	}
+	assertSameAsFresh(t, ix)
+}
+
+// A file rewritten while it is being read (a fork copied over it between
+// the read and the fingerprints): the fingerprints are those of the bytes
+// read, so the next refresh sees the rewrite and reads the file again. The
+// fingerprints used to be read from the file afterwards, of the new
+// content, and the next refresh appended the new content's rest to the
+// old content's rows.
+func TestRewriteDuringReadIsNoticed(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "p", "a.jsonl")
+	old := header + msg("a1", "", "user", "first version", 1)
+	write(t, p, old)
+	rewritten := strings.Replace(old, `"s-1"`, `"s-2"`, 1) + msg("a2", "a1", "user", "and more", 2)
+	beforeFingerprint = func(string) {
+		beforeFingerprint = nil
+		write(t, p, rewritten)
+	}
+	t.Cleanup(func() { beforeFingerprint = nil })
+	ix := newIndexer(t, root)
+	refresh(t, ix)
+	if st := refresh(t, ix); st.Rewritten != 1 {
+		t.Errorf("the rewrite during the read was not noticed: %+v", st)
+	}
+	assertSameAsFresh(t, ix)
+}
+
+// An `index --full` swap between a batch's plan and its write makes the
+// batch back off (the file's generation moved), even when the rebuilt
+// catalog has the file at the same offset and, as rebuilt catalogs
+// start again, the same generation: the batch was planned on rows that
+// are gone (its session row loaded by a file id that now names another
+// file).
+func TestBatchPlannedBeforeASwapBacksOff(t *testing.T) {
+	root := t.TempDir()
+	gone := filepath.Join(root, "p", "0-gone.jsonl")
+	a := filepath.Join(root, "p", "a.jsonl")
+	write(t, gone, header+msg("g1", "", "user", "soon gone", 1))
+	write(t, a, header+msg("a1", "", "user", "hello", 1))
+	ix := newIndexer(t, root)
+	refresh(t, ix)
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	refresh(t, ix) // live: a.jsonl has file id 2; a rebuild gives it 1
+	side := newIndexer(t, root)
+	refresh(t, side)
+	touch := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(a, touch, touch); err != nil { // a job for a.jsonl: touched
+		t.Fatal(err)
+	}
+	committed := 0
+	other := openIndexer(t, ix.DB.Path, root) // the process running index --full
+	ix.beforeApply = func(*batch) {
+		ix.beforeApply = nil
+		side.DB.MustExec("PRAGMA wal_checkpoint(TRUNCATE)")
+		if err := catalog.ReplaceFrom(context.Background(), other.DB, side.DB.Path); err != nil {
+			t.Error(err)
+		}
+	}
+	ix.afterApply = func(*batch) error { committed++; return nil }
+	refresh(t, ix)
+	if committed != 0 {
+		t.Errorf("%d batch(es) planned before the swap were written after it", committed)
+	}
+	ix.afterApply = nil
+	refresh(t, ix)
 	assertSameAsFresh(t, ix)
 }

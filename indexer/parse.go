@@ -153,7 +153,13 @@ func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) 
 	return p.flush(b, true, emit)
 }
 
+// beforeFingerprint is a test hook: run before a batch's fingerprints.
+var beforeFingerprint func(path string)
+
 func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
+	if beforeFingerprint != nil {
+		beforeFingerprint(p.file.Path)
+	}
 	if err := p.fingerprint(); err != nil {
 		return err
 	}
