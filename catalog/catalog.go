@@ -39,6 +39,10 @@ type DB struct {
 	// per process (a watcher and a request may both want one). Other
 	// processes queue on SQLite's write lock instead.
 	writer sync.Mutex
+
+	// v follows the file the handle's connections use (reopen.go); nil
+	// for a read-only handle.
+	v *verifier
 }
 
 // LockWriter takes this handle's writer lock; call the returned function
@@ -75,8 +79,12 @@ func DefaultPath() string {
 // pragmas (the pool opens several); _txlock=immediate makes every write
 // transaction take the write lock up front, so two writers queue on the
 // busy timeout instead of failing with SQLITE_BUSY on lock upgrade.
+//
+// mode=rw: SQLite never creates the file itself (it would with the
+// default mode, 0644); pidex creates it first, private (createPrivate).
 func dsn(path string) string {
 	q := url.Values{}
+	q.Set("mode", "rw")
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
@@ -159,13 +167,16 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if !writable(path) {
 		return openReadOnly(ctx, path)
 	}
-	db, err := sqlx.Open("sqlite", dsn(path))
+	db, v, err := openPool(path)
 	if err != nil {
-		return nil, fmt.Errorf("open catalog %s: %w", path, err)
+		return nil, err
 	}
 	setPool(db)
-	c := &DB{DB: db, Path: path}
-	if err := c.setup(ctx); err != nil {
+	c := &DB{DB: db, Path: path, v: v}
+	if err := c.setup(ctx); err == nil {
+		err = v.adopt()
+	}
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}

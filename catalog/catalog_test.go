@@ -318,3 +318,67 @@ func TestSetupLockExcludes(t *testing.T) {
 	}
 	unlock2()
 }
+
+// A catalog deleted under an open handle: the handle makes a new private
+// one (0600, its folder 0700) and its connections move to it, the ones
+// already open on the deleted file included; replaced by another file (a
+// command made a new catalog there), the handle moves to that one.
+func TestDeletedCatalogIsRecreatedPrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("an open file cannot be deleted")
+	}
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cache", "index.sqlite")
+	c, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.MustExec("INSERT INTO meta (key, value) VALUES ('where', 'the first file')")
+	where := func() string {
+		var w string
+		if err := c.Get(&w, "SELECT COALESCE((SELECT value FROM meta WHERE key = 'where'), 'nowhere')"); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	if moved, err := c.Verify(ctx); err != nil || moved {
+		t.Fatalf("Verify on the catalog as opened: %v, %v", moved, err)
+	}
+	for _, s := range []string{"", "-wal", "-shm"} {
+		os.Remove(path + s)
+	}
+	if !c.Moved() {
+		t.Error("Moved does not see the deletion")
+	}
+	if moved, err := c.Verify(ctx); err != nil || !moved {
+		t.Fatalf("Verify after the deletion: %v, %v", moved, err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the new catalog: %v, %v; want mode 600", fi, err)
+	}
+	if w := where(); w != "nowhere" {
+		t.Errorf("a query after the move read %q", w)
+	}
+	var n int
+	if err := c.Get(&n, "SELECT count(*) FROM files"); err != nil {
+		t.Errorf("the new catalog has no schema: %v", err)
+	}
+
+	// Replaced: deleted again, and another handle makes a catalog there.
+	for _, s := range []string{"", "-wal", "-shm"} {
+		os.Remove(path + s)
+	}
+	other, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.MustExec("INSERT INTO meta (key, value) VALUES ('where', 'the other file')")
+	defer other.Close()
+	if moved, err := c.Verify(ctx); err != nil || !moved {
+		t.Fatalf("Verify after the replacement: %v, %v", moved, err)
+	}
+	if w := where(); w != "the other file" {
+		t.Errorf("after the replacement the handle reads %q", w)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -387,5 +388,86 @@ func TestStaleSideFilesAreRemoved(t *testing.T) {
 	}
 	if got, want := catalogtest.Dump(t, a.DB().DB), fresh(t, root); got != want {
 		t.Error("the rebuilt catalog differs from a fresh one")
+	}
+}
+
+// The catalog deleted under a running watcher (`pidex serve`, `index
+// --watch`): the watcher notices, makes a new private catalog and fills
+// it, and the engine's reads answer from it, not from the deleted file;
+// replaced by another command's new catalog, the engine moves to that
+// one. It used to go on with the deleted file, re-create an empty one
+// 0644 when a connection was opened, and fail every refresh with "no
+// such table: files".
+func TestWatcherFollowsADeletedCatalog(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("an open file cannot be deleted")
+	}
+	root := corpus(t, 3)
+	db := filepath.Join(t.TempDir(), "c.sqlite")
+	e := open(t, db, root, nil)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var refreshErrs atomic.Int64
+	go func() {
+		done <- e.Watch(ctx, WatchOptions{Text: true, OnRefresh: func(_ *indexer.Stats, err error) {
+			if err != nil {
+				refreshErrs.Add(1)
+				t.Logf("refresh: %v", err)
+			}
+		}})
+	}()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	// until waits for cond, bounded (a liveness bound, not a timing one).
+	until := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("after 30 s: %s", what)
+			}
+		}
+	}
+	sessions := func() int {
+		ss, err := e.List(context.Background(), query.ListFilter{})
+		if err != nil {
+			return -1
+		}
+		return len(ss)
+	}
+	until("the first refresh", func() bool { return sessions() == 3 })
+	before, err := os.Stat(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(db) // as a user would: the -wal and -shm stay
+	until("a new catalog at the path, filled, read by the engine", func() bool {
+		fi, err := os.Stat(db)
+		return err == nil && !os.SameFile(fi, before) && !e.DB().Moved() && sessions() == 3
+	})
+	if fi, _ := os.Stat(db); fi.Mode().Perm() != 0o600 {
+		t.Errorf("the new catalog's mode: %o, want 600", fi.Mode().Perm())
+	}
+
+	// Replaced: deleted again, and another command makes the catalog anew
+	// (here with one session more, which only it has indexed).
+	catalogtest.WriteFile(t, filepath.Join(root, "--w-p9--", "late.jsonl"), session("late", 2))
+	for _, s := range []string{"", "-wal", "-shm"} {
+		os.Remove(db + s)
+	}
+	other, err := Open(context.Background(), Options{DBPath: db, Roots: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	until("the engine reading the other command's catalog", func() bool { return sessions() == 4 && !e.DB().Moved() })
+	if n := refreshErrs.Load(); n != 0 {
+		t.Errorf("%d refreshes failed", n)
 	}
 }

@@ -27,6 +27,11 @@ func (e *Engine) Rebuild(ctx context.Context, text bool) (*indexer.Stats, error)
 	if err := e.writable(); err != nil {
 		return nil, fmt.Errorf("rebuild catalog: %w", err)
 	}
+	// The rows go into the file now at the path (it may have been deleted
+	// or replaced since the engine opened it).
+	if _, err := e.db.Verify(ctx); err != nil {
+		return nil, fmt.Errorf("rebuild catalog: %w", err)
+	}
 	removeStaleSides(e.opts.DBPath)
 	side, release, err := sidePath(e.opts.DBPath)
 	if err != nil {

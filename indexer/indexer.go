@@ -75,6 +75,9 @@ var errConflict = errors.New("file changed by a concurrent refresh")
 // never stops the others: its error lands in Stats.Errors.
 func (ix *Indexer) Refresh(ctx context.Context) (*Stats, error) {
 	defer ix.DB.LockWriter()()
+	if err := ix.verifyCatalog(ctx); err != nil {
+		return nil, err
+	}
 	st := &Stats{NotSessions: []string{}, Pending: []string{}, Warnings: []schema.Warning{}, Errors: []string{}}
 	roots, err := AbsRoots(ix.Roots)
 	if err != nil {
@@ -143,6 +146,26 @@ func (ix *Indexer) Refresh(ctx context.Context) (*Stats, error) {
 		}
 	}
 	return st, nil
+}
+
+// verifyCatalog makes sure the refresh writes the catalog file now at the
+// catalog's path (catalog.DB.Verify: it may have been deleted, or replaced,
+// under a long-running process). A new, empty one is stamped with this
+// pidex's derivation, as engine.Open stamps a new catalog; the refresh
+// then fills it like any cold index.
+func (ix *Indexer) verifyCatalog(ctx context.Context) error {
+	moved, err := ix.DB.Verify(ctx)
+	if err != nil || !moved {
+		return err
+	}
+	d, err := catalog.Derivation(ctx, ix.DB.DB)
+	if err != nil || d != 0 {
+		return err
+	}
+	if empty, err := catalog.IsEmpty(ctx, ix.DB.DB); err != nil || !empty {
+		return err
+	}
+	return catalog.SetDerivation(ctx, ix.DB.DB, Derivation)
 }
 
 // deriveIfStale derives every usage row when a bulk load left the mark.

@@ -75,6 +75,9 @@ type textBatch struct {
 // changing the files after textRounds passes (the next pass goes on).
 func (ix *Indexer) IndexText(ctx context.Context) (*TextStats, error) {
 	defer ix.DB.LockWriter()()
+	if err := ix.verifyCatalog(ctx); err != nil {
+		return nil, err
+	}
 	roots, err := AbsRoots(ix.Roots)
 	if err != nil {
 		return nil, err
