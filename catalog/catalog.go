@@ -14,13 +14,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/pressly/goose/v3"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/pidex-dev/pidex/migrations"
 )
@@ -37,6 +39,10 @@ type DB struct {
 	// per process (a watcher and a request may both want one). Other
 	// processes queue on SQLite's write lock instead.
 	writer sync.Mutex
+
+	// v follows the file the handle's connections use (reopen.go); nil
+	// for a read-only handle.
+	v *verifier
 }
 
 // LockWriter takes this handle's writer lock; call the returned function
@@ -73,8 +79,12 @@ func DefaultPath() string {
 // pragmas (the pool opens several); _txlock=immediate makes every write
 // transaction take the write lock up front, so two writers queue on the
 // busy timeout instead of failing with SQLITE_BUSY on lock upgrade.
+//
+// mode=rw: SQLite never creates the file itself (it would with the
+// default mode, 0644); pidex creates it first, private (createPrivate).
 func dsn(path string) string {
 	q := url.Values{}
+	q.Set("mode", "rw")
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
@@ -125,7 +135,29 @@ func setPool(db *sqlx.DB) {
 // Open opens (creating if needed) the catalog at path and migrates it to
 // the current schema. A catalog this process cannot write is opened
 // read-only (DB.ReadOnly), if it needs no migration.
+//
+// Setting a catalog up — creating it, switching it to WAL, marking it,
+// migrating it — happens under a lock shared by every pidex process
+// (lockSetup), as does Reset: without it, processes opening an old
+// catalog at once raced through its migrations and one could empty the
+// catalog under the others.
 func Open(ctx context.Context, path string) (*DB, error) {
+	if err := refuseForeign(path); err != nil {
+		return nil, err
+	}
+	if err := createDir(path); err != nil {
+		return nil, err
+	}
+	if exists(path) && !writable(path) {
+		return openReadOnly(ctx, path)
+	}
+	unlock, err := lockSetup(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	// Again under the lock: another process may have created, emptied or
+	// replaced the file meanwhile.
 	if err := refuseForeign(path); err != nil {
 		return nil, err
 	}
@@ -135,29 +167,44 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if !writable(path) {
 		return openReadOnly(ctx, path)
 	}
-	db, err := sqlx.Open("sqlite", dsn(path))
+	db, v, err := openPool(path)
 	if err != nil {
-		return nil, fmt.Errorf("open catalog %s: %w", path, err)
+		return nil, err
 	}
 	setPool(db)
-	c := &DB{DB: db, Path: path}
-	err = retryBusy(ctx, func() error {
-		if err := c.check(ctx); err != nil {
-			return err
-		}
-		return Migrate(ctx, db)
-	})
+	c := &DB{DB: db, Path: path, v: v}
+	err = c.setup(ctx)
 	if err == nil {
-		err = stampApplicationID(ctx, db)
+		err = v.adopt()
 	}
 	if err != nil {
 		db.Close()
-		if isMigrationErr(err) {
-			return nil, fmt.Errorf("open catalog %s: %w: %w", path, ErrSchema, err)
-		}
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}
 	return c, nil
+}
+
+// setup brings an open catalog to this pidex's schema, under the setup
+// lock. A migration that fails is ErrSchema (a catalog from a build whose
+// migrations differ: Reset empties it).
+func (c *DB) setup(ctx context.Context) error {
+	var migrateErr error
+	err := retryBusy(ctx, func() error {
+		if err := c.check(ctx); err != nil {
+			return err
+		}
+		// Marked before the first migration: a creation that stops
+		// halfway leaves a file Inspect still knows as pidex's.
+		if err := stampApplicationID(ctx, c.DB); err != nil {
+			return err
+		}
+		migrateErr = Migrate(ctx, c.DB)
+		return migrateErr
+	})
+	if err != nil && err == migrateErr && !isBusy(err) {
+		return fmt.Errorf("%w: %w", ErrSchema, err)
+	}
+	return err
 }
 
 // ErrSchema: the catalog's schema cannot be brought to this pidex's (a
@@ -165,20 +212,46 @@ func Open(ctx context.Context, path string) (*DB, error) {
 // cache: Reset empties it.
 var ErrSchema = errors.New("catalog schema from another pidex")
 
-func isMigrationErr(err error) bool {
-	return strings.Contains(err.Error(), "apply migrations") || strings.Contains(err.Error(), "load migrations")
-}
-
-// Reset empties a SQLite catalog whose schema pidex cannot migrate: every
+// Reset empties a pidex catalog whose schema this pidex cannot use: every
 // table, view and index goes, in one transaction, and the next Open
-// creates the schema afresh. Only for a file that is a SQLite database
-// with pidex's migration table; anything else is refused and left alone.
+// creates the schema afresh. Only for a file whose tables are pidex's
+// (isPidex); anything else is refused and left alone.
+//
+// It decides under the setup lock, on the catalog as it is then: when
+// another process got there first and the catalog now migrates and has
+// exactly this pidex's tables (or is empty), nothing is dropped — that
+// process may already be filling it.
 func Reset(ctx context.Context, path string) error {
+	if err := createDir(path); err != nil {
+		return fmt.Errorf("reset catalog: %w", err)
+	}
+	unlock, err := lockSetup(ctx, path)
+	if err != nil {
+		return fmt.Errorf("reset catalog: %w", err)
+	}
+	defer unlock()
+	// Decided read-only first: the connection below switches the file to
+	// WAL, which already changes someone else's database.
+	switch kind, err := Inspect(path); {
+	case err != nil:
+		return fmt.Errorf("reset catalog: %w", err)
+	case kind == KindNew:
+		return nil // emptied already
+	case kind != KindPidex:
+		return fmt.Errorf("reset catalog %s: %w, left alone", path, ErrNotCatalog)
+	}
 	db, err := sqlx.Open("sqlite", dsn(path))
 	if err != nil {
 		return fmt.Errorf("reset catalog: %w", err)
 	}
 	defer db.Close()
+	if Migrate(ctx, db) == nil {
+		if ok, err := SchemaMatches(ctx, db); err != nil {
+			return fmt.Errorf("reset catalog: %w", err)
+		} else if ok {
+			return nil // another process emptied it and migrated it again
+		}
+	}
 	var names []struct {
 		Type string `db:"type"`
 		Name string `db:"name"`
@@ -188,13 +261,6 @@ func Reset(ctx context.Context, path string) error {
 		AND (sql IS NULL OR sql NOT LIKE 'CREATE TABLE ''text_index_%')`)
 	if err != nil {
 		return fmt.Errorf("reset catalog: %w", err)
-	}
-	pidex := false
-	for _, n := range names {
-		pidex = pidex || n.Name == "goose_db_version"
-	}
-	if !pidex {
-		return fmt.Errorf("reset catalog %s: not a pidex catalog, left alone", path)
 	}
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {
@@ -218,15 +284,16 @@ func Reset(ctx context.Context, path string) error {
 	return tx.Commit()
 }
 
-// retryBusy runs setup again while another process is setting up the same
-// new catalog: switching to WAL and each migration take locks that the
-// busy timeout does not always wait for, and a migration the other process
-// applied between goose's version check and its own attempt fails with
-// "already exists". A second run sees the work done and does nothing.
+// retryBusy runs setup again while another process holds the catalog:
+// switching to WAL, recovering a WAL and each migration take locks that the
+// busy timeout does not always wait for (SQLITE_BUSY_RECOVERY does not call
+// the busy handler). Where the setup lock is not available (lockSetup), a
+// migration another process applied between goose's version check and its
+// own attempt fails with "already exists": a second run sees the work done.
 func retryBusy(ctx context.Context, setup func() error) error {
 	var err error
 	for range 50 {
-		if err = setup(); err == nil || !transient(err) {
+		if err = setup(); err == nil || !(isBusy(err) || (!setupLocked && ddlRace(err))) {
 			return err
 		}
 		select {
@@ -238,10 +305,23 @@ func retryBusy(ctx context.Context, setup func() error) error {
 	return err
 }
 
-func transient(err error) bool {
+// isBusy reports whether err is SQLite's "another connection holds the
+// lock" (SQLITE_BUSY or SQLITE_LOCKED, any extended code), by its code.
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff // the primary code of an extended one
+	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
+}
+
+// ddlRace recognises a migration that another process applied first. SQLite
+// reports it as a plain SQLITE_ERROR, whose only distinction is its text;
+// it matters only where migrations are not serialized (setupLocked false).
+func ddlRace(err error) bool {
 	msg := err.Error()
-	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "already exists") ||
-		strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "duplicate column")
+	return strings.Contains(msg, "already exists") || strings.Contains(msg, "duplicate column")
 }
 
 func (c *DB) check(ctx context.Context) error {
@@ -276,15 +356,29 @@ func provider(db *sqlx.DB) (*goose.Provider, error) {
 	return p, nil
 }
 
+// createDir creates the catalog's folder (0700) when it does not exist
+// yet; an existing one keeps its mode.
+func createDir(path string) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("create catalog dir: %w", err)
+		}
+	}
+	return nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 // createPrivate creates the catalog's folder (0700) and an empty catalog
 // file (0600) when they do not exist yet: session text holds secrets, and
 // SQLite gives its -wal and -shm files the mode of the database file. An
 // existing folder or file keeps its mode.
 func createPrivate(path string) error {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("create catalog dir: %w", err)
-		}
+	if err := createDir(path); err != nil {
+		return err
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, os.ErrExist) {
@@ -342,9 +436,10 @@ const applicationID = 0x70696478
 // catalog. pidex refuses to add its tables to it or to replace it.
 var ErrNotCatalog = errors.New("not a pidex catalog")
 
-// refuseForeign refuses a file that is not pidex's: anything but a SQLite
-// database, or a SQLite database with tables but none of pidex's. An
-// absent or empty file, or an empty database, is fine.
+// refuseForeign refuses a file that is not pidex's: anything but a
+// regular file, a file that is not a SQLite database, or a SQLite database
+// whose tables are not pidex's. An absent or empty file, or an empty
+// database, is fine.
 func refuseForeign(path string) error {
 	kind, err := Inspect(path)
 	if err != nil {
@@ -365,13 +460,27 @@ type FileKind int
 // What Inspect finds.
 const (
 	KindNew       FileKind = iota // absent, empty, or a database without tables
-	KindPidex                     // a pidex catalog (header id, or pidex's tables)
+	KindPidex                     // a pidex catalog (pidex's tables, or a damaged file with pidex's header id)
 	KindForeign                   // a SQLite database of something else
 	KindNotSQLite                 // not a SQLite database at all
 )
 
-// Inspect tells what the file at path is, without changing it.
+// Inspect tells what the file at path is, without changing it. A path
+// that exists but is not a regular file (a device such as /dev/null, a
+// FIFO, a folder) is an error wrapping ErrNotCatalog, found before
+// anything opens it: opening a FIFO blocks, and SQLite would create its
+// journal next to a device.
 func Inspect(path string) (FileKind, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return KindNew, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("inspect catalog %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return 0, fmt.Errorf("%s is %w: it is %s, not a regular file; pidex keeps its catalog in a regular file (choose another --db)", path, ErrNotCatalog, modeName(fi.Mode()))
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return KindNew, nil
@@ -388,50 +497,100 @@ func Inspect(path string) (FileKind, error) {
 	if n < 100 || string(head[:16]) != "SQLite format 3\x00" {
 		return KindNotSQLite, nil
 	}
-	if binary.BigEndian.Uint32(head[68:72]) == applicationID {
-		return KindPidex, nil // even if its pages are damaged: ours to rebuild
-	}
-	tables, err := tableNames(path)
+	ours := binary.BigEndian.Uint32(head[68:72]) == applicationID
+	tables, id, err := tableNames(path)
 	if err != nil {
-		if transient(err) {
+		if isBusy(err) {
 			// Another process holds the file (creating it, or recovering
 			// its WAL): it is no evidence either way, so say so rather
 			// than call a catalog being created foreign.
 			return 0, fmt.Errorf("inspect catalog %s: %w", path, err)
 		}
+		if ours {
+			return KindPidex, nil // pidex's header, pages that do not read: ours to rebuild
+		}
 		return KindForeign, nil // not readable as ours either: leave it alone
 	}
-	if len(tables) == 0 {
-		return KindNew, nil
+	return kindOf(tables, id == applicationID), nil
+}
+
+// kindOf decides by a database's tables. The header id alone does not
+// make a file pidex's (any program may pick the same four bytes, and
+// taking its file for a catalog emptied it); pidex's own tables do. A
+// database with pidex's header id and no table but goose's (pidex stamps
+// the id before the first migration) is a catalog whose creation stopped
+// early.
+func kindOf(tables []string, ours bool) FileKind {
+	if isPidex(tables) {
+		return KindPidex
 	}
-	for _, t := range tables {
-		if t == "goose_db_version" {
-			return KindPidex, nil // a pidex catalog from before the header id
+	if len(tables) == 0 || (ours && len(tables) == 1 && tables[0] == "goose_db_version") {
+		return KindNew
+	}
+	return KindForeign
+}
+
+// pidexTables are the tables every pidex catalog has had since the first
+// (migration 00001, and goose's version table): a database holding all of
+// them is a pidex catalog, whatever its header says.
+var pidexTables = []string{"goose_db_version", "files", "sessions", "entries"}
+
+func isPidex(tables []string) bool {
+	for _, want := range pidexTables {
+		if !slices.Contains(tables, want) {
+			return false
 		}
 	}
-	return KindForeign, nil
+	return true
+}
+
+// modeName names what a non-regular file is, for the error.
+func modeName(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 // tableNames lists the tables of the database at path, read-only. A lock
 // held by a process creating the catalog (or SQLite's WAL recovery, which
 // answers SQLITE_BUSY_RECOVERY without calling the busy handler) is waited
 // out, as Open's setup is.
-func tableNames(path string) ([]string, error) {
+//
+// It also reads the application id through SQLite: in WAL mode the header
+// in the file lags what the WAL holds (a catalog being created has its id
+// in the WAL until a checkpoint), so the file's bytes are no evidence then.
+func tableNames(path string) (tables []string, appID uint32, err error) {
 	uri, err := ReadOnlyURI(path, "busy_timeout(5000)")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	db, err := sqlx.Open("sqlite", uri)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer db.Close()
-	var tables []string
+	db.SetMaxOpenConns(1) // both reads on one connection, one snapshot apart at most
 	err = retryBusy(context.Background(), func() error {
 		tables = tables[:0]
-		return db.Select(&tables, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+		if err := db.Select(&tables, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"); err != nil {
+			return err
+		}
+		var id int64
+		err := db.Get(&id, "PRAGMA application_id")
+		appID = uint32(id)
+		return err
 	})
-	return tables, err
+	return tables, appID, err
 }
 
 func stampApplicationID(ctx context.Context, db *sqlx.DB) error {

@@ -1,14 +1,19 @@
 package catalog
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 )
 
 func TestOpenMigratesAndUsesWAL(t *testing.T) {
@@ -208,5 +213,172 @@ func TestAnalyzeLeavesTheTextIndexAlone(t *testing.T) {
 	}
 	if fts != 0 || others == 0 {
 		t.Errorf("statistics rows: %d for the text index (want 0), %d for meta (want some)", fts, others)
+	}
+}
+
+// --db at something that is not a regular file is refused with an error
+// naming it, before anything opens it: a FIFO used to block Open forever,
+// and /dev/null made SQLite create /dev/null-journal (as root). (A
+// device is checked by hand: as root, a regression would write in /dev.)
+func TestCatalogPathMustBeARegularFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.sqlite")
+	if err := mkfifo(fifo); err != nil {
+		t.Fatal(err)
+	}
+	// Whatever happens, the FIFO gets a writer at the end, so that an
+	// Open blocked in it returns and the test can end.
+	defer func() {
+		if f, err := os.OpenFile(fifo, os.O_RDWR, 0); err == nil {
+			f.Close()
+		}
+	}()
+	folder := filepath.Join(dir, "folder.sqlite")
+	if err := os.Mkdir(folder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for path, what := range map[string]string{fifo: "named pipe", folder: "folder"} {
+		done := make(chan error, 1)
+		go func() {
+			db, err := Open(context.Background(), path)
+			if err == nil {
+				db.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrNotCatalog) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), what) {
+				t.Errorf("Open(%s): %v, want a refusal naming the path and saying it is a %s", filepath.Base(path), err, what)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("Open(%s) still blocked after 30 s", filepath.Base(path))
+		}
+	}
+	for _, side := range []string{"-journal", "-wal", "-shm"} {
+		if _, err := os.Stat(fifo + side); err == nil {
+			t.Errorf("%s was created beside the FIFO", side)
+		}
+	}
+}
+
+// A database whose header happens to say "pidx" but that holds none of
+// pidex's tables is someone else's: refused, and its bytes stay as they
+// were (it used to be taken for an old catalog and emptied).
+func TestHeaderIDAloneIsNotACatalog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "notes.db")
+	db := sqlx.MustOpen("sqlite", path)
+	db.MustExec(fmt.Sprintf("PRAGMA application_id = %d", applicationID))
+	db.MustExec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me')")
+	db.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kind, err := Inspect(path); err != nil || kind != KindForeign {
+		t.Errorf("Inspect: %v, %v; want KindForeign", kind, err)
+	}
+	if c, err := Open(context.Background(), path); !errors.Is(err, ErrNotCatalog) {
+		if err == nil {
+			c.Close()
+		}
+		t.Errorf("Open: %v, want ErrNotCatalog", err)
+	}
+	if err := Reset(context.Background(), path); err == nil {
+		t.Error("Reset emptied it")
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Error("the database was changed")
+	}
+}
+
+// The setup lock excludes a second holder (another process, or another
+// handle in this one) until the first lets go.
+func TestSetupLockExcludes(t *testing.T) {
+	if !setupLocked {
+		t.Skip("no setup lock on this platform")
+	}
+	path := filepath.Join(t.TempDir(), "c.sqlite")
+	unlock, err := lockSetup(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := lockSetup(ctx, path); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a second lock while the first is held: %v, want to wait (and give up with the context)", err)
+	}
+	unlock()
+	unlock2, err := lockSetup(ctx, path)
+	if err != nil {
+		t.Fatalf("the lock once released: %v", err)
+	}
+	unlock2()
+}
+
+// A catalog deleted under an open handle: the handle makes a new private
+// one (0600, its folder 0700) and its connections move to it, the ones
+// already open on the deleted file included; replaced by another file (a
+// command made a new catalog there), the handle moves to that one.
+func TestDeletedCatalogIsRecreatedPrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("an open file cannot be deleted")
+	}
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cache", "index.sqlite")
+	c, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.MustExec("INSERT INTO meta (key, value) VALUES ('where', 'the first file')")
+	where := func() string {
+		var w string
+		if err := c.Get(&w, "SELECT COALESCE((SELECT value FROM meta WHERE key = 'where'), 'nowhere')"); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	if moved, err := c.Verify(ctx); err != nil || moved {
+		t.Fatalf("Verify on the catalog as opened: %v, %v", moved, err)
+	}
+	for _, s := range []string{"", "-wal", "-shm"} {
+		os.Remove(path + s)
+	}
+	if !c.Moved() {
+		t.Error("Moved does not see the deletion")
+	}
+	if moved, err := c.Verify(ctx); err != nil || !moved {
+		t.Fatalf("Verify after the deletion: %v, %v", moved, err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the new catalog: %v, %v; want mode 600", fi, err)
+	}
+	if w := where(); w != "nowhere" {
+		t.Errorf("a query after the move read %q", w)
+	}
+	var n int
+	if err := c.Get(&n, "SELECT count(*) FROM files"); err != nil {
+		t.Errorf("the new catalog has no schema: %v", err)
+	}
+
+	// Replaced: deleted again, and another handle makes a catalog there.
+	for _, s := range []string{"", "-wal", "-shm"} {
+		os.Remove(path + s)
+	}
+	other, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.MustExec("INSERT INTO meta (key, value) VALUES ('where', 'the other file')")
+	defer other.Close()
+	if moved, err := c.Verify(ctx); err != nil || !moved {
+		t.Fatalf("Verify after the replacement: %v, %v", moved, err)
+	}
+	if w := where(); w != "the other file" {
+		t.Errorf("after the replacement the handle reads %q", w)
 	}
 }

@@ -124,6 +124,16 @@ func copyTables(ctx context.Context, conn *sqlx.Conn) error {
 	if err != nil {
 		return err
 	}
+	// Every file's generation moves past any the live catalog had: a
+	// batch another process planned before the swap must find its file
+	// changed and back off (the indexer checks offset and generation).
+	// The rebuilt catalog's generations start again at 1, and one that
+	// happened to equal the live one, at the same offset, let such a batch
+	// write its stale session row over the rebuilt entries.
+	var past int64
+	if err := tx.GetContext(ctx, &past, `SELECT COALESCE(max(generation), 0) + 1 FROM main.files`); err != nil {
+		return fmt.Errorf("read generations: %w", err)
+	}
 	for _, t := range tables {
 		var cols []string
 		if err := tx.SelectContext(ctx, &cols, "SELECT name FROM pragma_table_info(?)", t); err != nil {
@@ -137,6 +147,9 @@ func copyTables(ctx context.Context, conn *sqlx.Conn) error {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("copy %s: %w", t, err)
 		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE main.files SET generation = generation + ?`, past); err != nil {
+		return fmt.Errorf("move generations: %w", err)
 	}
 	return tx.Commit()
 }

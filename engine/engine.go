@@ -80,6 +80,9 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("%w\n(the catalog is only a cache: 'pidex index --full' rebuilds it, or delete %s)", err, opts.DBPath)
 	}
 	e := &Engine{db: db, reader: query.New(db, roots), opts: opts, roots: roots, extra: map[string]bool{}, subs: map[chan Event]struct{}{}}
+	if !db.ReadOnly {
+		removeStaleSides(opts.DBPath) // what killed rebuilds left (rebuild.go)
+	}
 	if err := e.checkDerivation(ctx); err != nil {
 		if e.db != nil { // checkDerivation may have reopened it
 			e.db.Close()
@@ -113,6 +116,11 @@ func (e *Engine) checkDerivation(ctx context.Context) error {
 			return err
 		}
 		e.setDB(db)
+		// Another process may have emptied it first and stamped it since
+		// (then the reset dropped nothing).
+		if d, err = catalog.Derivation(ctx, e.db.DB); err != nil || d == indexer.Derivation {
+			return err
+		}
 	}
 	empty, err := catalog.IsEmpty(ctx, e.db.DB)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,8 @@ import (
 	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
+	"github.com/pidex-dev/pidex/migrations"
+	"github.com/pressly/goose/v3"
 )
 
 const header = `{"type":"session","version":3,"id":"%s","timestamp":"2026-05-01T10:00:00.000Z","cwd":"/w/app"}` + "\n"
@@ -233,5 +236,236 @@ func TestCatalogFromAnotherBuildIsRebuilt(t *testing.T) {
 	refresh(t, e)
 	if got, want := catalogtest.Dump(t, e.db.DB), fresh(t, root); got != want {
 		t.Error("the rebuilt catalog differs from a fresh one")
+	}
+}
+
+// A catalog made by a build from before the hourly rollup (0d28695 edited
+// the already applied migration 00005 to add it) has 00005 recorded but
+// no usage_rollup_hour: opening it repairs it (migration 00006), so cost
+// reports work and its rows equal a fresh catalog's.
+func TestCatalogBeforeHourlyRollupIsRepaired(t *testing.T) {
+	root := corpus(t, 3)
+	db := filepath.Join(t.TempDir(), "c.sqlite")
+	e := open(t, db, root, nil)
+	refresh(t, e)
+	// What those builds made: the migrations up to 00005, without the table.
+	p, err := goose.NewProvider(goose.DialectSQLite3, e.db.DB.DB, migrations.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(context.Background(), 5); err != nil {
+		t.Fatal(err)
+	}
+	e.db.MustExec("DROP TABLE usage_rollup_hour")
+	e.Close()
+	e = open(t, db, root, nil)
+	// Europe/Paris has whole hours: the report reads the hourly rollup.
+	rep, err := e.Cost(context.Background(), pidex.CostOptions{By: []string{"day"}, TZ: "Europe/Paris"})
+	if err != nil {
+		t.Fatalf("cost on a catalog from before the hourly rollup: %v", err)
+	}
+	if len(rep.Rows) == 0 || rep.Totals.Calls == 0 {
+		t.Errorf("cost report after the repair: %+v", rep)
+	}
+	// Equal to a fresh catalog, but for the content sums, which a
+	// catalog from before 00007 does not know (see indexer/content.go).
+	f := open(t, filepath.Join(t.TempDir(), "fresh.sqlite"), root, nil)
+	refresh(t, f)
+	f.db.MustExec("UPDATE files SET content_crc = NULL")
+	if got, want := catalogtest.Dump(t, e.db.DB), catalogtest.Dump(t, f.db.DB); got != want {
+		t.Errorf("the repaired catalog differs from a fresh one:\n%s\n---\n%s", got, want)
+	}
+}
+
+// anotherBuild turns a catalog into one from a build whose migrations
+// differ (an edited, already applied migration: sessions lacks a column,
+// migration 00004 is not recorded), stamped with an older derivation.
+func anotherBuild(t *testing.T, e *Engine) {
+	t.Helper()
+	for _, q := range []string{
+		"DROP VIEW labels_v", "DROP VIEW usage_v", "DROP VIEW active_path_v", "DROP VIEW _active_offsets",
+		"DROP VIEW tool_calls_v", "DROP VIEW messages_v", "DROP VIEW entries_v", "DROP VIEW sessions_v",
+		"DROP TABLE tool_calls", "DROP INDEX usage_entry", "ALTER TABLE sessions DROP COLUMN branch_points",
+		"DELETE FROM goose_db_version WHERE version_id = 4", "DELETE FROM meta",
+	} {
+		e.db.MustExec(q)
+	}
+}
+
+// Four processes opening such a catalog at once all succeed and leave it
+// equal to a fresh one: upgrades (migrations, and emptying a catalog whose
+// schema cannot be migrated) are serialized across processes, and one
+// that finds the work done by another does not do it again. Before, one
+// process emptied the catalog under the others: 1 to 8 of 20 failed with
+// "no such column: generation" or "partial migration error". 20 rounds
+// here; PIDEX_UPGRADES=N for N.
+func TestConcurrentUpgradesOfAnOldCatalog(t *testing.T) {
+	rounds := 20
+	if s := os.Getenv("PIDEX_UPGRADES"); s != "" {
+		var err error
+		if rounds, err = strconv.Atoi(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root := corpus(t, 6)
+	want := fresh(t, root)
+	failed := 0
+	for round := range rounds {
+		db := filepath.Join(t.TempDir(), "c.sqlite")
+		e := open(t, db, root, nil)
+		refresh(t, e)
+		anotherBuild(t, e)
+		e.Close()
+		errs := make(chan error, 4)
+		for range 4 { // each engine its own catalog handle and pool, as a process
+			go func() {
+				e, err := Open(context.Background(), Options{DBPath: db, Roots: []string{root}})
+				if err == nil {
+					if _, err = e.Refresh(context.Background()); err == nil {
+						_, err = e.RefreshText(context.Background())
+					}
+					e.Close()
+				}
+				errs <- err
+			}()
+		}
+		for range 4 {
+			if err := <-errs; err != nil {
+				failed++
+				t.Errorf("round %d: %v", round, err)
+			}
+		}
+		e = open(t, db, root, nil)
+		if got := catalogtest.Dump(t, e.db.DB); got != want {
+			t.Errorf("round %d: the upgraded catalog differs from a fresh one", round)
+		}
+		e.Close()
+	}
+	if failed > 0 {
+		t.Errorf("%d of %d opens failed", failed, 4*rounds)
+	}
+}
+
+// What a killed `index --full` leaves (its side catalog, -wal and -shm)
+// is removed by the next run, but a side file a live rebuild holds is
+// not: that rebuild finishes as if nothing happened.
+func TestStaleSideFilesAreRemoved(t *testing.T) {
+	root := corpus(t, 4)
+	db := filepath.Join(t.TempDir(), "c.sqlite")
+	a := open(t, db, root, nil)
+	refresh(t, a)
+	stale := []string{db + ".rebuild-111", db + ".rebuild-111-wal", db + ".rebuild-111-shm", db + ".rebuild-222-wal"}
+	for _, p := range stale {
+		if err := os.WriteFile(p, []byte("left by a killed rebuild"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var live string
+	afterSide = func(side string) {
+		afterSide = nil
+		live = side
+		open(t, db, root, nil) // another run, meanwhile
+		if _, err := os.Stat(side); err != nil {
+			t.Errorf("a live rebuild's side file was removed: %v", err)
+		}
+	}
+	t.Cleanup(func() { afterSide = nil })
+	if _, err := a.Rebuild(context.Background(), true); err != nil {
+		t.Fatalf("the live rebuild: %v", err)
+	}
+	if live == "" {
+		t.Fatal("the hook did not run")
+	}
+	for _, p := range stale {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s is still there", filepath.Base(p))
+		}
+	}
+	if left, _ := filepath.Glob(db + ".rebuild-*"); len(left) != 0 {
+		t.Errorf("side files left: %v", left)
+	}
+	if got, want := catalogtest.Dump(t, a.db.DB), fresh(t, root); got != want {
+		t.Error("the rebuilt catalog differs from a fresh one")
+	}
+}
+
+// The catalog deleted under a running watcher (`pidex serve`, `index
+// --watch`): the watcher notices, makes a new private catalog and fills
+// it, and the engine's reads answer from it, not from the deleted file;
+// replaced by another command's new catalog, the engine moves to that
+// one. It used to go on with the deleted file, re-create an empty one
+// 0644 when a connection was opened, and fail every refresh with "no
+// such table: files".
+func TestWatcherFollowsADeletedCatalog(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("an open file cannot be deleted")
+	}
+	root := corpus(t, 3)
+	db := filepath.Join(t.TempDir(), "c.sqlite")
+	e := open(t, db, root, nil)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var refreshErrs atomic.Int64
+	go func() {
+		done <- e.Watch(ctx, WatchOptions{Text: true, OnRefresh: func(_ *indexer.Stats, err error) {
+			if err != nil {
+				refreshErrs.Add(1)
+				t.Logf("refresh: %v", err)
+			}
+		}})
+	}()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	// until waits for cond, bounded (a liveness bound, not a timing one).
+	until := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("after 30 s: %s", what)
+			}
+		}
+	}
+	sessions := func() int {
+		ss, err := e.List(context.Background(), pidex.ListOptions{})
+		if err != nil {
+			return -1
+		}
+		return len(ss)
+	}
+	until("the first refresh", func() bool { return sessions() == 3 })
+	before, err := os.Stat(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(db) // as a user would: the -wal and -shm stay
+	until("a new catalog at the path, filled, read by the engine", func() bool {
+		fi, err := os.Stat(db)
+		return err == nil && !os.SameFile(fi, before) && !e.db.Moved() && sessions() == 3
+	})
+	if fi, _ := os.Stat(db); fi.Mode().Perm() != 0o600 {
+		t.Errorf("the new catalog's mode: %o, want 600", fi.Mode().Perm())
+	}
+
+	// Replaced: deleted again, and another command makes the catalog anew
+	// (here with one session more, which only it has indexed).
+	catalogtest.WriteFile(t, filepath.Join(root, "--w-p9--", "late.jsonl"), session("late", 2))
+	for _, s := range []string{"", "-wal", "-shm"} {
+		os.Remove(db + s)
+	}
+	other, err := Open(context.Background(), Options{DBPath: db, Roots: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	until("the engine reading the other command's catalog", func() bool { return sessions() == 4 && !e.db.Moved() })
+	if n := refreshErrs.Load(); n != 0 {
+		t.Errorf("%d refreshes failed", n)
 	}
 }

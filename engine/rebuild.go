@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/indexer"
@@ -26,11 +27,20 @@ func (e *Engine) Rebuild(ctx context.Context, text bool) (*indexer.Stats, error)
 	if err := e.writable(); err != nil {
 		return nil, fmt.Errorf("rebuild catalog: %w", err)
 	}
-	side, err := sidePath(e.opts.DBPath)
+	// The rows go into the file now at the path (it may have been deleted
+	// or replaced since the engine opened it).
+	if _, err := e.db.Verify(ctx); err != nil {
+		return nil, fmt.Errorf("rebuild catalog: %w", err)
+	}
+	removeStaleSides(e.opts.DBPath)
+	side, release, err := sidePath(e.opts.DBPath)
 	if err != nil {
 		return nil, err
 	}
-	defer removeDB(side)
+	defer func() { removeDB(side); release() }()
+	if afterSide != nil {
+		afterSide(side)
+	}
 	db, err := catalog.Open(ctx, side)
 	if err != nil {
 		return nil, fmt.Errorf("rebuild catalog: %w", err)
@@ -56,19 +66,88 @@ func (e *Engine) Rebuild(ctx context.Context, text bool) (*indexer.Stats, error)
 	return st, nil
 }
 
-// sidePath names a new, unique side catalog next to the live one, so two
-// rebuilds at once never share one.
-func sidePath(live string) (string, error) {
+// afterSide is a test hook: run once a rebuild's side file exists.
+var afterSide func(side string)
+
+// sidePath creates a new, unique side catalog next to the live one, so two
+// rebuilds at once never share one, and locks it (catalog.LockFile) until release
+// is called: a rebuild that dies (SIGKILL, a crash) leaves an unlocked
+// side file, which the next run removes (removeStaleSides), while a live
+// one keeps its file.
+func sidePath(live string) (path string, release func(), err error) {
 	dir := filepath.Dir(live)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("create catalog dir: %w", err)
+		return "", nil, fmt.Errorf("create catalog dir: %w", err)
 	}
-	f, err := os.CreateTemp(dir, filepath.Base(live)+".rebuild-*")
+	for {
+		f, err := os.CreateTemp(dir, filepath.Base(live)+sideInfix+"*")
+		if err != nil {
+			return "", nil, fmt.Errorf("create rebuild catalog: %w", err)
+		}
+		release, err := catalog.LockFile(f, true)
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return "", nil, fmt.Errorf("lock rebuild catalog: %w", err)
+		}
+		// Between its creation and the lock, another run may have taken
+		// the new file for a stale one and removed it: then make another.
+		if held, err := f.Stat(); err == nil {
+			if now, err := os.Stat(f.Name()); err == nil && os.SameFile(held, now) {
+				return f.Name(), release, nil
+			}
+		}
+		release()
+	}
+}
+
+// sideInfix marks a rebuild's side files: CATALOG.rebuild-RANDOM.
+const sideInfix = ".rebuild-"
+
+// removeStaleSides removes the side files of rebuilds that died (killed
+// during `index --full`: each left a copy of the whole catalog): those no
+// process holds locked. A live rebuild's file is locked and stays, and so
+// does everything on a platform without the lock.
+func removeStaleSides(live string) {
+	matches, err := filepath.Glob(globEscape(live) + sideInfix + "*")
 	if err != nil {
-		return "", fmt.Errorf("create rebuild catalog: %w", err)
+		return
 	}
-	f.Close()
-	return f.Name(), nil
+	for _, m := range matches {
+		if strings.HasSuffix(m, "-wal") || strings.HasSuffix(m, "-shm") || strings.HasSuffix(m, "-journal") {
+			if main := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(m, "-wal"), "-shm"), "-journal"); !exists(main) {
+				os.Remove(m) // its database is gone: this is all that is left of it
+			}
+			continue
+		}
+		f, err := os.Open(m)
+		if err != nil {
+			continue
+		}
+		if release, err := catalog.LockFile(f, false); err == nil {
+			removeDB(m) // removed while locked: a rebuild starting on it sees it gone
+			release()
+		} else {
+			f.Close()
+		}
+	}
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// globEscape quotes the glob metacharacters of a literal path.
+func globEscape(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func removeDB(p string) {
@@ -91,11 +170,12 @@ func Recreate(ctx context.Context, opts Options) (*Engine, *indexer.Stats, error
 		_, err := Open(ctx, opts)
 		return nil, nil, err
 	}
-	side, err := sidePath(opts.DBPath)
+	removeStaleSides(opts.DBPath)
+	side, release, err := sidePath(opts.DBPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer removeDB(side)
+	defer func() { removeDB(side); release() }() // after the rename, removeDB finds nothing
 	sideOpts := opts
 	sideOpts.DBPath = side
 	e, err := Open(ctx, sideOpts)
@@ -119,6 +199,9 @@ func Recreate(ctx context.Context, opts Options) (*Engine, *indexer.Stats, error
 	if err := os.Rename(side, opts.DBPath); err != nil {
 		return nil, nil, fmt.Errorf("replace broken catalog: %w", err)
 	}
+	// The file is the catalog now: let go of pidex's own descriptor before
+	// SQLite opens it (closing one later would drop SQLite's POSIX locks).
+	release()
 	e, err = Open(ctx, opts)
 	return e, st, err
 }

@@ -37,6 +37,12 @@ type batch struct {
 	pathUsage []int64
 	// notSession: this read found that the file is not a session (reported once).
 	notSession bool
+	// quiet: an unreadable file's warning that was reported before.
+	quiet bool
+	// sum: the content sum of the file's lines up to file.Offset; racy:
+	// the stored stat cannot prove the file unchanged (content.go).
+	sum  contentSum
+	racy bool
 }
 
 type entryRow struct {

@@ -42,6 +42,10 @@ type candidate struct {
 	Path string
 	Root string
 	fileStat
+	// irregular says what the path is when it is not a regular file (a
+	// FIFO, a device, a socket, directly or through a link): never opened
+	// (opening a FIFO blocks), recorded as unreadable.
+	irregular string
 }
 
 type fileStat struct {
@@ -124,11 +128,29 @@ func listDir(dir, root string) (files []candidate, subdirs []string, errs []erro
 			errs = append(errs, fmt.Errorf("stat %s: %w", p, err))
 			continue
 		}
-		if fi.Mode().IsRegular() {
+		switch {
+		case fi.Mode().IsRegular():
 			files = append(files, candidate{Path: p, Root: root, fileStat: statOf(fi)})
+		case !fi.IsDir(): // a folder named *.jsonl is no session file; anything else is listed by warnings
+			files = append(files, candidate{Path: p, Root: root, fileStat: statOf(fi), irregular: modeName(fi.Mode())})
 		}
 	}
 	return files, subdirs, errs
+}
+
+// modeName names what a file that is not regular is, for its warning.
+func modeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 func isDir(e fs.DirEntry, p string) bool {

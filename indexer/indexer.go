@@ -12,6 +12,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	"golang.org/x/sync/errgroup"
@@ -36,6 +37,8 @@ type Indexer struct {
 	// batch's transaction (tests interleave another refresh there).
 	afterApply  func(*batch) error
 	beforeApply func(*batch)
+	// beforeText runs before each transaction of the text pass.
+	beforeText func()
 }
 
 // Progress counts a refresh's work; safe for concurrent use. The CLI polls
@@ -73,11 +76,17 @@ var errConflict = errors.New("file changed by a concurrent refresh")
 // never stops the others: its error lands in Stats.Errors.
 func (ix *Indexer) Refresh(ctx context.Context) (*Stats, error) {
 	defer ix.DB.LockWriter()()
+	if err := ix.verifyCatalog(ctx); err != nil {
+		return nil, err
+	}
 	st := &Stats{NotSessions: []string{}, Pending: []string{}, Warnings: []pidex.Warning{}, Errors: []string{}}
 	roots, err := AbsRoots(ix.Roots)
 	if err != nil {
 		return nil, err
 	}
+	// Taken before any stat: a stat whose mtime is not clearly older is
+	// racy (see content.go).
+	statNs := time.Now().UnixNano()
 	// Listing the folders and loading the stored stats are independent:
 	// do them at once (both are most of a no-change refresh).
 	var cands []candidate
@@ -104,6 +113,9 @@ func (ix *Indexer) Refresh(ctx context.Context) (*Stats, error) {
 	jobs, removed, err := ix.plan(ctx, cands, stored, st)
 	if err != nil {
 		return nil, err
+	}
+	for i := range jobs {
+		jobs[i].statNs = statNs
 	}
 	if err := ix.reserveIDs(ctx, jobs); err != nil {
 		return nil, err
@@ -135,6 +147,26 @@ func (ix *Indexer) Refresh(ctx context.Context) (*Stats, error) {
 		}
 	}
 	return st, nil
+}
+
+// verifyCatalog makes sure the refresh writes the catalog file now at the
+// catalog's path (catalog.DB.Verify: it may have been deleted, or replaced,
+// under a long-running process). A new, empty one is stamped with this
+// pidex's derivation, as engine.Open stamps a new catalog; the refresh
+// then fills it like any cold index.
+func (ix *Indexer) verifyCatalog(ctx context.Context) error {
+	moved, err := ix.DB.Verify(ctx)
+	if err != nil || !moved {
+		return err
+	}
+	d, err := catalog.Derivation(ctx, ix.DB.DB)
+	if err != nil || d != 0 {
+		return err
+	}
+	if empty, err := catalog.IsEmpty(ctx, ix.DB.DB); err != nil || !empty {
+		return err
+	}
+	return catalog.SetDerivation(ctx, ix.DB.DB, Derivation)
 }
 
 // deriveIfStale derives every usage row when a bulk load left the mark.
@@ -192,15 +224,17 @@ func AbsRoots(roots []string) ([]string, error) {
 	return out, nil
 }
 
-// fileStamp is what a no-change refresh compares: path and stat.
+// fileStamp is what a no-change refresh compares: path and stat, and
+// whether that stat was racy (then the content is checked anyway).
 type fileStamp struct {
 	Path string `db:"path"`
 	Kind schema.FileKind
+	Racy bool
 	fileStat
 }
 
 func loadStamps(ctx context.Context, db *sqlx.DB, roots []string) (map[string]fileStamp, error) {
-	q, args, err := sqlx.In(`SELECT path, kind, size, mtime_ns, dev, ino FROM files WHERE root IN (?)`, roots)
+	q, args, err := sqlx.In(`SELECT path, kind, racy, size, mtime_ns, dev, ino FROM files WHERE root IN (?)`, roots)
 	if err != nil {
 		return nil, fmt.Errorf("load files: %w", err)
 	}
@@ -212,7 +246,7 @@ func loadStamps(ctx context.Context, db *sqlx.DB, roots []string) (map[string]fi
 	m := make(map[string]fileStamp)
 	for rows.Next() {
 		var f fileStamp
-		if err := rows.Scan(&f.Path, &f.Kind, &f.Size, &f.MtimeNs, &f.Dev, &f.Ino); err != nil {
+		if err := rows.Scan(&f.Path, &f.Kind, &f.Racy, &f.Size, &f.MtimeNs, &f.Dev, &f.Ino); err != nil {
 			return nil, fmt.Errorf("load files: %w", err)
 		}
 		m[f.Path] = f
@@ -220,11 +254,17 @@ func loadStamps(ctx context.Context, db *sqlx.DB, roots []string) (map[string]fi
 	return m, rows.Err()
 }
 
+// storedFile is the full stored state of a file.
+type storedFile struct {
+	schema.File
+	ContentCRC *int64 `db:"content_crc"` // see content.go
+}
+
 // loadFile loads the full stored state of one changed file.
-func loadFile(ctx context.Context, db *sqlx.DB, path string) (schema.File, error) {
-	var f schema.File
+func loadFile(ctx context.Context, db *sqlx.DB, path string) (storedFile, error) {
+	var f storedFile
 	err := db.GetContext(ctx, &f, `SELECT id, path, root, kind, dev, ino, size, mtime_ns, offset, head_hash, tail_hash,
-		open_tail, lines, seq, version, last_id, warnings, text_offset, generation FROM files WHERE path = ?`, path)
+		open_tail, lines, seq, version, last_id, warnings, text_offset, generation, content_crc FROM files WHERE path = ?`, path)
 	if err != nil {
 		return f, fmt.Errorf("load file %s: %w", path, err)
 	}
@@ -344,7 +384,9 @@ func (ix *Indexer) write(ctx context.Context, stmts *stmtCache, b *batch, st *St
 	}
 	st.Entries += int64(len(b.entries))
 	st.Bytes += b.bytes
-	st.Warnings = append(st.Warnings, b.warns...)
+	if !b.quiet {
+		st.Warnings = append(st.Warnings, b.warns...)
+	}
 	if b.last && b.notSession {
 		st.NotSessions = append(st.NotSessions, b.file.Path)
 	}

@@ -38,7 +38,21 @@ type job struct {
 	// stored is the catalog's state of the file when it was planned (what
 	// the first batch expects; zero for a new file)
 	stored fileState
+	// quiet: the file was unreadable at the last refresh; if it still is,
+	// its warning is not reported again (it stays in the warnings table).
+	quiet bool
+	// sum is the stored content sum to continue from (content.go); a file
+	// read from scratch starts a new one.
+	sum contentSum
+	// statNs: when the refresh started, before its stats (racy stamps).
+	statNs int64
 }
+
+// readErr is a failure to open or read a session file (as opposed to a
+// failure to write the catalog): the file is recorded as unreadable.
+type readErr struct{ error }
+
+func (e readErr) Unwrap() error { return e.error }
 
 // parser turns one file's new lines into batches. It carries the state
 // that spans batches: the file's counters and the session's listing record.
@@ -52,18 +66,41 @@ type parser struct {
 	notSession bool
 	// path follows a file read from its start (nil for an append).
 	path *pathTracker
+	// sum is the content sum of the lines read up to the offset.
+	sum    contentSum
+	statNs int64
+	// read holds the bytes this parse read, which its fingerprints hash;
+	// stored are the fingerprints it continues from (an append).
+	read                 *capture
+	storedHead, storedTL string
+	storedOffset         int64
 }
 
 // parseFile reads j's file from its stored offset and emits batches in
 // file order. The last batch carries the final offset (and is emitted even
 // when nothing new was read, so the stored stat is refreshed).
 func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
+	if j.cand.irregular != "" {
+		return emitUnreadable(j, fmt.Errorf("it is %s, not a regular file", j.cand.irregular), emit)
+	}
 	f, err := os.Open(j.cand.Path)
 	if err != nil {
 		return emitUnreadable(j, err, emit)
 	}
 	defer f.Close()
-	p := &parser{f: f, file: j.file, sess: j.session, inlineText: j.inlineText}
+	var rerr readErr
+	err = parseOpen(ctx, j, f, emit)
+	if errors.As(err, &rerr) {
+		// A file that opens but does not read (an I/O error; a link to
+		// /proc/self/mem) is unreadable as one that does not open: its
+		// rows so far go, its warning says why.
+		return emitUnreadable(j, rerr.error, emit)
+	}
+	return err
+}
+
+func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) error {
+	p := &parser{f: f, file: j.file, sess: j.session, inlineText: j.inlineText, sum: j.sum, statNs: j.statNs}
 	// A file known not to be a session stays one until it is rewritten.
 	p.done = !j.reset && j.file.Kind == schema.FileNotSession
 	p.file.Path, p.file.Root = j.cand.Path, j.cand.Root
@@ -71,15 +108,19 @@ func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
 	start := p.file.Offset
 	if start == 0 {
 		p.path = newPathTracker()
+		p.sum = contentSum{known: true}
 	}
 	if j.skipNL {
 		start++
 		p.file.OpenTail = false
 	}
 	if _, err := f.Seek(start, io.SeekStart); err != nil {
-		return fmt.Errorf("seek %s: %w", j.cand.Path, err)
+		return readErr{fmt.Errorf("seek %s: %w", j.cand.Path, err)}
 	}
-	r := jsonl.NewReader(f, start, p.file.Lines)
+	p.read = newCapture(f, start)
+	defer p.read.release()
+	p.storedHead, p.storedTL, p.storedOffset = j.file.HeadHash, j.file.TailHash, j.file.Offset
+	r := jsonl.NewReader(p.read, start, p.file.Lines)
 	b := &batch{reset: j.reset, inlineText: j.inlineText}
 	for !p.done {
 		if err := ctx.Err(); err != nil {
@@ -90,9 +131,10 @@ func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("read %s: %w", j.cand.Path, err)
+			return readErr{fmt.Errorf("read session file: %w", err)}
 		}
 		p.line(l, b)
+		p.sum.add(l)
 		p.file.Offset, p.file.Lines = l.End(), l.Number
 		p.file.OpenTail = l.Unterminated
 		b.bytes = p.file.Offset - start
@@ -113,7 +155,13 @@ func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
 	return p.flush(b, true, emit)
 }
 
+// beforeFingerprint is a test hook: run before a batch's fingerprints.
+var beforeFingerprint func(path string)
+
 func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
+	if beforeFingerprint != nil {
+		beforeFingerprint(p.file.Path)
+	}
 	if err := p.fingerprint(); err != nil {
 		return err
 	}
@@ -121,10 +169,13 @@ func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
 		p.file.Kind = schema.FileEmpty
 	}
 	b.file, b.last, b.notSession = p.file, last, p.notSession
+	b.sum = p.sum
 	if !last {
 		// Until the last batch commits, the stored stat must not look
 		// current, or a crash in between would make the rest look read.
 		b.file.MtimeNs = 0
+	} else {
+		b.racy = isRacy(b.file.MtimeNs, p.statNs)
 	}
 	if p.sess != nil {
 		s := *p.sess
@@ -138,17 +189,73 @@ func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
 
 // fingerprint hashes the first bytes of the file and the bytes just before
 // the offset, so a later refresh can tell an append from a rewrite.
+//
+// The bytes this parse read are hashed as it read them, not read again: a
+// file rewritten between the read and the fingerprint (a fork copied over
+// it) used to get the new content's fingerprints over the old content's
+// rows, and the next refresh took the rest of the new content for an
+// append to the old (the stress test's fork did it). The bytes before the
+// parse began come from the file; that they are still what the stored
+// fingerprints say is checked again here. If not, the file changed while
+// it was read, and the fingerprints are left matching nothing, so the
+// next refresh reads it from scratch.
 func (p *parser) fingerprint() error {
-	head, err := hashRange(p.f, 0, min(p.file.Offset, hashSpan))
+	if p.storedOffset > 0 {
+		head, err := hashRange(p.f, 0, min(p.storedOffset, hashSpan))
+		if err != nil {
+			return err
+		}
+		tail, err := hashRange(p.f, max(0, p.storedOffset-hashSpan), p.storedOffset)
+		if err != nil {
+			return err
+		}
+		if head != p.storedHead || tail != p.storedTL {
+			p.file.HeadHash, p.file.TailHash = changedWhileRead, changedWhileRead
+			return nil
+		}
+	}
+	head, err := p.window(0, min(p.file.Offset, hashSpan))
 	if err != nil {
 		return err
 	}
-	tail, err := hashRange(p.f, max(0, p.file.Offset-hashSpan), p.file.Offset)
+	tail, err := p.window(max(0, p.file.Offset-hashSpan), p.file.Offset)
 	if err != nil {
 		return err
 	}
 	p.file.HeadHash, p.file.TailHash = head, tail
 	return nil
+}
+
+// changedWhileRead is a fingerprint no bytes hash to.
+const changedWhileRead = "changed while read"
+
+// window hashes the bytes [from, to) of the file: those this parse read as
+// it read them, the others (before it began) from the file.
+func (p *parser) window(from, to int64) (string, error) {
+	if to <= from {
+		return "", nil
+	}
+	buf := make([]byte, 0, to-from)
+	if from < p.read.from {
+		old := make([]byte, min(to, p.read.from)-from)
+		if _, err := p.f.ReadAt(old, from); err != nil && err != io.EOF {
+			return "", readErr{fmt.Errorf("read fingerprint: %w", err)}
+		}
+		buf = append(buf, old...)
+	}
+	if to > p.read.from {
+		a := max(from, p.read.from)
+		got, ok := p.read.bytes(a, to)
+		if !ok { // not held (should not happen): the file as it is now
+			got = make([]byte, to-a)
+			if _, err := p.f.ReadAt(got, a); err != nil && err != io.EOF {
+				return "", readErr{fmt.Errorf("read fingerprint: %w", err)}
+			}
+		}
+		buf = append(buf, got...)
+	}
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:12]), nil
 }
 
 func hashRange(f io.ReaderAt, from, to int64) (string, error) {
@@ -157,7 +264,7 @@ func hashRange(f io.ReaderAt, from, to int64) (string, error) {
 	}
 	buf := make([]byte, to-from)
 	if _, err := f.ReadAt(buf, from); err != nil && err != io.EOF {
-		return "", fmt.Errorf("read fingerprint: %w", err)
+		return "", readErr{fmt.Errorf("read fingerprint: %w", err)}
 	}
 	sum := sha256.Sum256(buf)
 	return hex.EncodeToString(sum[:12]), nil
@@ -355,12 +462,13 @@ func strp(s string) *string {
 	return &s
 }
 
-// emitUnreadable records a file that cannot be opened (permissions, a
-// dangling or looping link) as unreadable with one warning, so that
+// emitUnreadable records a file that cannot be opened or read
+// (permissions, a dangling or looping link, not a regular file, an I/O
+// error) as unreadable with one warning, so that
 // `pidex warnings` lists it and the next refreshes, finding it unchanged,
 // do not report it again.
 func emitUnreadable(j job, err error, emit func(*batch) error) error {
-	b := &batch{reset: true, last: true}
+	b := &batch{reset: true, last: true, quiet: j.quiet}
 	b.file.Path, b.file.Root, b.file.Kind = j.cand.Path, j.cand.Root, schema.FileUnreadable
 	b.file.Size, b.file.MtimeNs, b.file.Dev, b.file.Ino = j.cand.Size, j.cand.MtimeNs, j.cand.Dev, j.cand.Ino
 	b.warns = []pidex.Warning{{Path: j.cand.Path, Line: 0, Message: "cannot read the file: " + err.Error()}}

@@ -27,9 +27,11 @@ func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[strin
 			jobs = append(jobs, job{cand: c, reset: true})
 			continue
 		}
-		if c.fileStat == stamp.fileStat && !(stamp.Kind == schema.FileUnreadable && readable(c.Path)) {
+		wasUnreadable := stamp.Kind == schema.FileUnreadable
+		if c.fileStat == stamp.fileStat && !stamp.Racy && !(wasUnreadable && c.irregular == "" && readable(c.Path)) {
 			// Unchanged; an unreadable file is tried again (a chmod changes
-			// no stamp) but reported only once.
+			// no stamp) but reported only once. A racy stamp does not
+			// prove it unchanged: planChanged checks the content.
 			st.Unchanged++
 			continue
 		}
@@ -44,13 +46,29 @@ func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[strin
 		if err != nil {
 			return nil, nil, err
 		}
-		j, err := ix.planChanged(ctx, c, f)
-		if err != nil {
-			st.addError(c.Path, err)
-			continue
+		var j job
+		if c.irregular != "" || wasUnreadable {
+			// Read from scratch. Still unreadable, it is not reported
+			// again: a link to /proc/self/mem has a new inode in every
+			// process, so its stamp never matches.
+			j = job{cand: c, reset: true, quiet: wasUnreadable}
+		} else if j, err = ix.planChanged(ctx, c, f); err != nil {
+			var rerr readErr
+			if !errors.As(err, &rerr) {
+				st.addError(c.Path, err)
+				continue
+			}
+			// It no longer opens or reads: read from scratch, which
+			// records it as unreadable, listed by warnings.
+			j = job{cand: c, reset: true}
 		}
 		j.stored = fileState{Offset: f.Offset, Generation: f.Generation}
+		if !j.reset {
+			j.sum = storedSum(f.ContentCRC)
+		}
 		switch {
+		case j.quiet:
+			st.Unchanged++ // unreadable before, most likely still
 		case j.reset:
 			st.Rewritten++
 		case c.Size > f.Offset:
@@ -79,17 +97,19 @@ func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[strin
 }
 
 // planChanged decides between append and rewrite for a file whose stat
-// changed. A rewrite is: another inode, a shrink below the ingested
-// offset, changed bytes at the head or just before the offset, or an
-// unterminated last line that got glued to new bytes.
-func (ix *Indexer) planChanged(ctx context.Context, c candidate, f schema.File) (job, error) {
+// changed (or was racy). A rewrite is: another inode, a shrink below the
+// ingested offset, changed bytes at the head or just before the offset,
+// an unterminated last line that got glued to new bytes, or — when the
+// file did not grow — ingested lines whose content changed (content.go).
+func (ix *Indexer) planChanged(ctx context.Context, c candidate, sf storedFile) (job, error) {
+	f := sf.File
 	fresh := job{cand: c, reset: true}
 	if c.Ino != f.Ino || c.Dev != f.Dev || c.Size < f.Offset {
 		return fresh, nil
 	}
 	fh, err := os.Open(c.Path)
 	if err != nil {
-		return job{}, fmt.Errorf("open session file: %w", err)
+		return job{}, readErr{fmt.Errorf("open session file: %w", err)}
 	}
 	defer fh.Close()
 	head, err := hashRange(fh, 0, min(f.Offset, hashSpan))
@@ -103,6 +123,18 @@ func (ix *Indexer) planChanged(ctx context.Context, c candidate, f schema.File) 
 	if head != f.HeadHash || tail != f.TailHash {
 		return fresh, nil
 	}
+	if c.Size <= f.Size {
+		// No growth: touched, edited in place, or a racy stamp. Only
+		// the content says which.
+		if onCheckContent != nil {
+			onCheckContent(c.Path)
+		}
+		if same, err := sameContent(fh, f.Offset, storedSum(sf.ContentCRC)); err != nil {
+			return job{}, err
+		} else if !same {
+			return fresh, nil
+		}
+	}
 	// An append to a file whose text is caught up carries its text in the
 	// same transactions as its entries; a new or rewritten file's text is
 	// left to the text pass (a cold index must not wait for it).
@@ -113,7 +145,7 @@ func (ix *Indexer) planChanged(ctx context.Context, c candidate, f schema.File) 
 		// and pi then drops the whole physical line.
 		var nl [1]byte
 		if _, err := fh.ReadAt(nl[:], f.Offset); err != nil {
-			return job{}, fmt.Errorf("read %s: %w", c.Path, err)
+			return job{}, readErr{fmt.Errorf("read %s: %w", c.Path, err)}
 		}
 		if nl[0] != '\n' {
 			return fresh, nil
@@ -143,6 +175,10 @@ func (ix *Indexer) loadSession(ctx context.Context, fileID int64) (*sessionRow, 
 	}
 	return &s, nil
 }
+
+// onCheckContent is a test hook: run for each file whose content a
+// refresh reads again to compare it with its sum.
+var onCheckContent func(path string)
 
 // readable reports whether a file can be opened now.
 func readable(path string) bool {

@@ -66,17 +66,49 @@ type textBatch struct {
 
 // IndexText brings the text index up to date for the files under the
 // roots. Unreadable files are reported in the stats' errors, never fatal.
+//
+// Another process may be filling the same files at the same time (two
+// first indexes): a batch that finds its file's cursor moved since it was
+// planned is skipped, its text perhaps only partly written by the other
+// process, which planned earlier. So the pass plans again while batches
+// were skipped, and says so in the errors when other processes still kept
+// changing the files after textRounds passes (the next pass goes on).
 func (ix *Indexer) IndexText(ctx context.Context) (*TextStats, error) {
 	defer ix.DB.LockWriter()()
+	if err := ix.verifyCatalog(ctx); err != nil {
+		return nil, err
+	}
 	roots, err := AbsRoots(ix.Roots)
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := ix.textJobs(ctx, roots)
-	if err != nil {
-		return nil, err
-	}
 	st := &TextStats{Errors: []string{}}
+	for round := 1; ; round++ {
+		jobs, err := ix.textJobs(ctx, roots)
+		if err != nil {
+			return st, err
+		}
+		skipped, err := ix.textPass(ctx, jobs, st)
+		if err != nil || len(skipped) == 0 {
+			return st, err
+		}
+		if round == textRounds {
+			sort.Strings(skipped)
+			for _, p := range skipped {
+				st.Errors = append(st.Errors, fmt.Sprintf("%s: text index not caught up: other processes kept changing the file during %d text passes (the next pass goes on)", p, textRounds))
+			}
+			return st, nil
+		}
+	}
+}
+
+// textRounds bounds the passes of one IndexText (see there).
+const textRounds = 8
+
+// textPass indexes the text of jobs and returns the paths of the files
+// whose batches it skipped because another process had moved their text
+// cursor or rewritten them since they were planned.
+func (ix *Indexer) textPass(ctx context.Context, jobs []textJob, st *TextStats) (skipped []string, err error) {
 	if p := ix.Progress; p != nil {
 		p.FilesTotal.Add(int64(len(jobs)))
 		for _, j := range jobs {
@@ -91,6 +123,7 @@ func (ix *Indexer) IndexText(ctx context.Context) (*TextStats, error) {
 	failed := make(chan string, len(jobs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers + 1)
+	moved := map[string]bool{}
 	g.Go(func() error { // the single writer
 		stmts := newStmtCache(ix.DB.DB)
 		defer stmts.close()
@@ -108,7 +141,10 @@ func (ix *Indexer) IndexText(ctx context.Context) (*TextStats, error) {
 					break drain
 				}
 			}
-			if err := ix.writeText(gctx, stmts, group, st); err != nil {
+			if ix.beforeText != nil {
+				ix.beforeText()
+			}
+			if err := ix.writeText(gctx, stmts, group, st, moved); err != nil {
 				return err
 			}
 		}
@@ -128,13 +164,16 @@ func (ix *Indexer) IndexText(ctx context.Context) (*TextStats, error) {
 	_ = readers.Wait()
 	close(batches)
 	if err := g.Wait(); err != nil {
-		return st, err
+		return nil, err
 	}
 	close(failed)
 	for e := range failed {
 		st.Errors = append(st.Errors, e)
 	}
-	return st, nil
+	for p := range moved {
+		skipped = append(skipped, p)
+	}
+	return skipped, nil
 }
 
 func (ix *Indexer) textJobs(ctx context.Context, roots []string) ([]textJob, error) {
@@ -253,8 +292,8 @@ func (r *spanReader) read(off, n int64) ([]byte, error) {
 
 // writeText writes a group of batches in one transaction, advancing each
 // file's cursor, and skips a batch whose file was rewritten or advanced by
-// someone else since it was planned.
-func (ix *Indexer) writeText(ctx context.Context, stmts *stmtCache, group []*textBatch, st *TextStats) error {
+// someone else since it was planned (noting its path in moved).
+func (ix *Indexer) writeText(ctx context.Context, stmts *stmtCache, group []*textBatch, st *TextStats, moved map[string]bool) error {
 	sqltx, err := stmts.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin text write: %w", err)
@@ -266,7 +305,7 @@ func (ix *Indexer) writeText(ctx context.Context, stmts *stmtCache, group []*tex
 	var rows []textRow
 	cursor := map[int64]int64{} // file → cursor as this transaction leaves it
 	for _, b := range group {
-		ok, err := current(wctx, tx, b, cursor)
+		ok, gone, err := current(wctx, tx, b, cursor)
 		if err != nil {
 			return writeErr{err}
 		}
@@ -274,6 +313,8 @@ func (ix *Indexer) writeText(ctx context.Context, stmts *stmtCache, group []*tex
 			done = append(done, b)
 			rows = append(rows, b.rows...)
 			cursor[b.job.fileID] = b.upto
+		} else if !gone {
+			moved[b.job.path] = true
 		}
 	}
 	// FTS5 buffers postings while rowids increase and flushes them into a
@@ -311,21 +352,21 @@ func (ix *Indexer) writeText(ctx context.Context, stmts *stmtCache, group []*tex
 
 // current reports whether b continues its file's text where the catalog
 // (or an earlier batch of this transaction) left it, in the same
-// generation of the file.
-func current(ctx context.Context, tx *wtx, b *textBatch, cursor map[int64]int64) (bool, error) {
-	if c, ok := cursor[b.job.fileID]; ok {
-		return c == b.job.from, nil
+// generation of the file; gone: the file was removed since.
+func current(ctx context.Context, tx *wtx, b *textBatch, cursor map[int64]int64) (ok, gone bool, err error) {
+	if c, seen := cursor[b.job.fileID]; seen {
+		return c == b.job.from, false, nil
 	}
 	var cur struct {
 		TextOffset int64 `db:"text_offset"`
 		Generation int64 `db:"generation"`
 	}
-	err := tx.get(ctx, &cur, "SELECT text_offset, generation FROM files WHERE id = ?", b.job.fileID)
+	err = tx.get(ctx, &cur, "SELECT text_offset, generation FROM files WHERE id = ?", b.job.fileID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil // removed since
+		return false, true, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("read text cursor: %w", err)
+		return false, false, fmt.Errorf("read text cursor: %w", err)
 	}
-	return cur.TextOffset == b.job.from && cur.Generation == b.job.generation, nil
+	return cur.TextOffset == b.job.from && cur.Generation == b.job.generation, false, nil
 }

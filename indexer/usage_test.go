@@ -3,9 +3,11 @@ package indexer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -170,5 +172,108 @@ func TestBulkDerivationEqualsIncremental(t *testing.T) {
 	refresh(t, stopped)
 	if got, want := dump(t, stopped), dump(t, scoped); got != want {
 		t.Fatalf("after a stopped bulk load:\n--- got\n%s\n--- want\n%s", got, want)
+	}
+}
+
+// A .jsonl that is not a regular file (a FIFO, and on Linux a link to
+// /proc/self/mem, which opens but does not read) is an unreadable file:
+// listed in the warnings table, reported once, never opened if it would
+// block. Before, the FIFO was skipped in silence and the link was an
+// error on every refresh that `pidex warnings` did not list.
+func TestNonRegularSessionFilesAreUnreadable(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	root := t.TempDir()
+	write(t, filepath.Join(root, "p", "ok.jsonl"), header+msg("a1", "", "user", "hello", 1))
+	if err := mkfifo(filepath.Join(root, "p", "fifo.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	want := 1
+	if runtime.GOOS == "linux" {
+		if err := os.Symlink("/proc/self/mem", filepath.Join(root, "p", "mem.jsonl")); err != nil {
+			t.Fatal(err)
+		}
+		want++
+	}
+	ix := newIndexer(t, root)
+	st := refresh(t, ix)
+	if len(st.Warnings) != want || len(st.Errors) != 0 {
+		t.Fatalf("first refresh: warnings %v, errors %v; want %d warnings, no error", st.Warnings, st.Errors, want)
+	}
+	var listed []string
+	if err := ix.DB.Select(&listed, "SELECT f.path || ': ' || w.message FROM warnings w JOIN files f ON f.id = w.file_id ORDER BY 1"); err != nil {
+		t.Fatal(err)
+	}
+	if len(listed) != want || !strings.Contains(listed[0], "fifo.jsonl: cannot read the file: it is a named pipe (FIFO)") {
+		t.Errorf("warnings table: %q", listed)
+	}
+	for range 2 {
+		if st := refresh(t, ix); len(st.Warnings)+len(st.Errors) != 0 || st.Unchanged != want+1 {
+			t.Errorf("a later refresh reported them again: %+v", st)
+		}
+	}
+	if err := ix.DB.Select(&listed, "SELECT message FROM warnings"); err != nil || len(listed) != want {
+		t.Errorf("warnings table after more refreshes: %q (%v)", listed, err)
+	}
+}
+
+// toolResult is a tool result with usage of its own and no model (LLM work
+// inside a tool): the model it is counted under comes from its ancestors.
+func toolResult(id, parent string, ts int64) string {
+	return fmt.Sprintf(`{"type":"message","id":%q,"parentId":%q,"timestamp":"2026-05-01T10:00:%02d.000Z","message":{"role":"toolResult","toolCallId":"c","toolName":"t","content":[{"type":"text","text":"r"}],"isError":false,"timestamp":%d,`+
+		`"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"total":0.01}}}}`+"\n", id, parent, ts%60, 1777629600000+ts*1000)
+}
+
+// Attributing records without a model reads each entry above them once,
+// whatever the tree's shape: 400 tool results under a two-entry parent
+// cycle (each record used to walk 100,000 steps round it: 128 s and
+// 1.28 GB for a 172 KB file), and 2,000 tool results hanging off a chain
+// of 2,000 user messages (each walked the whole chain above it: 2 million
+// steps). The answers are the ones the rules give: no model on the path,
+// the last one before the record in the file.
+func TestAttributionIsLinear(t *testing.T) {
+	var cycle strings.Builder
+	cycle.WriteString(header)
+	cycle.WriteString(`{"type":"model_change","id":"m0","parentId":null,"timestamp":"2026-05-01T10:00:00.000Z","provider":"p","modelId":"early"}` + "\n")
+	cycle.WriteString(msg("x", "y", "user", "x", 1) + msg("y", "x", "user", "y", 2))
+	for i := range 400 {
+		cycle.WriteString(toolResult(fmt.Sprintf("t%d", i), "x", int64(i)))
+	}
+	var chain strings.Builder
+	chain.WriteString(header)
+	chain.WriteString(`{"type":"model_change","id":"m0","parentId":null,"timestamp":"2026-05-01T10:00:00.000Z","provider":"p","modelId":"top"}` + "\n")
+	parent := "m0"
+	for i := range 2000 {
+		id := fmt.Sprintf("u%d", i)
+		chain.WriteString(msg(id, parent, "user", "step", int64(i)) + toolResult(fmt.Sprintf("t%d", i), id, int64(i)))
+		parent = id
+	}
+	for _, tt := range []struct {
+		name, body, model string
+		records, entries  int
+	}{
+		{"two-entry cycle", cycle.String(), "early", 400, 2},
+		{"long chain", chain.String(), "top", 2000, 2001},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			write(t, filepath.Join(root, "p", "a.jsonl"), tt.body)
+			records, entries := 0, 0
+			onAttribute = func(r, e int) { records += r; entries += e }
+			t.Cleanup(func() { onAttribute = nil })
+			ix := newIndexer(t, root)
+			refresh(t, ix)
+			if records != tt.records || entries > tt.entries {
+				t.Errorf("attribution derived %d records reading %d entries; want %d records, at most %d entries", records, entries, tt.records, tt.entries)
+			}
+			var models []string
+			if err := ix.DB.Select(&models, `SELECT DISTINCT attr_provider || '/' || attr_model FROM usage`); err != nil {
+				t.Fatal(err)
+			}
+			if len(models) != 1 || models[0] != "p/"+tt.model {
+				t.Errorf("attributed to %q, want p/%s", models, tt.model)
+			}
+		})
 	}
 }

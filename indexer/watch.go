@@ -37,6 +37,11 @@ type WatchOptions struct {
 	Text bool
 	// OnRefresh is called after every refresh, from Watch's goroutine.
 	OnRefresh func(*Stats, error)
+	// CatalogEvery is how often the watcher checks that the catalog file
+	// is still the one it uses (one stat): deleted or replaced, it is
+	// refreshed at once, which moves to the file now at the path (see
+	// catalog.DB.Verify). Default 1 s.
+	CatalogEvery time.Duration
 }
 
 // Watch keeps the catalog current until ctx ends: it refreshes once, then
@@ -56,6 +61,9 @@ func (ix *Indexer) Watch(ctx context.Context, opt WatchOptions) error {
 	if opt.Every <= 0 {
 		opt.Every = time.Minute
 	}
+	if opt.CatalogEvery <= 0 {
+		opt.CatalogEvery = time.Second
+	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return fmt.Errorf("start watcher: %w", err)
@@ -67,9 +75,11 @@ func (ix *Indexer) Watch(ctx context.Context, opt WatchOptions) error {
 	}
 	watchRoots(w, roots)
 
+	var gen int64 // the catalog file the last refresh wrote
 	refresh := func() {
 		watchRoots(w, roots) // a root or project folder may have appeared
 		st, err := ix.Refresh(ctx)
+		gen = ix.DB.Generation()
 		if err == nil && opt.Text {
 			st.Text, err = ix.IndexText(ctx)
 		}
@@ -104,6 +114,12 @@ func (ix *Indexer) Watch(ctx context.Context, opt WatchOptions) error {
 	}
 	safety := time.NewTicker(opt.Every)
 	defer safety.Stop()
+	// The catalog is not under the roots: no event says it was deleted.
+	// Moved: the path names another file (or none); a new generation: a
+	// connection opened since found that and moved the handle already,
+	// to a catalog that may be empty.
+	catalogCheck := time.NewTicker(opt.CatalogEvery)
+	defer catalogCheck.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -126,6 +142,10 @@ func (ix *Indexer) Watch(ctx context.Context, opt WatchOptions) error {
 			refreshNow()
 		case <-safety.C:
 			refreshNow()
+		case <-catalogCheck.C:
+			if ix.DB.Moved() || ix.DB.Generation() != gen {
+				refreshNow()
+			}
 		}
 	}
 }

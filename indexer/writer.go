@@ -48,7 +48,7 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch) (err error) {
 	if err := checkExpected(ctx, tx, b); err != nil {
 		return err
 	}
-	id, err := upsertFile(ctx, tx, &b.file)
+	id, err := upsertFile(ctx, tx, &b.file, b.sum.stored(), b.racy)
 	if err != nil {
 		return err
 	}
@@ -98,18 +98,20 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch) (err error) {
 	return tx.Commit()
 }
 
-func upsertFile(ctx context.Context, tx *wtx, f *schema.File) (int64, error) {
+func upsertFile(ctx context.Context, tx *wtx, f *schema.File, sum any, racy bool) (int64, error) {
 	var id int64
 	err := tx.get(ctx, &id, `INSERT INTO files
-		(path, root, kind, dev, ino, size, mtime_ns, offset, head_hash, tail_hash, open_tail, lines, seq, version, last_id, warnings)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		(path, root, kind, dev, ino, size, mtime_ns, offset, head_hash, tail_hash, open_tail, lines, seq, version, last_id, warnings,
+		 content_crc, racy)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT(path) DO UPDATE SET root=excluded.root, kind=excluded.kind, dev=excluded.dev, ino=excluded.ino,
 		  size=excluded.size, mtime_ns=excluded.mtime_ns, offset=excluded.offset, head_hash=excluded.head_hash,
 		  tail_hash=excluded.tail_hash, open_tail=excluded.open_tail, lines=excluded.lines, seq=excluded.seq,
-		  version=excluded.version, last_id=excluded.last_id, warnings=excluded.warnings
+		  version=excluded.version, last_id=excluded.last_id, warnings=excluded.warnings,
+		  content_crc=excluded.content_crc, racy=excluded.racy
 		RETURNING id`,
 		f.Path, f.Root, f.Kind, f.Dev, f.Ino, f.Size, f.MtimeNs, f.Offset, f.HeadHash, f.TailHash, f.OpenTail,
-		f.Lines, f.Seq, f.Version, f.LastID, f.Warnings)
+		f.Lines, f.Seq, f.Version, f.LastID, f.Warnings, sum, racy)
 	if err != nil {
 		return 0, fmt.Errorf("write file %s: %w", f.Path, err)
 	}
@@ -335,6 +337,22 @@ func (t *wtx) exec(ctx context.Context, q string, args ...any) error {
 	}
 	_, err = t.StmtxContext(ctx, st).ExecContext(ctx, args...)
 	return err
+}
+
+func (t *wtx) sel(ctx context.Context, dest any, q string, args ...any) error {
+	st, err := t.stmts.get(ctx, q)
+	if err != nil {
+		return err
+	}
+	return t.StmtxContext(ctx, st).SelectContext(ctx, dest, args...)
+}
+
+func (t *wtx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	st, err := t.stmts.get(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return t.StmtxContext(ctx, st).QueryContext(ctx, args...)
 }
 
 func (t *wtx) get(ctx context.Context, dest any, q string, args ...any) error {

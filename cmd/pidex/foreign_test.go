@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,18 +26,25 @@ func TestForeignAndDamagedCatalogs(t *testing.T) {
 		}
 		return out.String(), nil
 	}
-	foreign := filepath.Join(dir, "notes.db")
-	fdb := sqlx.MustOpen("sqlite", foreign)
-	fdb.MustExec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me')")
-	fdb.Close()
-	before, _ := os.ReadFile(foreign)
-	for _, args := range [][]string{{"list"}, {"index", "--full"}} {
-		if _, err := run(foreign, args...); err == nil || !strings.Contains(err.Error(), "not a pidex catalog") {
-			t.Errorf("%v on someone else's database: %v", args, err)
+	// The second one's header happens to carry pidex's application id
+	// ("pidx"): it was taken for an old catalog and emptied.
+	for i, id := range []string{"", "PRAGMA application_id = 1885955192"} {
+		foreign := filepath.Join(dir, fmt.Sprintf("notes%d.db", i))
+		fdb := sqlx.MustOpen("sqlite", foreign)
+		if id != "" {
+			fdb.MustExec(id)
 		}
-	}
-	if after, _ := os.ReadFile(foreign); !bytes.Equal(before, after) {
-		t.Error("someone else's database was changed")
+		fdb.MustExec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me')")
+		fdb.Close()
+		before, _ := os.ReadFile(foreign)
+		for _, args := range [][]string{{"list"}, {"index", "--full"}, {"index"}} {
+			if _, err := run(foreign, args...); err == nil || !strings.Contains(err.Error(), "not a pidex catalog") {
+				t.Errorf("%v on someone else's database %d: %v", args, i, err)
+			}
+		}
+		if after, _ := os.ReadFile(foreign); !bytes.Equal(before, after) {
+			t.Errorf("someone else's database %d was changed", i)
+		}
 	}
 
 	damaged := filepath.Join(dir, "catalog.sqlite")

@@ -91,3 +91,48 @@ func writeKillCorpus(t *testing.T, root string) {
 		}
 	}
 }
+
+// `pidex index --full` killed while it builds its side catalog leaves the
+// side files behind (each a copy of the whole catalog); the next command,
+// whatever it is, removes them. 3 kills.
+func TestKilledFullIndexLeavesNoSideFiles(t *testing.T) {
+	bin, err := exec.LookPath("pidex")
+	if err != nil {
+		t.Fatal("pidex not on PATH:", err)
+	}
+	root := t.TempDir()
+	writeKillCorpus(t, root)
+	db := filepath.Join(t.TempDir(), "catalog.sqlite")
+	args := func(a ...string) []string { return append([]string{"--db", db, "--sessions", root, "-q"}, a...) }
+	if out, err := exec.Command(bin, args("index")...).CombinedOutput(); err != nil {
+		t.Fatalf("first index: %v\n%s", err, out)
+	}
+	left := 0
+	for range 3 {
+		cmd := exec.Command(bin, args("index", "--full")...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Killed once its side file exists (or when it ends first).
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			if m, _ := filepath.Glob(db + ".rebuild-*"); len(m) > 0 {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		m, _ := filepath.Glob(db + ".rebuild-*")
+		left += len(m)
+	}
+	if left == 0 {
+		t.Fatal("no kill left a side file: the test did not test anything")
+	}
+	if out, err := exec.Command(bin, args("list")...).CombinedOutput(); err != nil {
+		t.Fatalf("list after the kills: %v\n%s", err, out)
+	}
+	if m, _ := filepath.Glob(db + ".rebuild-*"); len(m) != 0 {
+		t.Errorf("side files left after the next run: %v", m)
+	}
+}

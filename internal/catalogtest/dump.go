@@ -13,7 +13,7 @@ import (
 )
 
 var queries = []string{
-	`SELECT f.path, f.kind, f.offset, f.lines, f.seq, f.version, f.last_id, f.warnings, f.open_tail FROM files f ORDER BY f.path`,
+	`SELECT f.path, f.kind, f.offset, f.lines, f.seq, f.version, f.last_id, f.warnings, f.open_tail, f.content_crc FROM files f ORDER BY f.path`,
 	`SELECT f.path, s.session_id, s.version, s.cwd, s.parent_session, s.branched_from, s.created, s.created_ms, s.name, s.last_activity_ms,
 	   s.message_count, s.first_message, s.entry_count, s.leaf_id, s.leaf_offset, s.input, s.output, s.cache_read, s.cache_write,
 	   s.total_tokens, printf('%.6f', s.cost) FROM sessions s JOIN files f ON f.id = s.file_id ORDER BY f.path`,

@@ -1,0 +1,105 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// bigSession writes a session of n entries (more than one batch of
+// metadata), so a refresh can stop after its first batch.
+func bigSession(t *testing.T, p string, n int) {
+	var b strings.Builder
+	b.WriteString(header)
+	parent := ""
+	for i := range n {
+		id := fmt.Sprintf("e%05d", i)
+		b.WriteString(msg(id, parent, []string{"user", "assistant"}[i%2], fmt.Sprintf("word%d", i), int64(i)))
+		parent = id
+	}
+	write(t, p, b.String())
+}
+
+// textState is a file's text cursor, ingested offset and text rows.
+func textState(t *testing.T, ix *Indexer) (cursor, offset, rows int64) {
+	t.Helper()
+	err := ix.DB.QueryRow(`SELECT text_offset, offset, (SELECT count(*) FROM text_index) FROM files WHERE kind = 'session'`).Scan(&cursor, &offset, &rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return
+}
+
+// Two processes fill one file's text at once: B planned its text while A
+// had ingested only the file's first batch, A then ingests the rest and
+// plans the whole file; B writes first, so A's batch (from offset 0)
+// finds the cursor moved and is skipped. A's text pass must still end
+// with the whole file indexed (it used to end at B's offset, without a
+// word: two concurrent first indexes left the text index at 15%).
+func TestConcurrentTextPassesFinish(t *testing.T) {
+	root := t.TempDir()
+	bigSession(t, filepath.Join(root, "p", "big.jsonl"), batchEntries+500)
+	db := filepath.Join(t.TempDir(), "c.sqlite")
+	a, b := openIndexer(t, db, root), openIndexer(t, db, root)
+	stop := errors.New("stopped after the first batch")
+	a.afterApply = func(*batch) error { return stop }
+	if _, err := a.Refresh(context.Background()); !errors.Is(err, stop) {
+		t.Fatalf("first refresh: %v", err)
+	}
+	a.afterApply = nil
+
+	planned, release, bDone := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	b.beforeText = func() {
+		b.beforeText = nil
+		close(planned)
+		<-release
+	}
+	go func() {
+		_, err := b.IndexText(context.Background())
+		bDone <- err
+	}()
+	<-planned // B planned the text of the first batch's entries only
+	refresh(t, a)
+	a.beforeText = func() {
+		a.beforeText = nil
+		close(release)
+		if err := <-bDone; err != nil { // B writes first
+			t.Errorf("B's text pass: %v", err)
+		}
+	}
+	st, err := a.IndexText(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Errors) != 0 {
+		t.Errorf("A's text pass: errors %v", st.Errors)
+	}
+	cursor, offset, rows := textState(t, a)
+	if cursor != offset || rows != int64(batchEntries+500) {
+		t.Errorf("text cursor %d of %d, %d rows: want the whole file, %d rows", cursor, offset, rows, batchEntries+500)
+	}
+}
+
+// A pass that keeps finding its files changed by others says so.
+func TestTextPassThatCannotCatchUpSaysSo(t *testing.T) {
+	root := t.TempDir()
+	bigSession(t, filepath.Join(root, "p", "big.jsonl"), 20)
+	ix := newIndexer(t, root)
+	refresh(t, ix)
+	other := openIndexer(t, ix.DB.Path, root)
+	ix.beforeText = func() { // another process rewrites the file before every write
+		if _, err := other.DB.Exec(`UPDATE files SET generation = generation + 1`); err != nil {
+			t.Error(err)
+		}
+	}
+	st, err := ix.IndexText(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Errors) != 1 || !strings.Contains(st.Errors[0], "text index not caught up") {
+		t.Errorf("errors %q, want one saying the text is not caught up", st.Errors)
+	}
+}
