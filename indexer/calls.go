@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/pi"
 )
 
 // What the cost report derives from the usage rows (migration 00005):
@@ -162,8 +163,8 @@ func attribute(ctx context.Context, tx *wtx, where string, args ...any) error {
 			SELECT r.file_id, en.parent_id FROM reach r
 			JOIN edges ed ON ed.file_id = r.file_id AND ed.child_id = r.id
 			JOIN entries en ON en.file_id = ed.file_id AND en.offset = ed.offset
-			WHERE en.parent_id IS NOT NULL AND NOT `+namesModel+`)
-		SELECT r.file_id, r.id, en.parent_id, `+namesModel+`, COALESCE(en.provider, ''), COALESCE(en.model, '')
+			WHERE en.parent_id IS NOT NULL AND NOT `+namesModel()+`)
+		SELECT r.file_id, r.id, en.parent_id, `+namesModel()+`, COALESCE(en.provider, ''), COALESCE(en.model, '')
 		FROM reach r JOIN edges ed ON ed.file_id = r.file_id AND ed.child_id = r.id
 		JOIN entries en ON en.file_id = ed.file_id AND en.offset = ed.offset`, args...)
 	if err != nil {
@@ -212,10 +213,15 @@ func attribute(ctx context.Context, tx *wtx, where string, args ...any) error {
 	return nil
 }
 
-// namesModel: entry en names the model in effect from there on (a
-// model_change, or an assistant message, that has a model). Never NULL:
-// the role of an entry that is not a message is.
-const namesModel = `(COALESCE(en.type = 'model_change' OR en.role = 'assistant', 0) AND en.model IS NOT NULL)`
+// namesModel: entry en names the model in effect from there on (an entry
+// of a kind or role that sets the model, pi.SetsModelSQL: a model_change,
+// an assistant message; and it has a model). Never NULL: the role of an
+// entry that is not a message is.
+// Built at each use: the registry is the truth, kinds registered late
+// (tests) included.
+func namesModel() string {
+	return `(COALESCE(` + pi.SetsModelSQL("en") + `, 0) AND en.model IS NOT NULL)`
+}
 
 // onAttribute is a test hook: the records attribute derived and the
 // entries their walks read.
@@ -310,7 +316,7 @@ func lastModelBefore(ctx context.Context, tx *wtx, out []attributed, bare []int)
 			Model    string `db:"model"`
 		}
 		err := tx.SelectContext(ctx, &models, `SELECT en.offset, COALESCE(en.provider, '') AS provider, en.model FROM entries en
-			WHERE en.file_id = ? AND en.offset < ? AND (en.type = 'model_change' OR en.role = 'assistant')
+			WHERE en.file_id = ? AND en.offset < ? AND `+pi.SetsModelSQL("en")+`
 			AND en.model IS NOT NULL AND en.model != '' ORDER BY en.offset`, file, upto)
 		if err != nil {
 			return fmt.Errorf("attribute usage to models: %w", err)

@@ -54,13 +54,31 @@ func TestNewKindIsOneEdit(t *testing.T) {
 		Settings: func(js.Object, *pi.Settings) {},
 	})
 
+	// A second kind puts a model in effect (as model_change does): records
+	// after it without a model of their own are attributed to it.
+	pi.Register(pi.Kind{
+		Type:      "model_pin",
+		Example:   `{"type":"model_pin","id":"p","parentId":null,"timestamp":"2026-05-01T10:00:00.000Z","pin":"openai/gpt-pin"}`,
+		SetsModel: true,
+		Text:      func(*schema.Line) string { return "" },
+		Preview:   func(l *schema.Line) string { return pin(l) },
+		Show:      func(l *schema.Line, _ pi.Where) pi.Shown { return pi.Shown{Title: "model pin", Detail: pin(l)} },
+		Facts: func(l *schema.Line) pi.Facts {
+			p, m, _ := strings.Cut(pin(l), "/")
+			return pi.Facts{Provider: p, Model: m}
+		},
+		Context:  func(js.Object) []json.RawMessage { return nil },
+		Settings: func(js.Object, *pi.Settings) {},
+	})
+
 	root := t.TempDir()
 	file := filepath.Join(root, "--w-app--", "s.jsonl")
 	lines := []string{
 		`{"type":"session","version":3,"id":"newkind-1","timestamp":"2026-05-01T10:00:00.000Z","cwd":"/w/app"}`,
 		`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-05-01T10:00:01.000Z","message":{"role":"user","content":"refactor the parser","timestamp":1777629601000}}`,
 		`{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-05-01T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"on it"}],"provider":"anthropic","model":"claude-x","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.25}},"timestamp":1777629602000}}`,
-		`{"type":"checkpoint","id":"k1","parentId":"a2","timestamp":"2026-05-01T10:00:03.000Z","title":"before the refactor","usage":{"input":3,"output":4,"cacheRead":0,"cacheWrite":0,"totalTokens":7,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.5}}}`,
+		`{"type":"model_pin","id":"p1","parentId":"a2","timestamp":"2026-05-01T10:00:02.500Z","pin":"openai/gpt-pin"}`,
+		`{"type":"checkpoint","id":"k1","parentId":"p1","timestamp":"2026-05-01T10:00:03.000Z","title":"before the refactor","usage":{"input":3,"output":4,"cacheRead":0,"cacheWrite":0,"totalTokens":7,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.5}}}`,
 	}
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		t.Fatal(err)
@@ -96,7 +114,7 @@ func TestNewKindIsOneEdit(t *testing.T) {
 	has("list --json", run("list", "--json"), `"cost":0.75`)
 	has("cost --by source", run("cost", "--by", "source", "--json"), `"source": "checkpoint"`, `"cost": 0.5`)
 	has("cost --source", run("cost", "--source", "checkpoint", "--by", "model", "--json"),
-		`"model": "anthropic/claude-x"`, `"cost": 0.5`) // attributed to the model in effect
+		`"model": "openai/gpt-pin"`, `"cost": 0.5`) // attributed to the model in effect
 	has("search --role", run("search", "--role", "checkpoint", "--json", "refactor"), `"entryId":"k1"`, `"role":"checkpoint"`)
 	has("search --help", run("search", "--help"), "checkpoint")
 
@@ -105,8 +123,8 @@ func TestNewKindIsOneEdit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var attr string
-	if err := db.Get(&attr, `SELECT attr_model FROM usage WHERE source = 'checkpoint'`); err != nil || attr != "claude-x" {
-		t.Errorf("the new kind's usage is attributed to %q (%v), want claude-x", attr, err)
+	if err := db.Get(&attr, `SELECT attr_model FROM usage WHERE source = 'checkpoint'`); err != nil || attr != "gpt-pin" {
+		t.Errorf("the new kind's usage is attributed to %q (%v), want gpt-pin (the model the other new kind put in effect)", attr, err)
 	}
 	db.Close()
 
@@ -145,3 +163,5 @@ func TestNewKindIsOneEdit(t *testing.T) {
 }
 
 func title(l *schema.Line) string { return js.StringOr(js.Field(l.Raw, "title"), "") }
+
+func pin(l *schema.Line) string { return js.StringOr(js.Field(l.Raw, "pin"), "") }
