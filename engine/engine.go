@@ -21,23 +21,36 @@ import (
 	"sync"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/query"
 )
 
 // Options configure an Engine.
 type Options struct {
-	// DBPath is the catalog file (see catalog.DefaultPath).
+	// DBPath is the catalog file; "" is the default place: $PIDEX_DB, else
+	// $XDG_CACHE_HOME/pidex/index.sqlite, else ~/.cache/pidex/index.sqlite.
 	DBPath string
-	// Roots are the session roots (see indexer.DefaultRoots).
+	// Roots are the session roots; none means pi's own (README, Session
+	// roots).
 	Roots []string
 	// Notify receives one-line messages meant for the user, such as an
 	// automatic rebuild (nil: dropped).
 	Notify func(msg string)
 	// Progress, if set, counts the work of every refresh and rebuild; the
 	// caller draws it.
-	Progress *indexer.Progress
+	Progress *pidex.Progress
+}
+
+// withDefaults fills in the default catalog and roots.
+func (o Options) withDefaults() Options {
+	if o.DBPath == "" {
+		o.DBPath = catalog.DefaultPath()
+	}
+	if len(o.Roots) == 0 {
+		o.Roots = indexer.DefaultRoots()
+	}
+	return o
 }
 
 // Engine is an open catalog over a set of session roots. Its methods are
@@ -51,6 +64,8 @@ type Engine struct {
 	previews previewCache
 	contexts contextCache
 
+	missingRoots sync.Once // said once per engine: a root that does not exist
+
 	mu    sync.Mutex
 	extra map[string]bool // folders outside the roots named on the command line
 	subs  map[chan Event]struct{}
@@ -61,6 +76,7 @@ type Engine struct {
 // the session files first, with a message through Notify: it is only a
 // cache.
 func Open(ctx context.Context, opts Options) (*Engine, error) {
+	opts = opts.withDefaults()
 	roots, err := indexer.AbsRoots(opts.Roots)
 	if err != nil {
 		return nil, err
@@ -73,7 +89,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 			db, err = fresh, nil
 		}
 	}
-	if errors.Is(err, catalog.ErrNotCatalog) || errors.Is(err, catalog.ErrReadOnly) {
+	if errors.Is(err, pidex.ErrNotCatalog) || errors.Is(err, pidex.ErrReadOnly) {
 		return nil, err // rebuilding would not help
 	}
 	if err != nil {
@@ -101,7 +117,7 @@ func (e *Engine) checkDerivation(ctx context.Context) error {
 	}
 	if e.db.ReadOnly {
 		return fmt.Errorf("catalog %s is %w and was built by another version of pidex (derivation %d, this one %d): rebuilding it needs writing it (make it writable, or choose another --db)",
-			e.db.Path, catalog.ErrReadOnly, d, indexer.Derivation)
+			e.db.Path, pidex.ErrReadOnly, d, indexer.Derivation)
 	}
 	if ok, err := catalog.SchemaMatches(ctx, e.db.DB); err != nil {
 		return err
@@ -164,17 +180,20 @@ func (e *Engine) Close() error { return e.db.Close() }
 
 // ReadOnly reports whether the catalog cannot be written by this process:
 // it can be read as it is, and Refresh, RefreshText, Rebuild and Watch
-// fail with catalog.ErrReadOnly.
+// fail with pidex.ErrReadOnly.
 func (e *Engine) ReadOnly() bool { return e.db.ReadOnly }
 
 // writable refuses work that writes a read-only catalog, before SQLite
 // would fail halfway with "attempt to write a readonly database".
 func (e *Engine) writable() error {
 	if e.db.ReadOnly {
-		return fmt.Errorf("catalog %s is %w: pidex cannot write it (make the file and its folder writable, or choose another --db)", e.db.Path, catalog.ErrReadOnly)
+		return fmt.Errorf("catalog %s is %w: pidex cannot write it (make the file and its folder writable, or choose another --db)", e.db.Path, pidex.ErrReadOnly)
 	}
 	return nil
 }
+
+// DBPath is the catalog file.
+func (e *Engine) DBPath() string { return e.opts.DBPath }
 
 // Roots returns the session roots, absolute.
 func (e *Engine) Roots() []string { return append([]string(nil), e.roots...) }
@@ -193,10 +212,18 @@ func (e *Engine) indexer(db *catalog.DB) *indexer.Indexer {
 // Refresh brings the catalog up to date with the roots (and any folder
 // added by Session). One unreadable file never stops the others: problems
 // are in the Stats.
-func (e *Engine) Refresh(ctx context.Context) (*indexer.Stats, error) {
+func (e *Engine) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 	if err := e.writable(); err != nil {
 		return nil, fmt.Errorf("refresh catalog: %w", err)
 	}
+	e.missingRoots.Do(func() {
+		for _, r := range e.roots {
+			if _, err := os.Stat(r); err != nil {
+				// Not an error (pi may simply not have run yet), but worth a word.
+				e.notify("no session folder at " + r)
+			}
+		}
+	})
 	st, err := e.indexer(e.db).Refresh(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("refresh catalog: %w", err)
@@ -206,7 +233,7 @@ func (e *Engine) Refresh(ctx context.Context) (*indexer.Stats, error) {
 
 // RefreshText brings the full-text index up to date behind the metadata
 // (see indexer.IndexText); Refresh first.
-func (e *Engine) RefreshText(ctx context.Context) (*indexer.TextStats, error) {
+func (e *Engine) RefreshText(ctx context.Context) (*pidex.TextStats, error) {
 	if err := e.writable(); err != nil {
 		return nil, fmt.Errorf("index text: %w", err)
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 	"github.com/pidex-dev/pidex/migrations"
@@ -55,7 +55,7 @@ func open(t *testing.T, db, root string, notify func(string)) *Engine {
 	return e
 }
 
-func refresh(t *testing.T, e *Engine) *indexer.Stats {
+func refresh(t *testing.T, e *Engine) *pidex.IndexStats {
 	t.Helper()
 	st, err := e.Refresh(context.Background())
 	if err != nil {
@@ -407,7 +407,7 @@ func TestWatcherFollowsADeletedCatalog(t *testing.T) {
 	done := make(chan error, 1)
 	var refreshErrs atomic.Int64
 	go func() {
-		done <- e.Watch(ctx, WatchOptions{Text: true, OnRefresh: func(_ *indexer.Stats, err error) {
+		done <- e.Watch(ctx, WatchOptions{Text: true, OnRefresh: func(_ *pidex.IndexStats, err error) {
 			if err != nil {
 				refreshErrs.Add(1)
 				t.Logf("refresh: %v", err)

@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/internal/catalog"
 )
 
 // Rebuild indexes every session afresh into a side catalog next to the
@@ -23,7 +24,7 @@ import (
 // With text, the search index is built too before the swap; without it
 // (an automatic rebuild before a `list`) the swapped-in catalog's text
 // is left to the next text pass, as after any cold index.
-func (e *Engine) Rebuild(ctx context.Context, text bool) (*indexer.Stats, error) {
+func (e *Engine) Rebuild(ctx context.Context, text bool) (*pidex.IndexStats, error) {
 	if err := e.writable(); err != nil {
 		return nil, fmt.Errorf("rebuild catalog: %w", err)
 	}
@@ -161,9 +162,10 @@ func removeDB(p string) {
 // indexes into a side file and renames it over the broken one. A broken
 // catalog serves no one, so no other process can be relying on it; for a
 // catalog that opens, use Rebuild, which keeps the file.
-func Recreate(ctx context.Context, opts Options) (*Engine, *indexer.Stats, error) {
+func Recreate(ctx context.Context, opts Options) (*Engine, *pidex.IndexStats, error) {
+	opts = opts.withDefaults()
 	// Only a pidex catalog (by its header) is replaced: a file of anyone
-	// else's is refused (catalog.ErrNotCatalog) and never changed.
+	// else's is refused (pidex.ErrNotCatalog) and never changed.
 	if kind, err := catalog.Inspect(opts.DBPath); err != nil {
 		return nil, nil, err
 	} else if kind != catalog.KindPidex && kind != catalog.KindNew {

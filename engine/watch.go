@@ -4,20 +4,18 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
 )
 
 // Event is one refresh done by Watch.
 type Event struct {
-	Stats *indexer.Stats
+	Stats *pidex.IndexStats
 	Err   error
 }
 
 // Changed reports whether the refresh changed the catalog.
-func (ev Event) Changed() bool {
-	st := ev.Stats
-	return st != nil && st.New+st.Appended+st.Rewritten+st.Removed > 0
-}
+func (ev Event) Changed() bool { return ev.Stats.Changed() }
 
 // Subscribe returns a channel that receives every refresh Watch makes,
 // and a function that ends the subscription. A subscriber that falls
@@ -49,9 +47,14 @@ func (e *Engine) publish(ev Event) {
 	}
 }
 
-// WatchOptions tune Watch (see indexer.WatchOptions); OnRefresh, if set,
-// is called for every refresh, before subscribers hear of it.
-type WatchOptions = indexer.WatchOptions
+// WatchOptions say what Watch does besides keeping the catalog current.
+type WatchOptions struct {
+	// Text: after each refresh, also bring the full-text index up to date.
+	Text bool
+	// OnRefresh, if set, is called for every refresh, before subscribers
+	// hear of it.
+	OnRefresh func(*pidex.IndexStats, error)
+}
 
 // Watch keeps the catalog current until ctx ends: a refresh at once, then
 // after every change under the roots (events coalesced, with a maximum
@@ -61,14 +64,12 @@ func (e *Engine) Watch(ctx context.Context, opts WatchOptions) error {
 	if err := e.writable(); err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
-	on := opts.OnRefresh
-	opts.OnRefresh = func(st *indexer.Stats, err error) {
-		if on != nil {
-			on(st, err)
-		}
-		e.publish(Event{Stats: st, Err: err})
-	}
 	ix := e.indexer(e.db)
 	ix.Progress = nil // a watch's refreshes are small; nothing to draw
-	return ix.Watch(ctx, opts)
+	return ix.Watch(ctx, indexer.WatchOptions{Text: opts.Text, OnRefresh: func(st *pidex.IndexStats, err error) {
+		if opts.OnRefresh != nil {
+			opts.OnRefresh(st, err)
+		}
+		e.publish(Event{Stats: st, Err: err})
+	}})
 }

@@ -14,7 +14,7 @@ import (
 // crash loses at most the batch in flight, which the next refresh reads
 // again from the stored offset — no duplicates, no gap.
 type batch struct {
-	file schema.File // state after this batch (ID 0 until the writer inserts it)
+	file File // state after this batch (ID 0 until the writer inserts it)
 	// expect is the stored state this batch follows on; the writer checks
 	// it inside the batch's transaction (else errConflict).
 	expect  fileState

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/internal/catalog"
 )
 
 // BenchmarkColdIndex indexes a corpus into an empty catalog. It uses

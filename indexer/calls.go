@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/pi"
 )
 

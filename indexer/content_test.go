@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/internal/catalog"
 )
 
 // editInPlace replaces old with new (as long) in the file, keeping its

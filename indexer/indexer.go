@@ -11,15 +11,13 @@ import (
 	"runtime"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/catalog"
-	"github.com/pidex-dev/pidex/schema"
+	"github.com/pidex-dev/pidex/internal/catalog"
 )
 
 // Indexer refreshes a catalog from a set of session roots.
@@ -30,7 +28,9 @@ type Indexer struct {
 	Workers int
 	// Progress, if set, is advanced as files are read. Drawing it is the
 	// caller's business.
-	Progress *Progress
+	Progress *pidex.Progress
+
+	errMu sync.Mutex // guards a refresh's Errors, which parser goroutines append to
 
 	// afterApply is a test hook run after each committed batch; an error
 	// aborts the refresh as a crash would. beforeApply runs before each
@@ -41,45 +41,18 @@ type Indexer struct {
 	beforeText func()
 }
 
-// Progress counts a refresh's work; safe for concurrent use. The CLI polls
-// it to draw a progress bar.
-type Progress struct {
-	FilesTotal, FilesDone atomic.Int64
-	BytesTotal, BytesDone atomic.Int64
-}
-
-// Stats says what a refresh did.
-type Stats struct {
-	Files       int             `json:"files"` // session and other .jsonl files seen
-	New         int             `json:"new"`
-	Appended    int             `json:"appended"`
-	Rewritten   int             `json:"rewritten"`
-	Removed     int             `json:"removed"`
-	Unchanged   int             `json:"unchanged"`
-	NotSessions []string        `json:"notSessions"` // newly found .jsonl files that are not sessions
-	Entries     int64           `json:"entries"`     // entries added
-	Bytes       int64           `json:"bytes"`       // bytes read
-	Pending     []string        `json:"pending"`     // files ending in an incomplete line (a write in progress)
-	Warnings    []pidex.Warning `json:"warnings"`    // lines skipped, with file and line
-	Errors      []string        `json:"errors"`      // files or folders that could not be read
-	// Text is what the text pass did (nil when it did not run).
-	Text *TextStats `json:"text,omitempty"`
-
-	mu sync.Mutex // guards Errors, which parser goroutines append to
-}
-
 // errConflict: another process advanced or rewrote the file since it was
 // planned; the other refresh owns it now.
 var errConflict = errors.New("file changed by a concurrent refresh")
 
 // Refresh brings the catalog up to date with the roots. One unreadable file
 // never stops the others: its error lands in Stats.Errors.
-func (ix *Indexer) Refresh(ctx context.Context) (*Stats, error) {
+func (ix *Indexer) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 	defer ix.DB.LockWriter()()
 	if err := ix.verifyCatalog(ctx); err != nil {
 		return nil, err
 	}
-	st := &Stats{NotSessions: []string{}, Pending: []string{}, Warnings: []pidex.Warning{}, Errors: []string{}}
+	st := &pidex.IndexStats{NotSessions: []string{}, Pending: []string{}, Warnings: []pidex.Warning{}, Errors: []string{}}
 	roots, err := AbsRoots(ix.Roots)
 	if err != nil {
 		return nil, err
@@ -228,7 +201,7 @@ func AbsRoots(roots []string) ([]string, error) {
 // whether that stat was racy (then the content is checked anyway).
 type fileStamp struct {
 	Path string `db:"path"`
-	Kind schema.FileKind
+	Kind FileKind
 	Racy bool
 	fileStat
 }
@@ -256,7 +229,7 @@ func loadStamps(ctx context.Context, db *sqlx.DB, roots []string) (map[string]fi
 
 // storedFile is the full stored state of a file.
 type storedFile struct {
-	schema.File
+	File
 	ContentCRC *int64 `db:"content_crc"` // see content.go
 }
 
@@ -272,7 +245,7 @@ func loadFile(ctx context.Context, db *sqlx.DB, path string) (storedFile, error)
 }
 
 // run parses jobs in parallel and applies their batches from one goroutine.
-func (ix *Indexer) run(ctx context.Context, jobs []job, removed []string, st *Stats, bulk bool) error {
+func (ix *Indexer) run(ctx context.Context, jobs []job, removed []string, st *pidex.IndexStats, bulk bool) error {
 	workers := ix.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -310,7 +283,7 @@ func (ix *Indexer) run(ctx context.Context, jobs []job, removed []string, st *St
 	}()
 	for _, p := range removed {
 		res := make(chan error, 1)
-		reqs <- req{b: &batch{remove: true, file: schema.File{Path: p}}, res: res}
+		reqs <- req{b: &batch{remove: true, file: File{Path: p}}, res: res}
 		if err := <-res; err != nil {
 			close(reqs)
 			return err
@@ -345,7 +318,7 @@ func (ix *Indexer) run(ctx context.Context, jobs []job, removed []string, st *St
 				return nil // the other refresh owns this file now
 			case err != nil && gctx.Err() == nil && !isWriteErr(err):
 				// An unreadable file is reported and skipped, never fatal.
-				st.addError(j.cand.Path, err)
+				ix.addError(st, j.cand.Path, err)
 				return nil
 			}
 			return err
@@ -373,7 +346,7 @@ func isWriteErr(err error) bool {
 
 // write applies one batch and accounts for it. It runs on the writer
 // goroutine only, so it may touch st without locks.
-func (ix *Indexer) write(ctx context.Context, stmts *stmtCache, b *batch, st *Stats) error {
+func (ix *Indexer) write(ctx context.Context, stmts *stmtCache, b *batch, st *pidex.IndexStats) error {
 	if ix.beforeApply != nil {
 		ix.beforeApply(b)
 	}
@@ -390,7 +363,7 @@ func (ix *Indexer) write(ctx context.Context, stmts *stmtCache, b *batch, st *St
 	if b.last && b.notSession {
 		st.NotSessions = append(st.NotSessions, b.file.Path)
 	}
-	if b.last && b.file.Offset < b.file.Size && b.file.Kind != schema.FileNotSession && b.file.Kind != schema.FileUnreadable {
+	if b.last && b.file.Offset < b.file.Size && b.file.Kind != FileNotSession && b.file.Kind != FileUnreadable {
 		st.Pending = append(st.Pending, b.file.Path)
 	}
 	if p := ix.Progress; p != nil {
@@ -407,10 +380,11 @@ func (ix *Indexer) write(ctx context.Context, stmts *stmtCache, b *batch, st *St
 	return nil
 }
 
-// addError is called from worker goroutines.
-func (st *Stats) addError(path string, err error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
+// addError records a file that could not be read; worker goroutines call
+// it at once.
+func (ix *Indexer) addError(st *pidex.IndexStats, path string, err error) {
+	ix.errMu.Lock()
+	defer ix.errMu.Unlock()
 	st.Errors = append(st.Errors, fmt.Sprintf("%s: %v", path, err))
 }
 

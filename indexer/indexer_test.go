@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 )
 
@@ -52,7 +53,7 @@ func newIndexer(t *testing.T, root string) *Indexer {
 	return &Indexer{DB: db, Roots: []string{root}}
 }
 
-func refresh(t *testing.T, ix *Indexer) *Stats {
+func refresh(t *testing.T, ix *Indexer) *pidex.IndexStats {
 	t.Helper()
 	st, err := ix.Refresh(context.Background())
 	if err != nil {

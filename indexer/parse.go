@@ -29,7 +29,7 @@ const (
 // job is one file to read, from file.Offset, on top of the stored state.
 type job struct {
 	cand    candidate
-	file    schema.File // stored state to continue from (zero Offset: from scratch)
+	file    File        // stored state to continue from (zero Offset: from scratch)
 	session *sessionRow // stored listing record to continue from
 	reset   bool
 	skipNL  bool // the byte at Offset is the newline closing an open tail
@@ -58,7 +58,7 @@ func (e readErr) Unwrap() error { return e.error }
 // that spans batches: the file's counters and the session's listing record.
 type parser struct {
 	f          *os.File
-	file       schema.File
+	file       File
 	sess       *sessionRow
 	inlineText bool
 	done       bool // stop reading: the file is not a session
@@ -102,7 +102,7 @@ func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
 func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) error {
 	p := &parser{f: f, file: j.file, sess: j.session, inlineText: j.inlineText, sum: j.sum, statNs: j.statNs}
 	// A file known not to be a session stays one until it is rewritten.
-	p.done = !j.reset && j.file.Kind == schema.FileNotSession
+	p.done = !j.reset && j.file.Kind == FileNotSession
 	p.file.Path, p.file.Root = j.cand.Path, j.cand.Root
 	p.file.Size, p.file.MtimeNs, p.file.Dev, p.file.Ino = j.cand.Size, j.cand.MtimeNs, j.cand.Dev, j.cand.Ino
 	start := p.file.Offset
@@ -166,7 +166,7 @@ func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
 		return err
 	}
 	if p.file.Kind == "" {
-		p.file.Kind = schema.FileEmpty
+		p.file.Kind = FileEmpty
 	}
 	b.file, b.last, b.notSession = p.file, last, p.notSession
 	b.sum = p.sum
@@ -296,7 +296,7 @@ func (p *parser) line(l jsonl.Line, b *batch) {
 	}
 	seq := p.file.Seq
 	p.file.Seq++
-	if p.file.Kind != schema.FileSession {
+	if p.file.Kind != FileSession {
 		p.header(l, ln, b)
 		return
 	}
@@ -309,12 +309,12 @@ func (p *parser) line(l jsonl.Line, b *batch) {
 // header handles the first parsed line: it decides whether this is a session.
 func (p *parser) header(l jsonl.Line, ln *schema.Line, b *batch) {
 	if !pi.IsHeader(ln) {
-		p.file.Kind = schema.FileNotSession
+		p.file.Kind = FileNotSession
 		p.done, p.notSession = true, true
 		return
 	}
 	h := ln.Header()
-	p.file.Kind, p.file.Version = schema.FileSession, h.Version
+	p.file.Kind, p.file.Version = FileSession, h.Version
 	p.sess = &sessionRow{
 		SessionID: h.ID, Version: h.Version, Cwd: h.Cwd,
 		ParentSession: h.ParentSession, BranchedFrom: h.BranchedFrom, Created: h.Timestamp,
@@ -469,7 +469,7 @@ func strp(s string) *string {
 // do not report it again.
 func emitUnreadable(j job, err error, emit func(*batch) error) error {
 	b := &batch{reset: true, last: true, quiet: j.quiet}
-	b.file.Path, b.file.Root, b.file.Kind = j.cand.Path, j.cand.Root, schema.FileUnreadable
+	b.file.Path, b.file.Root, b.file.Kind = j.cand.Path, j.cand.Root, FileUnreadable
 	b.file.Size, b.file.MtimeNs, b.file.Dev, b.file.Ino = j.cand.Size, j.cand.MtimeNs, j.cand.Dev, j.cand.Ino
 	b.warns = []pidex.Warning{{Path: j.cand.Path, Line: 0, Message: "cannot read the file: " + err.Error()}}
 	return emit(b)

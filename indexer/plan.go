@@ -9,14 +9,14 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/pidex-dev/pidex/schema"
+	"github.com/pidex-dev/pidex"
 )
 
 // plan compares what is on disk with what the catalog holds and decides,
 // per file: unchanged (one stat, nothing read), new, appended (read from
 // the stored offset), or rewritten (read from scratch); and which stored
 // files are gone.
-func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[string]fileStamp, st *Stats) ([]job, []string, error) {
+func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[string]fileStamp, st *pidex.IndexStats) ([]job, []string, error) {
 	var jobs []job
 	seen := make(map[string]bool, len(cands))
 	for _, c := range cands {
@@ -27,7 +27,7 @@ func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[strin
 			jobs = append(jobs, job{cand: c, reset: true})
 			continue
 		}
-		wasUnreadable := stamp.Kind == schema.FileUnreadable
+		wasUnreadable := stamp.Kind == FileUnreadable
 		if c.fileStat == stamp.fileStat && !stamp.Racy && !(wasUnreadable && c.irregular == "" && readable(c.Path)) {
 			// Unchanged; an unreadable file is tried again (a chmod changes
 			// no stamp) but reported only once. A racy stamp does not
@@ -55,7 +55,7 @@ func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[strin
 		} else if j, err = ix.planChanged(ctx, c, f); err != nil {
 			var rerr readErr
 			if !errors.As(err, &rerr) {
-				st.addError(c.Path, err)
+				ix.addError(st, c.Path, err)
 				continue
 			}
 			// It no longer opens or reads: read from scratch, which
@@ -138,7 +138,7 @@ func (ix *Indexer) planChanged(ctx context.Context, c candidate, sf storedFile) 
 	// An append to a file whose text is caught up carries its text in the
 	// same transactions as its entries; a new or rewritten file's text is
 	// left to the text pass (a cold index must not wait for it).
-	j := job{cand: c, file: f, inlineText: f.Kind == schema.FileSession && f.TextOffset == f.Offset}
+	j := job{cand: c, file: f, inlineText: f.Kind == FileSession && f.TextOffset == f.Offset}
 	if f.OpenTail && c.Size > f.Offset {
 		// pi read the last line although it had no newline. Appending a
 		// newline completes it; anything else glues the next entry onto it
@@ -152,7 +152,7 @@ func (ix *Indexer) planChanged(ctx context.Context, c candidate, sf storedFile) 
 		}
 		j.skipNL = true
 	}
-	if f.Kind == schema.FileSession {
+	if f.Kind == FileSession {
 		s, err := ix.loadSession(ctx, f.ID)
 		if err != nil {
 			return job{}, err

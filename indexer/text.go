@@ -13,6 +13,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/pi"
 )
@@ -24,15 +25,6 @@ import (
 // searchable text (pi.Text, CJK prepared by fts.Prepare) one batch per
 // transaction, advancing the cursor with it. A crash in between loses
 // nothing: the cursor says where to go on.
-
-// TextStats says what a text pass did.
-type TextStats struct {
-	Files   int   `json:"files"`   // files whose text was (partly) indexed
-	Entries int64 `json:"entries"` // entries with text written
-	Bytes   int64 `json:"bytes"`   // bytes of lines read
-	// Errors lists files whose lines could not be read back.
-	Errors []string `json:"errors"`
-}
 
 // Text pass sizes: a reader sends batches of about textBatchBytes of
 // lines; the writer commits whatever batches are waiting, up to
@@ -73,7 +65,7 @@ type textBatch struct {
 // process, which planned earlier. So the pass plans again while batches
 // were skipped, and says so in the errors when other processes still kept
 // changing the files after textRounds passes (the next pass goes on).
-func (ix *Indexer) IndexText(ctx context.Context) (*TextStats, error) {
+func (ix *Indexer) IndexText(ctx context.Context) (*pidex.TextStats, error) {
 	defer ix.DB.LockWriter()()
 	if err := ix.verifyCatalog(ctx); err != nil {
 		return nil, err
@@ -82,7 +74,7 @@ func (ix *Indexer) IndexText(ctx context.Context) (*TextStats, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &TextStats{Errors: []string{}}
+	st := &pidex.TextStats{Errors: []string{}}
 	for round := 1; ; round++ {
 		jobs, err := ix.textJobs(ctx, roots)
 		if err != nil {
@@ -108,7 +100,7 @@ const textRounds = 8
 // textPass indexes the text of jobs and returns the paths of the files
 // whose batches it skipped because another process had moved their text
 // cursor or rewritten them since they were planned.
-func (ix *Indexer) textPass(ctx context.Context, jobs []textJob, st *TextStats) (skipped []string, err error) {
+func (ix *Indexer) textPass(ctx context.Context, jobs []textJob, st *pidex.TextStats) (skipped []string, err error) {
 	if p := ix.Progress; p != nil {
 		p.FilesTotal.Add(int64(len(jobs)))
 		for _, j := range jobs {
@@ -293,7 +285,7 @@ func (r *spanReader) read(off, n int64) ([]byte, error) {
 // writeText writes a group of batches in one transaction, advancing each
 // file's cursor, and skips a batch whose file was rewritten or advanced by
 // someone else since it was planned (noting its path in moved).
-func (ix *Indexer) writeText(ctx context.Context, stmts *stmtCache, group []*textBatch, st *TextStats, moved map[string]bool) error {
+func (ix *Indexer) writeText(ctx context.Context, stmts *stmtCache, group []*textBatch, st *pidex.TextStats, moved map[string]bool) error {
 	sqltx, err := stmts.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin text write: %w", err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/pidex-dev/pidex"
 )
 
 // WatchOptions tune Watch. Zero values pick the defaults.
@@ -36,7 +37,7 @@ type WatchOptions struct {
 	// (IndexText); its figures are in Stats.Text.
 	Text bool
 	// OnRefresh is called after every refresh, from Watch's goroutine.
-	OnRefresh func(*Stats, error)
+	OnRefresh func(*pidex.IndexStats, error)
 	// CatalogEvery is how often the watcher checks that the catalog file
 	// is still the one it uses (one stat): deleted or replaced, it is
 	// refreshed at once, which moves to the file now at the path (see

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pidex-dev/pidex"
 )
 
 // The watcher refreshes after an append and after a new project folder
@@ -18,11 +20,11 @@ func TestWatch(t *testing.T) {
 	a := filepath.Join(root, "--w-app--", "a.jsonl")
 	write(t, a, header+msg("a1", "", "user", "hello", 1))
 	ix := newIndexer(t, root)
-	refreshed := make(chan *Stats, 16)
+	refreshed := make(chan *pidex.IndexStats, 16)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- ix.Watch(ctx, WatchOptions{Debounce: 20 * time.Millisecond, OnRefresh: func(st *Stats, err error) {
+		done <- ix.Watch(ctx, WatchOptions{Debounce: 20 * time.Millisecond, OnRefresh: func(st *pidex.IndexStats, err error) {
 			if err != nil {
 				t.Error(err)
 			}
@@ -31,7 +33,7 @@ func TestWatch(t *testing.T) {
 	}()
 	// waitFor returns the first refresh that satisfies ok, failing after a
 	// generous deadline (an event that never comes is the failure here).
-	waitFor := func(what string, ok func(*Stats) bool) {
+	waitFor := func(what string, ok func(*pidex.IndexStats) bool) {
 		t.Helper()
 		deadline := time.After(10 * time.Second)
 		for {
@@ -45,13 +47,13 @@ func TestWatch(t *testing.T) {
 			}
 		}
 	}
-	waitFor("the first file", func(st *Stats) bool { return st.New == 1 })
+	waitFor("the first file", func(st *pidex.IndexStats) bool { return st.New == 1 })
 	appendTo(t, a, msg("a2", "a1", "assistant", "hi", 2))
-	waitFor("the appended line", func(st *Stats) bool { return st.Appended == 1 && st.Entries == 1 })
+	waitFor("the appended line", func(st *pidex.IndexStats) bool { return st.Appended == 1 && st.Entries == 1 })
 	write(t, filepath.Join(root, "--w-new--", "b.jsonl"), header+msg("b1", "", "user", "new", 3))
-	waitFor("the new project folder", func(st *Stats) bool { return st.New == 1 })
+	waitFor("the new project folder", func(st *pidex.IndexStats) bool { return st.New == 1 })
 	appendTo(t, filepath.Join(root, "--w-new--", "b.jsonl"), msg("b2", "b1", "assistant", "ok", 4))
-	waitFor("an append in the new folder", func(st *Stats) bool { return st.Appended == 1 })
+	waitFor("an append in the new folder", func(st *pidex.IndexStats) bool { return st.Appended == 1 })
 	cancel()
 	select {
 	case err := <-done:
@@ -106,7 +108,7 @@ func watchLatency(t *testing.T, opt WatchOptions) {
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan struct{})
 	var once sync.Once
-	opt.OnRefresh = func(st *Stats, err error) {
+	opt.OnRefresh = func(st *pidex.IndexStats, err error) {
 		if err != nil {
 			t.Error(err)
 		}
@@ -208,11 +210,11 @@ func TestWatchRootThatAppearsLater(t *testing.T) {
 	base := t.TempDir()
 	root := filepath.Join(base, "home", ".pi", "agent", "sessions")
 	ix := newIndexer(t, root)
-	refreshed := make(chan *Stats, 64)
+	refreshed := make(chan *pidex.IndexStats, 64)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		_ = ix.Watch(ctx, WatchOptions{OnRefresh: func(st *Stats, err error) {
+		_ = ix.Watch(ctx, WatchOptions{OnRefresh: func(st *pidex.IndexStats, err error) {
 			if err == nil {
 				refreshed <- st
 			}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/pi"
-	"github.com/pidex-dev/pidex/schema"
 )
 
 // rowTables are the tables holding a file's rows, cleared on rewrite/removal.
@@ -98,7 +97,7 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch) (err error) {
 	return tx.Commit()
 }
 
-func upsertFile(ctx context.Context, tx *wtx, f *schema.File, sum any, racy bool) (int64, error) {
+func upsertFile(ctx context.Context, tx *wtx, f *File, sum any, racy bool) (int64, error) {
 	var id int64
 	err := tx.get(ctx, &id, `INSERT INTO files
 		(path, root, kind, dev, ino, size, mtime_ns, offset, head_hash, tail_hash, open_tail, lines, seq, version, last_id, warnings,

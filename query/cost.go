@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/internal/catalog"
 )
 
 // costPart is what the SQL returns: sums per local day and per the other

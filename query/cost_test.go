@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 	"github.com/pidex-dev/pidex/pi"

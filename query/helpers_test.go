@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/query"
 )

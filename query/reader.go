@@ -8,7 +8,7 @@ package query
 import (
 	"github.com/jmoiron/sqlx"
 
-	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/internal/catalog"
 )
 
 // Reader answers questions about one catalog, for the sessions under its

@@ -12,7 +12,7 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/internal/sqlcode"
 )
 

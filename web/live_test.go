@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/engine"
-	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 )
 
@@ -21,7 +21,7 @@ func TestEventsOnChange(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	watching := make(chan struct{}, 1)
-	go f.eng.Watch(ctx, engine.WatchOptions{Text: true, OnRefresh: func(_ *indexer.Stats, _ error) {
+	go f.eng.Watch(ctx, engine.WatchOptions{Text: true, OnRefresh: func(_ *pidex.IndexStats, _ error) {
 		select {
 		case watching <- struct{}{}:
 		default:

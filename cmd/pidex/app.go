@@ -4,14 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/engine"
-	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/render"
 )
 
@@ -28,7 +25,7 @@ type app struct {
 	noRefresh bool
 
 	eng      *engine.Engine
-	progress *indexer.Progress
+	progress *pidex.Progress
 	warned   bool // some input could not be read: exit code 3
 	roWarned bool // said once that the catalog is read-only
 }
@@ -41,7 +38,7 @@ func newApp(stdout, stderr io.Writer) *app {
 
 // newAppIO builds the CLI over streams described by the caller (tests).
 func newAppIO(s *render.IOStreams) *app {
-	return &app{io: s, stdout: s.Out, stderr: s.ErrOut, progress: &indexer.Progress{}}
+	return &app{io: s, stdout: s.Out, stderr: s.ErrOut, progress: &pidex.Progress{}}
 }
 
 func (a *app) execute(ctx context.Context, args []string) error {
@@ -70,20 +67,13 @@ func (a *app) rootCmd() *cobra.Command {
 	}
 	root.SetFlagErrorFunc(flagError)
 	f := root.PersistentFlags()
-	f.StringVar(&a.dbPath, "db", catalog.DefaultPath(), "catalog file (env PIDEX_DB)")
+	f.StringVar(&a.dbPath, "db", "", "catalog file (default $PIDEX_DB, else $XDG_CACHE_HOME/pidex/index.sqlite or ~/.cache/pidex/index.sqlite)")
 	f.StringArrayVar(&a.sessions, "sessions", nil, "session root to index (repeatable; default: $PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions)")
 	f.BoolVar(&a.json, "json", false, "print JSON on stdout (see README for the format)")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress or warning summary on stderr")
 	f.BoolVar(&a.noRefresh, "no-refresh", false, "answer from the catalog as it is, without refreshing it first")
 	root.AddCommand(a.indexCmd(), a.pathCmd(), a.listCmd(), a.treeCmd(), a.showCmd(), a.searchCmd(), a.costCmd(), a.sqlCmd(), a.schemaCmd(), a.warningsCmd(), a.serveCmd(), a.mcpCmd())
 	return root
-}
-
-func (a *app) roots() []string {
-	if len(a.sessions) > 0 {
-		return a.sessions
-	}
-	return indexer.DefaultRoots()
 }
 
 // engine opens the engine once per invocation (which may rebuild a
@@ -106,7 +96,7 @@ func (a *app) engine(ctx context.Context) (*engine.Engine, error) {
 
 func (a *app) engineOptions() engine.Options {
 	return engine.Options{
-		DBPath: a.dbPath, Roots: a.roots(), Progress: a.progress,
+		DBPath: a.dbPath, Roots: a.sessions, Progress: a.progress,
 		Notify: func(msg string) {
 			if !a.quiet {
 				fmt.Fprintln(a.stderr, "pidex:", msg)
@@ -122,7 +112,7 @@ func (a *app) refresh(ctx context.Context) (*engine.Engine, error) {
 	if err != nil || !a.refreshes(eng) {
 		return eng, err
 	}
-	var st *indexer.Stats
+	var st *pidex.IndexStats
 	if err := a.refreshing(func() (err error) { st, err = eng.Refresh(ctx); return err }); err != nil {
 		return nil, err
 	}
@@ -167,30 +157,19 @@ func (a *app) refreshes(eng *engine.Engine) bool {
 		return true
 	}
 	if !a.roWarned && !a.quiet {
-		fmt.Fprintf(a.stderr, "pidex: catalog %s is read-only: answering from it as it is, without refreshing\n", a.dbPath)
+		fmt.Fprintf(a.stderr, "pidex: catalog %s is read-only: answering from it as it is, without refreshing\n", eng.DBPath())
 	}
 	a.roWarned = true
 	return false
 }
 
-// refreshing runs a refresh of the roots: it mentions roots that do not
-// exist and draws progress.
-func (a *app) refreshing(run func() error) error {
-	if !a.noRefresh && !a.quiet {
-		for _, r := range a.roots() {
-			if _, err := os.Stat(r); err != nil {
-				// Not an error (pi may simply not have run yet), but worth a word.
-				fmt.Fprintf(a.stderr, "pidex: no session folder at %s\n", r)
-			}
-		}
-	}
-	return a.drawing(run)
-}
+// refreshing runs a refresh of the roots, drawing its progress.
+func (a *app) refreshing(run func() error) error { return a.drawing(run) }
 
 // report prints warnings and errors to stderr (each with file and line
 // when verbose, else a one-line summary) and records that the run saw
 // unreadable input.
-func (a *app) report(st *indexer.Stats, verbose bool) {
+func (a *app) report(st *pidex.IndexStats, verbose bool) {
 	if st.Text != nil && len(st.Text.Errors) > 0 {
 		st.Errors = append(st.Errors, st.Text.Errors...)
 		st.Text.Errors = []string{}

@@ -8,9 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/engine"
-	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/render"
 	"github.com/pidex-dev/pidex/internal/text"
 )
@@ -61,7 +60,7 @@ one object per line).`,
 	return cmd
 }
 
-func (a *app) printStats(st *indexer.Stats) error {
+func (a *app) printStats(st *pidex.IndexStats) error {
 	_, err := fmt.Fprintf(a.stdout, "files %d: new %d, appended %d, rewritten %d, removed %d, unchanged %d\nentries added %d, read %s, not sessions %d, pending %d, warnings %d, errors %d\n",
 		st.Files, st.New, st.Appended, st.Rewritten, st.Removed, st.Unchanged,
 		st.Entries, text.Bytes(st.Bytes), len(st.NotSessions), len(st.Pending), len(st.Warnings), len(st.Errors))
@@ -73,12 +72,12 @@ func (a *app) printStats(st *indexer.Stats) error {
 // before it already ran.
 func (a *app) watch(cmd *cobra.Command, eng *engine.Engine) error {
 	var werr error
-	err := eng.Watch(cmd.Context(), engine.WatchOptions{Text: true, OnRefresh: func(st *indexer.Stats, err error) {
+	err := eng.Watch(cmd.Context(), engine.WatchOptions{Text: true, OnRefresh: func(st *pidex.IndexStats, err error) {
 		if err != nil {
 			fmt.Fprintln(a.stderr, "pidex: refresh:", err)
 			return
 		}
-		if !(engine.Event{Stats: st}).Changed() && len(st.Warnings)+len(st.Errors) == 0 {
+		if !st.Changed() && len(st.Warnings)+len(st.Errors) == 0 {
 			return
 		}
 		a.report(st, true)
@@ -100,9 +99,9 @@ func (a *app) watch(cmd *cobra.Command, eng *engine.Engine) error {
 
 // index refreshes the catalog, or rebuilds it with full. A catalog that
 // does not even open is replaced whole by --full (it serves no one).
-func (a *app) index(ctx context.Context, full bool) (eng *engine.Engine, st *indexer.Stats, err error) {
+func (a *app) index(ctx context.Context, full bool) (eng *engine.Engine, st *pidex.IndexStats, err error) {
 	eng, err = a.engine(ctx)
-	if err != nil && (!full || errors.Is(err, catalog.ErrReadOnly)) {
+	if err != nil && (!full || errors.Is(err, pidex.ErrReadOnly)) {
 		return nil, nil, err // a read-only catalog cannot be replaced either
 	}
 	err = a.refreshing(func() (err error) {

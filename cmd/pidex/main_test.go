@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -79,7 +79,7 @@ func TestInterruptedIndex(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errb bytes.Buffer
 	a := newApp(&out, &errb)
-	a.progress = &indexer.Progress{}
+	a.progress = &pidex.Progress{}
 	go func() { // cancel as soon as the refresh has started reading
 		for a.progress.BytesDone.Load() == 0 && ctx.Err() == nil {
 			time.Sleep(50 * time.Microsecond)

@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/engine"
-	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/httpguard"
 	"github.com/pidex-dev/pidex/mcp"
 )
@@ -112,7 +112,7 @@ query_sql cannot change the catalog.`,
 						a.report(st, false)
 					}
 					markReady()
-					err := eng.Watch(gctx, engine.WatchOptions{Text: true, OnRefresh: func(st *indexer.Stats, err error) {
+					err := eng.Watch(gctx, engine.WatchOptions{Text: true, OnRefresh: func(st *pidex.IndexStats, err error) {
 						if err != nil {
 							fmt.Fprintln(a.stderr, "pidex: refresh:", err)
 						} else if len(st.Warnings)+len(st.Errors) > 0 {

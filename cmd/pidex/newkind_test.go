@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/internal/js"
 	"github.com/pidex-dev/pidex/pi"

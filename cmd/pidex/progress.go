@@ -3,9 +3,8 @@ package main
 import (
 	"time"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/schollz/progressbar/v3"
-
-	"github.com/pidex-dev/pidex/indexer"
 )
 
 // drawing runs run while drawing the engine's progress counters on stderr.
@@ -21,7 +20,7 @@ func (a *app) drawing(run func() error) error {
 	return run()
 }
 
-func (a *app) drawProgress(p *indexer.Progress) (stop func()) {
+func (a *app) drawProgress(p *pidex.Progress) (stop func()) {
 	if a.quiet || a.json || !a.io.ErrTTY {
 		return func() {}
 	}

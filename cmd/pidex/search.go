@@ -9,7 +9,6 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/engine"
-	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/render"
 	"github.com/pidex-dev/pidex/internal/view"
 	"github.com/pidex-dev/pidex/pi"
@@ -106,11 +105,11 @@ func (a *app) searchRefresh(ctx context.Context, session string) (*engine.Engine
 		return nil, err
 	}
 	if a.refreshes(eng) {
-		var st *indexer.TextStats
+		var st *pidex.TextStats
 		if err := a.drawing(func() (err error) { st, err = eng.RefreshText(ctx); return err }); err != nil {
 			return nil, err
 		}
-		a.report(&indexer.Stats{Text: st}, false)
+		a.report(&pidex.IndexStats{Text: st}, false)
 	}
 	indexed, total, err := eng.TextCoverage(ctx)
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/engine"
-	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/httpguard"
 	"github.com/pidex-dev/pidex/web"
 )
@@ -87,7 +87,7 @@ The URL is printed on stdout when the server is ready; logs go to stderr.`,
 			g, gctx := errgroup.WithContext(ctx)
 			g.Go(func() error { return srv.Serve(gctx, ln) })
 			g.Go(func() error {
-				return eng.Watch(gctx, engine.WatchOptions{Text: true, OnRefresh: func(st *indexer.Stats, err error) {
+				return eng.Watch(gctx, engine.WatchOptions{Text: true, OnRefresh: func(st *pidex.IndexStats, err error) {
 					if err != nil {
 						fmt.Fprintln(a.stderr, "pidex: refresh:", err)
 					} else if len(st.Warnings)+len(st.Errors) > 0 {

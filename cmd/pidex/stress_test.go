@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 )
 

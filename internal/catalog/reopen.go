@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/pidex-dev/pidex"
 	"modernc.org/sqlite"
 )
 
@@ -114,7 +115,7 @@ func prepareFile(ctx context.Context, path string) error {
 		return err
 	}
 	if !writable(path) {
-		return fmt.Errorf("catalog %s was replaced by one that is %w: pidex cannot write it (restart the command to read it as it is)", path, ErrReadOnly)
+		return fmt.Errorf("catalog %s was replaced by one that is %w: pidex cannot write it (restart the command to read it as it is)", path, pidex.ErrReadOnly)
 	}
 	db, err := sqlx.Open("sqlite", dsn(path))
 	if err != nil {

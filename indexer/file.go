@@ -1,4 +1,4 @@
-package schema
+package indexer
 
 // FileKind is what the catalog knows a discovered .jsonl file to be.
 type FileKind string

@@ -24,6 +24,7 @@ import (
 	"modernc.org/sqlite" // registers the "sqlite" driver
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/migrations"
 )
 
@@ -31,7 +32,7 @@ import (
 type DB struct {
 	*sqlx.DB
 	Path string
-	// ReadOnly: this process cannot write the catalog (ErrReadOnly); it
+	// ReadOnly: this process cannot write the catalog (pidex.ErrReadOnly); it
 	// was opened to be read as it is.
 	ReadOnly bool
 
@@ -238,7 +239,7 @@ func Reset(ctx context.Context, path string) error {
 	case kind == KindNew:
 		return nil // emptied already
 	case kind != KindPidex:
-		return fmt.Errorf("reset catalog %s: %w, left alone", path, ErrNotCatalog)
+		return fmt.Errorf("reset catalog %s: %w, left alone", path, pidex.ErrNotCatalog)
 	}
 	db, err := sqlx.Open("sqlite", dsn(path))
 	if err != nil {
@@ -432,10 +433,6 @@ func columns(ctx context.Context, db *sqlx.DB) (string, error) {
 // database header's application_id field).
 const applicationID = 0x70696478
 
-// ErrNotCatalog: --db names a file that is neither empty nor a pidex
-// catalog. pidex refuses to add its tables to it or to replace it.
-var ErrNotCatalog = errors.New("not a pidex catalog")
-
 // refuseForeign refuses a file that is not pidex's: anything but a
 // regular file, a file that is not a SQLite database, or a SQLite database
 // whose tables are not pidex's. An absent or empty file, or an empty
@@ -447,9 +444,9 @@ func refuseForeign(path string) error {
 	}
 	switch kind {
 	case KindNotSQLite:
-		return fmt.Errorf("%s is %w (it is not a SQLite database): pidex will not change it; delete it or choose another --db", path, ErrNotCatalog)
+		return fmt.Errorf("%s is %w (it is not a SQLite database): pidex will not change it; delete it or choose another --db", path, pidex.ErrNotCatalog)
 	case KindForeign:
-		return fmt.Errorf("%s is %w (a SQLite database of something else): pidex will not change it; choose another --db", path, ErrNotCatalog)
+		return fmt.Errorf("%s is %w (a SQLite database of something else): pidex will not change it; choose another --db", path, pidex.ErrNotCatalog)
 	}
 	return nil
 }
@@ -467,7 +464,7 @@ const (
 
 // Inspect tells what the file at path is, without changing it. A path
 // that exists but is not a regular file (a device such as /dev/null, a
-// FIFO, a folder) is an error wrapping ErrNotCatalog, found before
+// FIFO, a folder) is an error wrapping pidex.ErrNotCatalog, found before
 // anything opens it: opening a FIFO blocks, and SQLite would create its
 // journal next to a device.
 func Inspect(path string) (FileKind, error) {
@@ -479,7 +476,7 @@ func Inspect(path string) (FileKind, error) {
 		return 0, fmt.Errorf("inspect catalog %s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return 0, fmt.Errorf("%s is %w: it is %s, not a regular file; pidex keeps its catalog in a regular file (choose another --db)", path, ErrNotCatalog, modeName(fi.Mode()))
+		return 0, fmt.Errorf("%s is %w: it is %s, not a regular file; pidex keeps its catalog in a regular file (choose another --db)", path, pidex.ErrNotCatalog, modeName(fi.Mode()))
 	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {

@@ -2,19 +2,14 @@ package catalog
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/pidex-dev/pidex"
 )
-
-// ErrReadOnly: this process cannot write the catalog (its file, its
-// folder or its mount is read-only for it). It can be read as it is; it
-// cannot be refreshed, rebuilt or migrated.
-var ErrReadOnly = errors.New("read-only")
 
 // writable reports whether Open can write the catalog at path: the file
 // and its folder (where SQLite makes the -wal and -shm files) both.
@@ -27,7 +22,7 @@ func writable(path string) bool {
 // SQLite could not make the -shm file that reading a WAL database needs
 // (a folder this process cannot write, without one). immutable=1 ignores
 // the -wal file, so a catalog with a non-empty one there is refused
-// (ErrReadOnly); pidex leaves none when it closes a catalog.
+// (pidex.ErrReadOnly); pidex leaves none when it closes a catalog.
 func ReadOnlyURI(path string, pragmas ...string) (string, error) {
 	q := url.Values{}
 	q.Set("mode", "ro")
@@ -36,7 +31,7 @@ func ReadOnlyURI(path string, pragmas ...string) (string, error) {
 	}
 	if _, err := os.Stat(path + "-shm"); err != nil && !canWrite(filepath.Dir(path)) {
 		if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
-			return "", fmt.Errorf("catalog %s is %w, and its -wal file cannot be read without a -shm file, which its folder does not let pidex make", path, ErrReadOnly)
+			return "", fmt.Errorf("catalog %s is %w, and its -wal file cannot be read without a -shm file, which its folder does not let pidex make", path, pidex.ErrReadOnly)
 		}
 		q.Set("immutable", "1")
 	}
@@ -72,10 +67,10 @@ func current(ctx context.Context, db *sqlx.DB, path string) error {
 	}
 	pending, err := p.HasPending(ctx)
 	if err != nil {
-		return fmt.Errorf("catalog %s is %w and its schema cannot be read: %w", path, ErrReadOnly, err)
+		return fmt.Errorf("catalog %s is %w and its schema cannot be read: %w", path, pidex.ErrReadOnly, err)
 	}
 	if pending {
-		return fmt.Errorf("catalog %s is %w and from an older pidex: migrating it needs writing it (make it writable, or choose another --db)", path, ErrReadOnly)
+		return fmt.Errorf("catalog %s is %w and from an older pidex: migrating it needs writing it (make it writable, or choose another --db)", path, pidex.ErrReadOnly)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/pidex-dev/pidex"
 )
 
 func TestOpenMigratesAndUsesWAL(t *testing.T) {
@@ -251,7 +252,7 @@ func TestCatalogPathMustBeARegularFile(t *testing.T) {
 		}()
 		select {
 		case err := <-done:
-			if !errors.Is(err, ErrNotCatalog) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), what) {
+			if !errors.Is(err, pidex.ErrNotCatalog) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), what) {
 				t.Errorf("Open(%s): %v, want a refusal naming the path and saying it is a %s", filepath.Base(path), err, what)
 			}
 		case <-time.After(30 * time.Second):
@@ -281,11 +282,11 @@ func TestHeaderIDAloneIsNotACatalog(t *testing.T) {
 	if kind, err := Inspect(path); err != nil || kind != KindForeign {
 		t.Errorf("Inspect: %v, %v; want KindForeign", kind, err)
 	}
-	if c, err := Open(context.Background(), path); !errors.Is(err, ErrNotCatalog) {
+	if c, err := Open(context.Background(), path); !errors.Is(err, pidex.ErrNotCatalog) {
 		if err == nil {
 			c.Close()
 		}
-		t.Errorf("Open: %v, want ErrNotCatalog", err)
+		t.Errorf("Open: %v, want pidex.ErrNotCatalog", err)
 	}
 	if err := Reset(context.Background(), path); err == nil {
 		t.Error("Reset emptied it")
