@@ -11,6 +11,7 @@ import (
 
 	"modernc.org/sqlite"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
 )
@@ -51,9 +52,6 @@ func init() {
 // file (loaded by OpenSQL), for the changed-file check.
 var stamps sync.Map // path → [2]int64{size, mtime_ns}
 
-// ErrFileChanged: a session file differs from what the catalog indexed.
-var ErrFileChanged = errors.New("session file changed since it was indexed (refresh the catalog: pidex index)")
-
 func entryLine(args []driver.Value) ([]byte, error) {
 	if len(args) < 2 || len(args) > 3 {
 		return nil, errors.New("entry_json/entry_text take (path, offset [, length])")
@@ -83,13 +81,13 @@ func entryLine(args []driver.Value) ([]byte, error) {
 			return nil, fmt.Errorf("read entry: %w", err)
 		}
 		if s := st.([2]int64); fi.Size() != s[0] || fi.ModTime().UnixNano() != s[1] {
-			return nil, fmt.Errorf("%s: %w", path, ErrFileChanged)
+			return nil, fmt.Errorf("%s: %w", path, pidex.ErrFileChanged)
 		}
 	}
 	if off > 0 {
 		var prev [1]byte
 		if _, err := f.ReadAt(prev[:], off-1); err != nil || prev[0] != '\n' {
-			return nil, fmt.Errorf("%s: offset %d is not a line start: %w", path, off, ErrFileChanged)
+			return nil, fmt.Errorf("%s: offset %d is not a line start: %w", path, off, pidex.ErrFileChanged)
 		}
 	}
 	line, err := readLine(f, off)
@@ -97,10 +95,10 @@ func entryLine(args []driver.Value) ([]byte, error) {
 		return nil, fmt.Errorf("read entry: %w", err)
 	}
 	if length >= 0 && int64(len(line)) != length {
-		return nil, fmt.Errorf("%s: the line at offset %d is %d bytes, the catalog says %d: %w", path, off, len(line), length, ErrFileChanged)
+		return nil, fmt.Errorf("%s: the line at offset %d is %d bytes, the catalog says %d: %w", path, off, len(line), length, pidex.ErrFileChanged)
 	}
 	if l, _ := schema.DecodeLine(line); l == nil {
-		return nil, fmt.Errorf("%s: the line at offset %d is not a JSON object: %w", path, off, ErrFileChanged)
+		return nil, fmt.Errorf("%s: the line at offset %d is not a JSON object: %w", path, off, pidex.ErrFileChanged)
 	}
 	return line, nil
 }
