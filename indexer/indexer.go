@@ -398,7 +398,10 @@ func (ix *Indexer) addError(st *pidex.IndexStats, path string, err error) {
 //	2: usage keeps cacheWrite1h and reasoning; entry meaning from package pi
 //	3: entries.ts_ms; the full-text index (text_index, files.text_offset)
 //	4: tool_calls
-const Derivation = 5
+//	5: the cost report's derived columns and rollup
+//	6: tool-call arguments searched as decoded strings; sources (pi, omp,
+//	   openclaw) and oh-my-pi's format (title slot, kinds, usage)
+const Derivation = 6
 
 // reserveIDs gives new files their catalog ids in the order of their
 // names before they are read (in parallel, biggest first): pi names a

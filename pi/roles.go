@@ -275,10 +275,25 @@ func ContentText(c schema.Content) string {
 		case schema.BlockThinking:
 			parts = append(parts, b.Thinking)
 		case schema.BlockToolCall:
-			parts = append(parts, joinText(b.Name, js.Compact(b.Arguments)))
+			parts = append(parts, joinText(b.Name, ArgumentsText(b.Arguments)))
 		}
 	}
 	return joinText(parts...)
+}
+
+// ArgumentsText is the searchable text of a tool call's arguments: their
+// names and values, strings decoded. The compacted JSON kept its escapes,
+// so a word after a newline or tab in a command ("ps aux\ndocker ps") was
+// indexed glued to the escape's letter ("ndocker") and never found.
+func ArgumentsText(args json.RawMessage) string {
+	var b strings.Builder
+	js.Scalars(args, func(s string) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(s)
+	})
+	return b.String()
 }
 
 // toolCalls lists the toolCall blocks of message content. It splits the
