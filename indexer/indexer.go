@@ -261,7 +261,8 @@ type storedFile struct {
 func loadFile(ctx context.Context, db *sqlx.DB, path string) (storedFile, error) {
 	var f storedFile
 	err := db.GetContext(ctx, &f, `SELECT id, path, root, kind, dev, ino, size, mtime_ns, offset, head_hash, tail_hash,
-		open_tail, lines, seq, version, last_id, warnings, text_offset, generation, content_crc FROM files WHERE path = ?`, path)
+		open_tail, lines, seq, version, last_id, warnings, text_offset, generation, content_crc, slot_len, slot_hash
+		FROM files WHERE path = ?`, path)
 	if err != nil {
 		return f, fmt.Errorf("load file %s: %w", path, err)
 	}

@@ -153,7 +153,9 @@ func keyCols(f pidex.CostFilter) (cols, group string) {
 	groups := []string{}
 	col := func(need bool, expr, name string) {
 		if need {
-			sel, groups = append(sel, expr+" AS "+name), append(groups, name)
+			// Grouped by the expression: a name may also be a column of a
+			// joined table (sessions.source).
+			sel, groups = append(sel, expr+" AS "+name), append(groups, expr)
 		} else {
 			sel = append(sel, "'' AS "+name)
 		}
