@@ -223,7 +223,7 @@ func (p *parser) fingerprint() error {
 		if err != nil {
 			return err
 		}
-		tail, err := hashRange(p.f, max(0, p.storedOffset-hashSpan), p.storedOffset)
+		tail, err := hashRange(p.f, max(hs, p.storedOffset-hashSpan), p.storedOffset)
 		if err != nil {
 			return err
 		}
@@ -237,7 +237,7 @@ func (p *parser) fingerprint() error {
 	if err != nil {
 		return err
 	}
-	tail, err := p.window(max(0, p.file.Offset-hashSpan), p.file.Offset)
+	tail, err := p.window(max(hs, p.file.Offset-hashSpan), p.file.Offset)
 	if err != nil {
 		return err
 	}

@@ -131,7 +131,7 @@ func (ix *Indexer) planChanged(ctx context.Context, c candidate, sf storedFile) 
 	if err != nil {
 		return job{}, err
 	}
-	tail, err := hashRange(fh, max(0, f.Offset-hashSpan), f.Offset)
+	tail, err := hashRange(fh, max(hs, f.Offset-hashSpan), f.Offset)
 	if err != nil {
 		return job{}, err
 	}
