@@ -229,7 +229,7 @@ func (ix *Indexer) readText(ctx context.Context, j textJob, out chan<- *textBatc
 		}
 		b.bytes += e.length
 		if l, _ := decodeLine(line); l != nil {
-			if text := pi.Text(l); text != "" {
+			if text := pi.SearchText(j.path, l); text != "" {
 				b.rows = append(b.rows, textRow{rowid: j.fileID<<40 | e.offset, text: fts.Prepare(text)})
 			}
 		}

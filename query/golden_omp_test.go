@@ -16,6 +16,7 @@ import (
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/query"
 )
 
@@ -444,5 +445,46 @@ func TestOmpGoldenUsage(t *testing.T) {
 	sort.Strings(wantModels)
 	if strings.Join(gotModels, " ") != strings.Join(wantModels, " ") {
 		t.Errorf("models %v, omp stats %v", gotModels, wantModels)
+	}
+}
+
+// A tool output omp spilled to an artifact (the transcript keeps its head
+// and tail and says "Read artifact://0 for full output") is found by a
+// word of the part only the artifact holds, in the entry that points to
+// it, with a snippet of it; titles are found by their title_change.
+func TestOmpSearchArtifactsAndTitles(t *testing.T) {
+	db, _ := ompCorpus(t)
+	ix := &indexer.Indexer{DB: db, Roots: []string{"omp:" + filepath.Join(ompDir, "agent", "sessions")}}
+	if _, err := ix.IndexText(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query    string
+		entries  []string // entry ids, sorted
+		snippets string   // in every snippet
+	}{
+		{"511ms", []string{"decdf984", "decdf984"}, "511ms"}, // O1's read result and its fork O5's copy
+		{`"RequestTimeout after 5000ms"`, []string{"decdf984", "decdf984"}, "RequestTimeout after 5000ms"},
+		{"Zeitzonen-Umrechnung", []string{"cc69904a"}, "Zeitzonen"},
+	} {
+		n, err := fts.Parse(c.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits, err := query.New(db, nil).Search(context.Background(), n, pidex.SearchFilter{Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, h := range hits {
+			ids = append(ids, h.EntryID)
+			if !strings.Contains(h.Snippet, c.snippets) {
+				t.Errorf("%s: snippet %q", c.query, h.Snippet)
+			}
+		}
+		sort.Strings(ids)
+		if strings.Join(ids, " ") != strings.Join(c.entries, " ") {
+			t.Errorf("%s: hits %v, want %v", c.query, ids, c.entries)
+		}
 	}
 }

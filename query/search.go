@@ -208,7 +208,7 @@ func snippets(hits []pidex.Hit, lengths []int64, terms []fts.Term) {
 		if l == nil {
 			continue
 		}
-		h.Segments = fts.Snippet(pi.Text(l), terms, 160)
+		h.Segments = fts.Snippet(pi.SearchText(h.Path, l), terms, 160)
 		h.Snippet, h.Highlights = flatten(h.Segments)
 	}
 }
