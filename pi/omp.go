@@ -144,8 +144,11 @@ func ArtifactText(path string, line []byte) string {
 const maxArtifact = 4 << 20
 
 // SearchText is an entry's searchable text (Text) and, for the entries
-// that refer to artifacts of the session (omp), the artifacts' text:
-// what search indexes and its snippets show.
-func SearchText(path string, l *schema.Line) string {
+// of an omp session (artifacts true) that refer to its artifacts, the
+// artifacts' text: what search indexes and its snippets show.
+func SearchText(path string, l *schema.Line, artifacts bool) string {
+	if !artifacts {
+		return Text(l)
+	}
 	return joinText(Text(l), ArtifactText(path, l.Raw))
 }

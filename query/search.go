@@ -208,7 +208,7 @@ func snippets(hits []pidex.Hit, lengths []int64, terms []fts.Term) {
 		if l == nil {
 			continue
 		}
-		h.Segments = fts.Snippet(pi.SearchText(h.Path, l), terms, 160)
+		h.Segments = fts.Snippet(pi.SearchText(h.Path, l, true), terms, 160) // only omp's lines name artifacts
 		h.Snippet, h.Highlights = flatten(h.Segments)
 	}
 }
