@@ -34,7 +34,12 @@ func BuildOmpContext(path []Entry, blob func(hash string) ([]byte, bool)) (*Sess
 	for i, e := range path {
 		raw := bytes.TrimSpace(e.Raw)
 		if resolved, changed := resolveBlobs(raw, blob); changed {
+			// As omp holds it after open(): the reading views show the
+			// image, show --json has its data.
 			raw = resolved
+			if d, _ := schema.DecodeLine(raw); d != nil {
+				e.Decoded = d
+			}
 		}
 		o, ok := js.ParseObject(raw)
 		if !ok {
