@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -43,10 +44,10 @@ type Options struct {
 // Engine is an open catalog over a set of session roots. Its methods are
 // safe for concurrent use.
 type Engine struct {
-	db     *catalog.DB
-	reader *query.Reader
-	opts   Options
-	roots  []string // absolute
+	db      *catalog.DB // the local catalog (nil for a team catalog)
+	backend Backend     // what reads answer from
+	opts    Options
+	roots   []string // absolute
 
 	previews previewCache
 	contexts contextCache
@@ -79,7 +80,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w\n(the catalog is only a cache: 'pidex index --full' rebuilds it, or delete %s)", err, opts.DBPath)
 	}
-	e := &Engine{db: db, reader: query.New(db, roots), opts: opts, roots: roots, extra: map[string]bool{}, subs: map[chan Event]struct{}{}}
+	e := &Engine{db: db, backend: query.New(db, roots), opts: opts, roots: roots, extra: map[string]bool{}, subs: map[chan Event]struct{}{}}
 	if err := e.checkDerivation(ctx); err != nil {
 		if e.db != nil { // checkDerivation may have reopened it
 			e.db.Close()
@@ -142,7 +143,7 @@ func reopenEmpty(ctx context.Context, opts Options, detail string) (*catalog.DB,
 // setDB makes db the engine's catalog, for the writers and the readers.
 func (e *Engine) setDB(db *catalog.DB) {
 	e.db = db
-	e.reader = query.New(db, e.roots)
+	e.backend = query.New(db, e.roots)
 }
 
 func (e *Engine) notify(msg string) {
@@ -223,10 +224,32 @@ func (e *Engine) Include(arg string) {
 
 // Resolve finds the session a reference names: a file path, a full
 // session id, a unique id prefix or a unique session name (see
-// query.Reader.Resolve).
+// Backend.Resolve).
 func (e *Engine) Resolve(ctx context.Context, arg string) (pidex.SessionRef, error) {
-	return e.reader.Resolve(ctx, arg)
+	return e.backend.Resolve(ctx, arg, "")
 }
+
+// ResolveOn is Resolve among one machine's sessions ("": any machine's):
+// a team catalog may hold the same session on two machines.
+func (e *Engine) ResolveOn(ctx context.Context, arg, machine string) (pidex.SessionRef, error) {
+	if err := e.machines(machine, nil); err != nil {
+		return pidex.SessionRef{}, err
+	}
+	return e.backend.Resolve(ctx, arg, machine)
+}
+
+// machines refuses a machine filter or key on a catalog without
+// machines.
+func (e *Engine) machines(machine string, by []string) error {
+	if (machine != "" || slices.Contains(by, "machine")) && !e.backend.Machines() {
+		return query.ErrNoMachines
+	}
+	return nil
+}
+
+// Team reports whether the engine reads a team catalog (several
+// machines' sessions, pushed by pidex push), which it never refreshes.
+func (e *Engine) Team() bool { return e.backend.Machines() }
 
 // outsideRoot returns the folder of a session file named by path when it
 // lies outside every root, else "".

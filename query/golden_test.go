@@ -142,7 +142,7 @@ func absPath(t testing.TB, rel string) string {
 // sessionRef finds a golden's file among the catalog's sessions.
 func sessionRef(t *testing.T, db *catalog.DB, g golden) (pidex.SessionRef, bool) {
 	t.Helper()
-	ref, err := query.New(db, nil).Resolve(context.Background(), absPath(t, g.File))
+	ref, err := query.New(db, nil).Resolve(context.Background(), absPath(t, g.File), "")
 	if err != nil {
 		return pidex.SessionRef{}, false
 	}
