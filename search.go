@@ -110,7 +110,7 @@ type Hit struct {
 	// Highlights are the matched parts of Snippet, as [from, to) character
 	// offsets (JavaScript string indexes count UTF-16 units: use Array.from).
 	Highlights [][2]int `json:"highlights"`
-	Score      float64  `json:"score"` // bm25: lower is better
+	Score      float64  `json:"score"`             // bm25: lower is better
 	Machine    string   `json:"machine,omitempty"` // a team catalog's machine
 
 	Segments     []Segment `json:"-"` // Snippet in pieces, for highlighting

@@ -7,9 +7,9 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
+	"github.com/pidex-dev/pidex/internal/readside"
 	"github.com/pidex-dev/pidex/internal/view"
 	"github.com/pidex-dev/pidex/pi"
-	"github.com/pidex-dev/pidex/internal/readside"
 )
 
 // The read side. Each method answers from the catalog as it is: a face

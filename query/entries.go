@@ -60,4 +60,3 @@ type files struct{}
 func (files) Lines(_ context.Context, ref pidex.SessionRef, rows []pidex.Entry, maxLine int64, maxString int) ([]pi.Entry, error) {
 	return ReadEntries(ref.Path, rows, maxLine, maxString)
 }
-
