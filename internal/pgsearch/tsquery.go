@@ -1,4 +1,12 @@
-package main
+// Package pgsearch is pidex's search language over PostgreSQL: an
+// entry's tokens (fts.Tokens, FTS5's own) written as tsvector rows within
+// PostgreSQL's limits, a parsed query (fts.Parse) written as a tsquery
+// and, for entries split into windows, as set operations on their keys,
+// the reference matcher the rare undecidable hit is confirmed with, and
+// bm25 exactly as FTS5 computes it. PostgreSQL never parses the text: no
+// parser, dictionary or locale of the server's plays a part, so a team
+// catalog finds what a local one finds (docs/postgres.md, Search).
+package pgsearch
 
 import (
 	"strconv"
@@ -20,13 +28,17 @@ const (
 // Windows: an entry over PostgreSQL's limits is indexed as overlapping
 // windows of its tokens, each a row with its own positions.
 const (
-	window  = 4096   // tokens of a window at most
-	overlap = 64     // tokens shared by consecutive windows: a phrase of up to 64 tokens lies whole in one
+	window  = 4096 // tokens of a window at most
+	overlap = Overlap
 	winRoom = 900000 // bytes of a window's lexemes and positions at most
 	// minWindow is the narrowest window: it cannot hold a word more than
 	// maxPosPerLx times.
 	minWindow = maxPosPerLx
 )
+
+// Overlap is how many tokens consecutive windows share: a phrase of up to
+// Overlap tokens lies whole in one.
+const Overlap = 64
 
 // Row is one search row of an entry: a tsvector literal, Exact when it has
 // every position of its tokens (else its distinct lexemes only).
@@ -167,6 +179,9 @@ func writeLexeme(b *strings.Builder, t string) {
 	b.WriteByte('\'')
 }
 
+// Lexeme is a token as a tsvector row holds it (see lexeme).
+func Lexeme(t string) string { return lexeme(t) }
+
 // never is a lexeme no token can be (tokens hold only letters, numbers and
 // marks): a term without tokens matches nothing.
 const never = "'!'"
@@ -189,54 +204,64 @@ type Query struct {
 	// Long: a phrase is longer than the windows' overlap: a hit of an
 	// entry split into windows is confirmed.
 	Long bool
-	// Windows is the query over the windowed entries, as set operations
-	// on their ids: a term is the entries with a window holding it (a lossy
-	// window answers the relaxed form), AND is INTERSECT, exclusion EXCEPT,
-	// OR UNION. Each term is one GIN lookup, and only its own candidate
-	// windows are read again for positions. Args are its arguments,
-	// numbered from $2.
+	// Windows is the query over the windowed entries of table, as set
+	// operations on their keys (columns key): a term is the entries with a
+	// window holding it (a lossy window answers the relaxed form), AND is
+	// INTERSECT, exclusion EXCEPT, OR UNION. Each term is one GIN lookup,
+	// and only its own candidate windows are read again for positions.
+	// Args are its arguments, numbered from $first (see ToQuery).
 	Windows string
 	Args    []any
 }
 
 // ToQuery translates a parsed query into a tsquery: a term is the
 // phrase of its tokens ('parse' <-> 'header'), a prefix term's last token
-// is a prefix (:*), AND is &, OR is |, exclusion is & !( … ).
-func ToQuery(n fts.Node) Query {
+// is a prefix (:*), AND is &, OR is |, exclusion is & !( … ). Windows is
+// written over table's rows keyed by key (one or more columns), its
+// arguments numbered from $first.
+func ToQuery(n fts.Node, table, key string, first int) Query {
 	var q Query
 	q.TSQuery = q.write(n, false, false)
 	q.Relaxed = q.write(n, false, true)
-	q.Windows = q.sets(n, false)
+	s := sets{q: &q, table: table, key: key, first: first}
+	q.Windows = s.write(n, false)
 	return q
 }
 
-// sets writes the query over the windowed entries (see Windows).
-func (q *Query) sets(n fts.Node, neg bool) string {
+type sets struct {
+	q          *Query
+	table, key string
+	first      int
+}
+
+// write writes the query over the windowed entries (see Windows).
+func (s sets) write(n fts.Node, neg bool) string {
+	q := s.q
 	switch n := n.(type) {
 	case fts.Term:
-		if len(termTokens(n)) > overlap {
+		if len(fts.TermTokens(n)) > overlap {
 			q.Long = true
 		}
 		q.Args = append(q.Args, q.write(n, neg, false), q.write(n, neg, true))
-		e, r := "$"+strconv.Itoa(1+len(q.Args)-1), "$"+strconv.Itoa(1+len(q.Args))
-		return "SELECT DISTINCT id FROM ts WHERE win AND ((exact AND tsv @@ " + e + "::tsquery) OR (NOT exact AND tsv @@ " + r + "::tsquery))"
+		e, r := "$"+strconv.Itoa(s.first+len(q.Args)-2), "$"+strconv.Itoa(s.first+len(q.Args)-1)
+		return "SELECT DISTINCT " + s.key + " FROM " + s.table + " WHERE win AND ((exact AND tsv @@ " + e + "::tsquery) OR (NOT exact AND tsv @@ " + r + "::tsquery))"
 	case fts.And:
 		var pos, negs []string
 		for _, c := range n.Pos {
-			pos = append(pos, "("+q.sets(c, neg)+")")
+			pos = append(pos, "("+s.write(c, neg)+")")
 		}
 		for _, c := range n.Neg {
-			negs = append(negs, "("+q.sets(c, !neg)+")")
+			negs = append(negs, "("+s.write(c, !neg)+")")
 		}
 		out := strings.Join(pos, " INTERSECT ")
 		if len(negs) > 0 {
-			out = "SELECT id FROM (" + out + ") p EXCEPT (" + strings.Join(negs, " UNION ") + ")"
+			out = "SELECT " + s.key + " FROM (" + out + ") p EXCEPT (" + strings.Join(negs, " UNION ") + ")"
 		}
 		return out
 	case fts.Or:
 		parts := make([]string, len(n))
 		for i, c := range n {
-			parts[i] = "(" + q.sets(c, neg) + ")"
+			parts[i] = "(" + s.write(c, neg) + ")"
 		}
 		return strings.Join(parts, " UNION ")
 	}
@@ -246,7 +271,7 @@ func (q *Query) sets(n fts.Node, neg bool) string {
 func (q *Query) write(n fts.Node, neg, relaxed bool) string {
 	switch n := n.(type) {
 	case fts.Term:
-		toks := termTokens(n)
+		toks := fts.TermTokens(n)
 		if len(toks) == 0 {
 			return never
 		}
@@ -301,7 +326,7 @@ func (q *Query) write(n fts.Node, neg, relaxed bool) string {
 func Eval(n fts.Node, toks []string) bool {
 	switch n := n.(type) {
 	case fts.Term:
-		return hasPhrase(toks, termTokens(n), n.Prefix)
+		return hasPhrase(toks, fts.TermTokens(n), n.Prefix)
 	case fts.And:
 		for _, c := range n.Pos {
 			if !Eval(c, toks) {
