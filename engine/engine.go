@@ -24,6 +24,7 @@ import (
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/catalog"
 	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/pgstore"
 	"github.com/pidex-dev/pidex/query"
 )
 
@@ -31,6 +32,10 @@ import (
 type Options struct {
 	// DBPath is the catalog file (see catalog.DefaultPath).
 	DBPath string
+	// Catalog, a postgres:// URL, reads a team catalog instead (see
+	// package pgstore): every machine's sessions, pushed by pidex push. The
+	// engine then refreshes nothing, and DBPath and Roots play no part.
+	Catalog string
 	// Roots are the session roots (see indexer.DefaultRoots).
 	Roots []string
 	// Notify receives one-line messages meant for the user, such as an
@@ -44,8 +49,9 @@ type Options struct {
 // Engine is an open catalog over a set of session roots. Its methods are
 // safe for concurrent use.
 type Engine struct {
-	db      *catalog.DB // the local catalog (nil for a team catalog)
-	backend Backend     // what reads answer from
+	db      *catalog.DB    // the local catalog (nil for a team catalog)
+	team    *pgstore.Store // the team catalog (nil for a local one)
+	backend Backend        // what reads answer from
 	opts    Options
 	roots   []string // absolute
 
@@ -62,6 +68,9 @@ type Engine struct {
 // the session files first, with a message through Notify: it is only a
 // cache.
 func Open(ctx context.Context, opts Options) (*Engine, error) {
+	if opts.Catalog != "" {
+		return openTeam(ctx, opts)
+	}
 	roots, err := indexer.AbsRoots(opts.Roots)
 	if err != nil {
 		return nil, err
@@ -153,16 +162,24 @@ func (e *Engine) notify(msg string) {
 }
 
 // Close closes the catalog.
-func (e *Engine) Close() error { return e.db.Close() }
+func (e *Engine) Close() error {
+	if e.team != nil {
+		return e.team.Close()
+	}
+	return e.db.Close()
+}
 
 // ReadOnly reports whether the catalog cannot be written by this process:
 // it can be read as it is, and Refresh, RefreshText, Rebuild and Watch
 // fail with catalog.ErrReadOnly.
-func (e *Engine) ReadOnly() bool { return e.db.ReadOnly }
+func (e *Engine) ReadOnly() bool { return e.team != nil || e.db.ReadOnly }
 
 // writable refuses work that writes a read-only catalog, before SQLite
 // would fail halfway with "attempt to write a readonly database".
 func (e *Engine) writable() error {
+	if e.team != nil {
+		return ErrTeamCatalog
+	}
 	if e.db.ReadOnly {
 		return fmt.Errorf("catalog %s is %w: pidex cannot write it (make the file and its folder writable, or choose another --db)", e.db.Path, catalog.ErrReadOnly)
 	}

@@ -7,16 +7,18 @@ import (
 	"github.com/pidex-dev/pidex/indexer"
 )
 
-// Event is one refresh done by Watch.
+// Event is one refresh done by Watch, or (a team catalog) a push seen.
 type Event struct {
 	Stats *indexer.Stats
 	Err   error
+	// Pushed: a push changed the team catalog.
+	Pushed bool
 }
 
-// Changed reports whether the refresh changed the catalog.
+// Changed reports whether the refresh (or push) changed the catalog.
 func (ev Event) Changed() bool {
 	st := ev.Stats
-	return st != nil && st.New+st.Appended+st.Rewritten+st.Removed > 0
+	return ev.Pushed || st != nil && st.New+st.Appended+st.Rewritten+st.Removed > 0
 }
 
 // Subscribe returns a channel that receives every refresh Watch makes,
@@ -56,8 +58,12 @@ type WatchOptions = indexer.WatchOptions
 // Watch keeps the catalog current until ctx ends: a refresh at once, then
 // after every change under the roots (events coalesced, with a maximum
 // wait) and periodically as a safety net. Every refresh goes to
-// OnRefresh and to the subscribers.
+// OnRefresh and to the subscribers. Over a team catalog it refreshes
+// nothing: it tells the subscribers of every push it sees.
 func (e *Engine) Watch(ctx context.Context, opts WatchOptions) error {
+	if e.team != nil {
+		return e.watchTeam(ctx, opts)
+	}
 	if err := e.writable(); err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}

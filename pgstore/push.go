@@ -1,0 +1,1169 @@
+package pgstore
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/catalog"
+	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/internal/fts"
+	"github.com/pidex-dev/pidex/internal/pgsearch"
+	"github.com/pidex-dev/pidex/internal/redact"
+	"github.com/pidex-dev/pidex/pi"
+)
+
+// FormatVersion is the version of how a push writes a file's rows, beside
+// the local catalog's derivation (indexer.Derivation): a file pushed by a
+// pidex with another is pushed again whole.
+const FormatVersion = 1
+
+// PushOptions say what a push mirrors.
+type PushOptions struct {
+	// Machine names this machine in the team catalog (default: the host
+	// name); its rows are its own, and a push touches no other machine's.
+	Machine string
+	// Roots are the session roots whose files are mirrored (absolute): the
+	// files `pidex list` would show. A file of the machine the team catalog
+	// holds that is not under them (or is filtered out) is removed there.
+	Roots []string
+	// Projects, if any, keep only the sessions whose working directory
+	// contains one of them (ignoring ASCII case, as --project does);
+	// Exclude leaves out those whose directory contains one of its.
+	Projects, Exclude []string
+	// Redact replaces the secrets found in the text (internal/redact) with
+	// a marker before anything leaves the machine.
+	Redact bool
+	// Progress, if set, counts the files and bytes of the push.
+	Progress *indexer.Progress
+	// Version names the pidex that pushed (push_state.pushed_by).
+	Version string
+}
+
+// PushStats say what a push did (`pidex push --json`).
+type PushStats struct {
+	Machine   string `json:"machine"`
+	Files     int    `json:"files"` // the machine's files in the team catalog after the push
+	New       int    `json:"new"`
+	Appended  int    `json:"appended"`
+	Rewritten int    `json:"rewritten"`
+	// Rederived: files whose usage flags or rollups alone were sent again
+	// (another file's change moved them: a fork), or whose local catalog
+	// was rebuilt with the same content.
+	Rederived int   `json:"rederived"`
+	Removed   int   `json:"removed"`
+	Unchanged int   `json:"unchanged"`
+	Excluded  int   `json:"excluded"` // sessions left out by the project filters
+	Entries   int64 `json:"entries"`  // entries sent
+	Bytes     int64 `json:"bytes"`    // bytes of lines sent
+	Redacted  int64 `json:"redacted"` // secrets replaced by the marker
+	// Skipped lists the files that changed on disk while they were read (a
+	// rewrite since the last refresh): the next push sends them.
+	Skipped []string `json:"skipped"`
+}
+
+// action is what a file needs.
+type action int
+
+const (
+	actNone     action = iota
+	actTouch           // the file row only (its stat moved, its rows did not)
+	actRederive        // the usage flags, rollups and session row
+	actAppend          // the entries after the pushed offset, and the above
+	actRewrite         // everything again
+	actNew             // everything
+	actRemove          // nothing: the file goes
+)
+
+// localFile is a file row of the local catalog.
+type localFile struct {
+	ID         int64   `db:"id"`
+	Path       string  `db:"path"`
+	Root       string  `db:"root"`
+	Kind       string  `db:"kind"`
+	Size       int64   `db:"size"`
+	MtimeNs    int64   `db:"mtime_ns"`
+	Offset     int64   `db:"offset"`
+	HeadHash   string  `db:"head_hash"`
+	TailHash   string  `db:"tail_hash"`
+	OpenTail   bool    `db:"open_tail"`
+	Lines      int64   `db:"lines"`
+	Seq        int64   `db:"seq"`
+	Version    int64   `db:"version"`
+	LastID     string  `db:"last_id"`
+	Warnings   int64   `db:"warnings"`
+	Generation int64   `db:"generation"`
+	DerivedSeq int64   `db:"derived_seq"`
+	Cwd        *string `db:"cwd"`
+}
+
+const localFileSQL = `SELECT f.id, f.path, f.root, f.kind, f.size, f.mtime_ns, f.offset, f.head_hash, f.tail_hash,
+	f.open_tail, f.lines, f.seq, f.version, f.last_id, f.warnings, f.generation, f.derived_seq, s.cwd
+	FROM files f LEFT JOIN sessions s ON s.file_id = f.id`
+
+// pushedFile is a file row of the team catalog, for the same machine.
+type pushedFile struct {
+	ID         int64
+	Path       string
+	Root       string
+	Kind       string
+	Size       int64
+	MtimeNs    int64
+	Offset     int64
+	HeadHash   string
+	TailHash   string
+	OpenTail   bool
+	Lines      int64
+	Seq        int64
+	Version    int64
+	LastID     string
+	Warnings   int64
+	Generation int64
+	DerivedSeq int64
+	Catalog    string
+	Format     string
+}
+
+// job is one file's work.
+type job struct {
+	act    action
+	local  localFile
+	pushed *pushedFile
+	id     int64 // the team catalog's file id
+}
+
+// decide says what a file needs: the local catalog's row against what
+// the last push of it left (docs/postgres.md, Pushes).
+func decide(l localFile, p *pushedFile, catalogID, format string) action {
+	switch {
+	case p == nil:
+		return actNew
+	case p.Format != format:
+		return actRewrite // pushed by another pidex, or with other options
+	case p.Catalog != catalogID:
+		// The local catalog was rebuilt since: its generations and ids start
+		// again, so only the content fingerprints tell whether the rows
+		// pushed are still the file's.
+		if l.Offset == p.Offset && l.HeadHash == p.HeadHash && l.TailHash == p.TailHash {
+			return actRederive
+		}
+		return actRewrite
+	case l.Generation != p.Generation || l.Offset < p.Offset:
+		return actRewrite
+	case l.Offset > p.Offset:
+		return actAppend
+	case l.DerivedSeq != p.DerivedSeq:
+		return actRederive
+	case l.Size != p.Size || l.MtimeNs != p.MtimeNs || l.Kind != p.Kind || l.Root != p.Root || l.Warnings != p.Warnings ||
+		l.OpenTail != p.OpenTail || l.Lines != p.Lines || l.Seq != p.Seq || l.Version != p.Version || l.LastID != p.LastID ||
+		l.HeadHash != p.HeadHash || l.TailHash != p.TailHash:
+		return actTouch
+	}
+	return actNone
+}
+
+// errConflict: a file's row in the team catalog is not what the push
+// planned from (another push of the same machine got there first).
+var errConflict = errors.New("the team catalog's row of the file moved meanwhile")
+
+// errChanged: a session file changed on disk since the local catalog
+// indexed it.
+var errChanged = errors.New("the file changed on disk since it was indexed")
+
+// pusher is one push.
+type pusher struct {
+	s         *Store
+	local     *sqlx.DB // the local catalog, read-only
+	o         PushOptions
+	pc        *pgx.Conn
+	machine   int64
+	catalogID string
+	format    string
+	st        *PushStats
+}
+
+// Push mirrors the local catalog's files under o.Roots into the team
+// catalog, as machine o.Machine: only what changed since the machine's
+// last push travels (new and appended files, rewrites, files whose usage
+// flags moved, removals), in transactions that each carry their files'
+// rows with their cursors, so that a crash or a dropped connection leaves
+// each either applied or not, and the next push goes on from there. The
+// local catalog should be refreshed first; its session files are read for
+// the entries' lines.
+func (s *Store) Push(ctx context.Context, local *catalog.DB, o PushOptions) (*PushStats, error) {
+	if err := checkMachine(o.Machine); err != nil {
+		return nil, err
+	}
+	catalogID, err := localCatalogID(ctx, local)
+	if err != nil {
+		return nil, err
+	}
+	uri, err := catalog.ReadOnlyURI(local.Path, "busy_timeout(10000)", "cache_size(-32000)")
+	if err != nil {
+		return nil, fmt.Errorf("read local catalog: %w", err)
+	}
+	ro, err := sqlx.Open("sqlite", uri)
+	if err != nil {
+		return nil, fmt.Errorf("read local catalog: %w", err)
+	}
+	defer ro.Close()
+	p := &pusher{s: s, local: ro, o: o, catalogID: catalogID, st: &PushStats{Machine: o.Machine, Skipped: []string{}},
+		format: fmt.Sprintf("derivation %d, push %d, redact %t", indexer.Derivation, FormatVersion, o.Redact)}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connect to team catalog %s: %w", s.url, err)
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		p.pc = dc.(*stdlib.Conn).Conn()
+		return p.run(ctx)
+	})
+	if err != nil {
+		return p.st, err
+	}
+	return p.st, nil
+}
+
+// checkMachine refuses a name that could not be told apart in a listing.
+func checkMachine(name string) error {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return pidex.Usagef("push: no machine name (--machine)")
+	case len(name) > 200 || !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return pidex.Usagef("push: machine name %q: want up to 200 printable characters", name)
+	}
+	return nil
+}
+
+// localCatalogID is the identity of the local catalog (meta catalog_id),
+// made when first asked. A rebuilt or recreated catalog has none (a
+// rebuild copies a new catalog's meta), so it gets a new one, which tells
+// the next push that the local cursors start again.
+func localCatalogID(ctx context.Context, local *catalog.DB) (string, error) {
+	var id string
+	err := local.GetContext(ctx, &id, `SELECT value FROM meta WHERE key = 'catalog_id'`)
+	if err == nil {
+		return id, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("read local catalog id: %w", err)
+	}
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("make local catalog id: %w", err)
+	}
+	if _, err := local.ExecContext(ctx, `INSERT OR IGNORE INTO meta (key, value) VALUES ('catalog_id', ?)`, hex.EncodeToString(b[:])); err != nil {
+		return "", fmt.Errorf("record local catalog id: %w", err)
+	}
+	if err := local.GetContext(ctx, &id, `SELECT value FROM meta WHERE key = 'catalog_id'`); err != nil {
+		return "", fmt.Errorf("read local catalog id: %w", err)
+	}
+	return id, nil
+}
+
+func (p *pusher) run(ctx context.Context) error {
+	if err := p.pc.QueryRow(ctx, `INSERT INTO machines (name) VALUES ($1) ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING id`,
+		p.o.Machine).Scan(&p.machine); err != nil {
+		return fmt.Errorf("register machine %q: %w", p.o.Machine, err)
+	}
+	if _, err := p.pc.Exec(ctx, `INSERT INTO push_state (machine_id) VALUES ($1) ON CONFLICT DO NOTHING`, p.machine); err != nil {
+		return fmt.Errorf("start push: %w", err)
+	}
+	// One push per machine at a time (a --watch and a manual push): the
+	// second waits. A session lock: a push that dies releases it with its
+	// connection.
+	if _, err := p.pc.Exec(ctx, `SELECT pg_advisory_lock($1::int, $2::int)`, lockID, p.machine); err != nil {
+		return fmt.Errorf("wait for this machine's other push: %w", err)
+	}
+	defer p.pc.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1::int, $2::int)`, lockID, p.machine)
+	if _, err := p.pc.Exec(ctx, `UPDATE push_state SET started_ms = $2, finished_ms = NULL WHERE machine_id = $1`,
+		p.machine, time.Now().UnixMilli()); err != nil {
+		return fmt.Errorf("start push: %w", err)
+	}
+	locals, excluded, err := p.localFiles(ctx)
+	if err != nil {
+		return err
+	}
+	pushed, err := p.pushedFiles(ctx)
+	if err != nil {
+		return err
+	}
+	p.st.Excluded = excluded
+	var jobs []job
+	var removed []*pushedFile
+	seen := map[string]bool{}
+	for _, l := range locals {
+		seen[l.Path] = true
+		pf := pushed[l.Path]
+		j := job{act: decide(l, pf, p.catalogID, p.format), local: l, pushed: pf}
+		if pf != nil {
+			j.id = pf.ID
+		}
+		jobs = append(jobs, j)
+	}
+	for path, pf := range pushed {
+		if !seen[path] {
+			removed = append(removed, pf)
+		}
+	}
+	sort.Slice(removed, func(a, b int) bool { return removed[a].Path < removed[b].Path })
+	if err := p.remove(ctx, removed); err != nil {
+		return err
+	}
+	if err := p.apply(ctx, jobs); err != nil {
+		return err
+	}
+	var files, bytes int64
+	if err := p.pc.QueryRow(ctx, `SELECT count(*), COALESCE(sum("offset"), 0) FROM files WHERE machine_id = $1`, p.machine).Scan(&files, &bytes); err != nil {
+		return fmt.Errorf("finish push: %w", err)
+	}
+	p.st.Files = int(files)
+	_, err = p.pc.Exec(ctx, `UPDATE push_state SET finished_ms = $2, catalog_id = $3, derivation = $4, options = $5, pushed_by = $6,
+		files = $7, bytes = $8 WHERE machine_id = $1`,
+		p.machine, time.Now().UnixMilli(), p.catalogID, indexer.Derivation, p.format, p.o.Version, files, bytes)
+	if err == nil {
+		_, err = p.pc.Exec(ctx, `UPDATE machines SET derivation = $2, text_version = $3 WHERE id = $1`, p.machine, indexer.Derivation, FormatVersion)
+	}
+	if err != nil {
+		return fmt.Errorf("finish push: %w", err)
+	}
+	return nil
+}
+
+// localFiles lists the local catalog's files under the roots that the
+// project filters keep, and how many sessions they left out.
+func (p *pusher) localFiles(ctx context.Context) ([]localFile, int, error) {
+	if len(p.o.Roots) == 0 {
+		return nil, 0, nil
+	}
+	q, args, err := sqlx.In(localFileSQL+` WHERE f.root IN (?) ORDER BY f.path`, p.o.Roots)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list local files: %w", err)
+	}
+	var all []localFile
+	if err := p.local.SelectContext(ctx, &all, q, args...); err != nil {
+		return nil, 0, fmt.Errorf("list local files: %w", err)
+	}
+	var out []localFile
+	excluded := 0
+	for _, l := range all {
+		if p.keep(l) {
+			out = append(out, l)
+		} else if l.Cwd != nil {
+			excluded++
+		}
+	}
+	return out, excluded, nil
+}
+
+// keep applies the project filters: a session by its working directory
+// (ASCII case ignored, as list's --project); a file that is not a session
+// has no project, and is kept only without --project.
+func (p *pusher) keep(l localFile) bool {
+	if l.Cwd == nil {
+		return len(p.o.Projects) == 0
+	}
+	cwd := asciiLower(*l.Cwd)
+	for _, x := range p.o.Exclude {
+		if strings.Contains(cwd, asciiLower(x)) {
+			return false
+		}
+	}
+	if len(p.o.Projects) == 0 {
+		return true
+	}
+	for _, x := range p.o.Projects {
+		if strings.Contains(cwd, asciiLower(x)) {
+			return true
+		}
+	}
+	return false
+}
+
+// asciiLower folds ASCII letters only, as SQLite's lower() does.
+func asciiLower(s string) string {
+	return strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
+}
+
+func (p *pusher) pushedFiles(ctx context.Context) (map[string]*pushedFile, error) {
+	rows, err := p.pc.Query(ctx, `SELECT id, path, root, kind, size, mtime_ns, "offset", head_hash, tail_hash, open_tail, lines,
+		seq, version, last_id, warnings, generation, derived_seq, catalog, format FROM files WHERE machine_id = $1`, p.machine)
+	if err != nil {
+		return nil, fmt.Errorf("list pushed files: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]*pushedFile{}
+	for rows.Next() {
+		var f pushedFile
+		if err := rows.Scan(&f.ID, &f.Path, &f.Root, &f.Kind, &f.Size, &f.MtimeNs, &f.Offset, &f.HeadHash, &f.TailHash, &f.OpenTail,
+			&f.Lines, &f.Seq, &f.Version, &f.LastID, &f.Warnings, &f.Generation, &f.DerivedSeq, &f.Catalog, &f.Format); err != nil {
+			return nil, fmt.Errorf("list pushed files: %w", err)
+		}
+		out[f.Path] = &f
+	}
+	return out, rows.Err()
+}
+
+// remove deletes files of the machine that are gone (or filtered out)
+// locally, in one transaction: the cascades remove every row of them.
+func (p *pusher) remove(ctx context.Context, files []*pushedFile) error {
+	if len(files) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(files))
+	for i, f := range files {
+		ids[i] = f.ID
+	}
+	return p.tx(ctx, func(tx pgx.Tx) error {
+		var touched []string
+		if err := collect(ctx, tx, &touched, `SELECT DISTINCT entry_id FROM usage WHERE file_id = ANY($1)`, ids); err != nil {
+			return fmt.Errorf("remove files: %w", err)
+		}
+		var n, toks int64
+		if err := tx.QueryRow(ctx, `SELECT count(*), COALESCE(sum(tokens), 0) FROM text_index WHERE file_id = ANY($1) AND part = 0`, ids).
+			Scan(&n, &toks); err != nil {
+			return fmt.Errorf("remove files: %w", err)
+		}
+		if _, err := p.lockCalls(ctx, tx); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM files WHERE machine_id = $1 AND id = ANY($2)`, p.machine, ids); err != nil {
+			return fmt.Errorf("remove files: %w", err)
+		}
+		if err := recomputeCalls(ctx, tx, touched); err != nil {
+			return err
+		}
+		if err := p.account(ctx, tx, -n, -toks); err != nil {
+			return err
+		}
+		p.st.Removed += len(files)
+		return nil
+	})
+}
+
+// tx runs fn in a transaction, again (up to a few times) when PostgreSQL
+// aborted it for a deadlock or a serialization failure, which another
+// machine's push at the same moment can cause.
+func (p *pusher) tx(ctx context.Context, fn func(pgx.Tx) error) error {
+	for attempt := 0; ; attempt++ {
+		err := pgx.BeginFunc(ctx, p.pc, fn)
+		if err == nil || attempt >= 4 || !isCode(err, deadlock, serialization) {
+			return err
+		}
+	}
+}
+
+func collect[T any](ctx context.Context, tx pgx.Tx, out *[]T, q string, args ...any) error {
+	rows, err := tx.Query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return err
+		}
+		*out = append(*out, v)
+	}
+	return rows.Err()
+}
+
+// lockCalls takes the lock under which pushes derive the cross-machine
+// flags (usage_xm), until the transaction ends. It is taken before a
+// transaction deletes any usage row: deleting one cascades to usage_xm,
+// which another machine's push may be rewriting.
+func (p *pusher) lockCalls(ctx context.Context, tx pgx.Tx) (struct{}, error) {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('pidex calls'))`); err != nil {
+		return struct{}{}, fmt.Errorf("lock calls: %w", err)
+	}
+	return struct{}{}, nil
+}
+
+// recomputeCalls derives again, over every machine, the flags of the
+// calls whose records carry one of the touched entry ids: a call held by
+// several machines counts once, under the record of the session created
+// first (then path, then machine name, then offset: the local rule with
+// the machine added), and is active when one of its records is on its
+// file's path. Only the rows whose flags over the union differ from their
+// machine's get a row in usage_xm (docs/postgres.md, Cost).
+func recomputeCalls(ctx context.Context, tx pgx.Tx, touched []string) error {
+	if len(touched) == 0 {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM usage_xm x USING usage u
+		WHERE u.file_id = x.file_id AND u."offset" = x."offset" AND u.entry_id = ANY($1)`, touched); err != nil {
+		return fmt.Errorf("derive calls across machines: %w", err)
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO usage_xm (file_id, "offset", is_copy, call_active)
+		SELECT file_id, "offset", g_copy, g_active FROM (
+			SELECT u.file_id, u."offset", u.is_copy, u.call_active,
+				row_number() OVER (call ORDER BY COALESCE(s.created_ms, 0), f.path, m.name, u."offset") > 1 AS g_copy,
+				bool_or(u.on_path) OVER call AS g_active
+			FROM usage u JOIN files f ON f.id = u.file_id JOIN machines m ON m.id = f.machine_id
+			LEFT JOIN sessions s ON s.file_id = u.file_id
+			WHERE u.entry_id IN (SELECT entry_id FROM usage WHERE entry_id = ANY($1)
+				GROUP BY entry_id HAVING count(DISTINCT machine_id) > 1)
+			WINDOW call AS (PARTITION BY u.entry_id, u.source, u.ts_ms, u.input, u.output, u.cache_read, u.cache_write)) k
+		WHERE (g_copy, g_active) IS DISTINCT FROM (is_copy, call_active)`, touched)
+	if err != nil {
+		return fmt.Errorf("derive calls across machines: %w", err)
+	}
+	return nil
+}
+
+// account moves the machine's search statistics (bm25's) and its change
+// counter.
+func (p *pusher) account(ctx context.Context, tx pgx.Tx, entries, tokens int64) error {
+	_, err := tx.Exec(ctx, `UPDATE push_state SET text_entries = text_entries + $2, text_tokens = text_tokens + $3,
+		changes = changes + 1 WHERE machine_id = $1`, p.machine, entries, tokens)
+	if err != nil {
+		return fmt.Errorf("count pushed text: %w", err)
+	}
+	return nil
+}
+
+// Transactions group files up to these sizes: a transaction per small
+// file spent the push in commits; a large file has one of its own.
+const (
+	txBytes = 16 << 20
+	txFiles = 64
+)
+
+// apply runs the jobs, a transaction per group of files. A file that
+// changed on disk meanwhile is left for the next push.
+func (p *pusher) apply(ctx context.Context, jobs []job) error {
+	var todo []job
+	for _, j := range jobs {
+		switch j.act {
+		case actNone:
+			p.st.Unchanged++
+			continue
+		}
+		todo = append(todo, j)
+	}
+	// New files by name (their team ids then follow session start times,
+	// as the local ids do), the rest in path order.
+	sort.SliceStable(todo, func(a, b int) bool {
+		return filepath.Base(todo[a].local.Path) < filepath.Base(todo[b].local.Path)
+	})
+	if pr := p.o.Progress; pr != nil {
+		pr.FilesTotal.Add(int64(len(todo)))
+		for _, j := range todo {
+			pr.BytesTotal.Add(j.sendBytes())
+		}
+	}
+	for start := 0; start < len(todo); {
+		end, size := start, int64(0)
+		for end < len(todo) && end-start < txFiles && (end == start || size+todo[end].sendBytes() <= txBytes) {
+			size += todo[end].sendBytes()
+			end++
+		}
+		group := todo[start:end]
+		for len(group) > 0 {
+			bad, err := p.applyGroup(ctx, group)
+			if err == nil {
+				break
+			}
+			if bad < 0 {
+				return err
+			}
+			// One file changed under the push (or its team row moved):
+			// leave it out, send the others.
+			p.st.Skipped = append(p.st.Skipped, group[bad].local.Path)
+			group = slices.Delete(slices.Clone(group), bad, bad+1)
+		}
+		start = end
+	}
+	return nil
+}
+
+// sendBytes is how many bytes of lines a job reads and sends.
+func (j *job) sendBytes() int64 {
+	switch j.act {
+	case actNew, actRewrite:
+		return j.local.Offset
+	case actAppend:
+		return j.local.Offset - j.pushed.Offset
+	}
+	return 0
+}
+
+// fileError names the job of a group that failed on its own account.
+type fileError struct {
+	index int
+	err   error
+}
+
+func (e *fileError) Error() string { return e.err.Error() }
+func (e *fileError) Unwrap() error { return e.err }
+
+// applyGroup sends a group of files in one transaction. bad is the index
+// of the file that made it fail (-1: the transaction itself failed).
+func (p *pusher) applyGroup(ctx context.Context, group []job) (bad int, err error) {
+	var stats PushStats
+	err = p.tx(ctx, func(tx pgx.Tx) error {
+		stats = PushStats{}
+		w := &fileWriter{p: p, tx: tx, st: &stats}
+		var readers []*localRows
+		for i := range group {
+			j := &group[i]
+			rows, err := w.big(ctx, j)
+			if err != nil {
+				return &fileError{i, err}
+			}
+			readers = append(readers, rows)
+		}
+		locked := false
+		var touched []string
+		for i := range group {
+			j, rows := &group[i], readers[i]
+			if j.act == actTouch || rows == nil {
+				continue
+			}
+			if !locked {
+				if _, err := p.lockCalls(ctx, tx); err != nil {
+					return err
+				}
+				locked = true
+			}
+			t, err := w.small(ctx, j, rows)
+			if err != nil {
+				return &fileError{i, err}
+			}
+			touched = append(touched, t...)
+		}
+		for i := range group {
+			if err := w.cursor(ctx, &group[i]); err != nil {
+				return &fileError{i, err}
+			}
+		}
+		slices.Sort(touched)
+		if err := recomputeCalls(ctx, tx, slices.Compact(touched)); err != nil {
+			return err
+		}
+		return p.account(ctx, tx, w.textRows, w.textTokens)
+	})
+	var fe *fileError
+	if errors.As(err, &fe) && (errors.Is(err, errChanged) || errors.Is(err, errConflict)) {
+		return fe.index, err
+	}
+	if err != nil {
+		return -1, fmt.Errorf("push %s: %w", p.s.url, err)
+	}
+	for _, j := range group {
+		switch j.act {
+		case actNew:
+			p.st.New++
+		case actAppend:
+			p.st.Appended++
+		case actRewrite:
+			p.st.Rewritten++
+		case actRederive:
+			p.st.Rederived++
+		case actTouch:
+			p.st.Unchanged++
+		}
+		if pr := p.o.Progress; pr != nil {
+			pr.FilesDone.Add(1)
+			pr.BytesDone.Add(j.sendBytes())
+		}
+	}
+	p.st.Entries += stats.Entries
+	p.st.Bytes += stats.Bytes
+	p.st.Redacted += stats.Redacted
+	return 0, nil
+}
+
+// localRows are a file's rows of the small tables, read with its big
+// ones in one read transaction of the local catalog.
+type localRows struct {
+	tables map[string][][]any
+}
+
+// fileWriter writes a transaction's files.
+type fileWriter struct {
+	p                    *pusher
+	tx                   pgx.Tx
+	st                   *PushStats
+	textRows, textTokens int64
+}
+
+// big writes a file's new entries with their lines, text and search
+// rows, edges and tool calls (all of them for a new or rewritten file),
+// and reads its small tables' rows for small, all in one read of the
+// local catalog.
+func (w *fileWriter) big(ctx context.Context, j *job) (*localRows, error) {
+	conn, err := w.p.local.Connx(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read local catalog: %w", err)
+	}
+	defer conn.Close()
+	// One snapshot of the local catalog for the file: a refresh running
+	// beside the push commits before or after it, never in its middle.
+	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
+		return nil, fmt.Errorf("read local catalog: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+	var l localFile
+	if err := conn.GetContext(ctx, &l, localFileSQL+` WHERE f.id = ?`, j.local.ID); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, errChanged // removed since the plan: the next push removes it
+		}
+		return nil, fmt.Errorf("read local catalog: %w", err)
+	}
+	if l.Offset != j.local.Offset || l.Generation != j.local.Generation || l.DerivedSeq != j.local.DerivedSeq {
+		// Refreshed since the plan: plan the file again from this snapshot.
+		j.act = decide(l, j.pushed, w.p.catalogID, w.p.format)
+	}
+	j.local = l
+	if j.act == actTouch || j.act == actNone {
+		return nil, nil
+	}
+	from := int64(0)
+	switch j.act {
+	case actNew:
+		if err := w.insertFile(ctx, j); err != nil {
+			return nil, err
+		}
+	case actRewrite:
+		if err := w.clear(ctx, j.id); err != nil {
+			return nil, err
+		}
+	case actAppend:
+		from = j.pushed.Offset
+	}
+	if j.act != actRederive {
+		if err := w.entries(ctx, conn, j, from); err != nil {
+			return nil, err
+		}
+	}
+	rows := &localRows{tables: map[string][][]any{}}
+	for _, t := range smallTables {
+		r, err := readRows(ctx, conn, t, l.ID, -1)
+		if err != nil {
+			return nil, err
+		}
+		rows.tables[t.name] = r
+	}
+	return rows, nil
+}
+
+// insertFile adds a new file's row (its cursor is set by cursor, in the
+// same transaction) and takes its id.
+func (w *fileWriter) insertFile(ctx context.Context, j *job) error {
+	err := w.tx.QueryRow(ctx, `INSERT INTO files (machine_id, path, root, kind) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (machine_id, path) DO NOTHING RETURNING id`, w.p.machine, text(j.local.Path), text(j.local.Root), j.local.Kind).Scan(&j.id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return errConflict
+	}
+	if err != nil {
+		return fmt.Errorf("add file: %w", err)
+	}
+	return nil
+}
+
+// clear deletes a rewritten file's entries (their lines, text and search
+// rows cascade), edges and tool calls; the small tables go in small.
+func (w *fileWriter) clear(ctx context.Context, id int64) error {
+	var n, toks int64
+	if err := w.tx.QueryRow(ctx, `SELECT count(*), COALESCE(sum(tokens), 0) FROM text_index WHERE file_id = $1 AND part = 0`, id).
+		Scan(&n, &toks); err != nil {
+		return fmt.Errorf("clear file: %w", err)
+	}
+	w.textRows, w.textTokens = w.textRows-n, w.textTokens-toks
+	for _, t := range []string{"entries", "edges", "tool_calls"} {
+		if _, err := w.tx.Exec(ctx, `DELETE FROM `+t+` WHERE file_id = $1`, id); err != nil {
+			return fmt.Errorf("clear file: %w", err)
+		}
+	}
+	return nil
+}
+
+// small replaces a file's rows of the small tables (sessions, labels,
+// usage, rollups, warnings): an append moves the leaf, and so the path
+// flags and rollups, and another file's change moves the copy flags. It
+// returns the entry ids of the usage rows it deleted and wrote.
+func (w *fileWriter) small(ctx context.Context, j *job, rows *localRows) ([]string, error) {
+	var touched []string
+	if err := collect(ctx, w.tx, &touched, `SELECT DISTINCT entry_id FROM usage WHERE file_id = $1`, j.id); err != nil {
+		return nil, fmt.Errorf("replace usage: %w", err)
+	}
+	for _, t := range smallTables {
+		if _, err := w.tx.Exec(ctx, `DELETE FROM `+t.name+` WHERE file_id = $1`, j.id); err != nil {
+			return nil, fmt.Errorf("replace %s: %w", t.name, err)
+		}
+		if err := w.copyRows(ctx, t, j.id, rows.tables[t.name]); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range rows.tables["usage"] {
+		if id, ok := r[usageEntryID].(string); ok {
+			touched = append(touched, id)
+		}
+	}
+	return touched, nil
+}
+
+// cursor writes the file's row as the local catalog has it, checking that
+// the team catalog's row is still the one the push planned from.
+func (w *fileWriter) cursor(ctx context.Context, j *job) error {
+	if j.act == actNone {
+		return nil
+	}
+	l := j.local
+	args := []any{j.id, w.p.machine, text(l.Root), l.Kind, l.Size, l.MtimeNs, l.Offset, l.HeadHash, l.TailHash, l.OpenTail, l.Lines,
+		l.Seq, l.Version, text(l.LastID), l.Warnings, l.Generation, l.DerivedSeq, text(filepath.Base(l.Path)), w.p.catalogID, w.p.format}
+	q := `UPDATE files SET root = $3, kind = $4, size = $5, mtime_ns = $6, "offset" = $7, head_hash = $8, tail_hash = $9,
+		open_tail = $10, lines = $11, seq = $12, version = $13, last_id = $14, warnings = $15, text_offset = $7,
+		generation = $16, derived_seq = $17, base = $18, catalog = $19, format = $20
+		WHERE id = $1 AND machine_id = $2`
+	if pf := j.pushed; pf != nil {
+		q += ` AND "offset" = $21 AND generation = $22 AND derived_seq = $23 AND catalog = $24 AND format = $25`
+		args = append(args, pf.Offset, pf.Generation, pf.DerivedSeq, pf.Catalog, pf.Format)
+	}
+	tag, err := w.tx.Exec(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("write file cursor: %w", err)
+	}
+	if tag.RowsAffected() != 1 {
+		return errConflict
+	}
+	return nil
+}
+
+// entries sends a file's entries from offset from on, with everything
+// keyed by them: entry rows, edges (a later duplicate id wins, so an
+// appended one replaces the pushed one), tool calls, and, a chunk of
+// lines at a time read from the session file, the raw lines, their text
+// and their search rows.
+func (w *fileWriter) entries(ctx context.Context, conn *sqlx.Conn, j *job, from int64) error {
+	ents, err := readRows(ctx, conn, entriesTable, j.local.ID, from)
+	if err != nil {
+		return err
+	}
+	if err := w.copyRows(ctx, entriesTable, j.id, ents); err != nil {
+		return err
+	}
+	edges, err := readRows(ctx, conn, edgesTable, j.local.ID, from)
+	if err != nil {
+		return err
+	}
+	if from > 0 && len(edges) > 0 {
+		ids := make([]string, len(edges))
+		for i, e := range edges {
+			ids[i], _ = e[1].(string)
+		}
+		if _, err := w.tx.Exec(ctx, `DELETE FROM edges WHERE file_id = $1 AND child_id = ANY($2)`, j.id, ids); err != nil {
+			return fmt.Errorf("replace edges: %w", err)
+		}
+	}
+	if err := w.copyRows(ctx, edgesTable, j.id, edges); err != nil {
+		return err
+	}
+	calls, err := readRows(ctx, conn, toolCallsTable, j.local.ID, from)
+	if err != nil {
+		return err
+	}
+	if err := w.copyRows(ctx, toolCallsTable, j.id, calls); err != nil {
+		return err
+	}
+	return w.lines(ctx, j, ents)
+}
+
+// lineChunk is how many bytes of lines go in one round of COPYs.
+const lineChunk = 8 << 20
+
+// lines reads the entries' lines from the session file, in chunks, and
+// sends each chunk's raw lines (redacted with --redact), text and search
+// rows.
+func (w *fileWriter) lines(ctx context.Context, j *job, ents [][]any) error {
+	if len(ents) == 0 {
+		return nil
+	}
+	f, err := os.Open(j.local.Path)
+	if err != nil {
+		return fmt.Errorf("%w (%v)", errChanged, err)
+	}
+	defer f.Close()
+	var lines, texts, index copyText
+	flush := func() error {
+		for _, c := range []struct {
+			t *copyText
+			q string
+		}{{&lines, `COPY entry_lines (file_id, "offset", machine_id, raw) FROM STDIN`},
+			{&texts, `COPY entry_text (file_id, "offset", machine_id, text) FROM STDIN`},
+			{&index, `COPY text_index (file_id, "offset", part, machine_id, win, exact, tokens, tsv) FROM STDIN`}} {
+			if c.t.b.Len() == 0 {
+				continue
+			}
+			if _, err := w.tx.Conn().PgConn().CopyFrom(ctx, &c.t.b, c.q); err != nil {
+				return fmt.Errorf("send lines: %w", err)
+			}
+			c.t.b.Reset()
+		}
+		return nil
+	}
+	var buf []byte
+	for _, e := range ents {
+		off, _ := e[entOffset].(int64)
+		length, _ := e[entLength].(int64)
+		if int64(cap(buf)) < length {
+			buf = make([]byte, length)
+		}
+		raw := buf[:length]
+		if _, err := f.ReadAt(raw, off); err != nil {
+			return fmt.Errorf("%w (%v)", errChanged, err)
+		}
+		l, _ := indexer.DecodeLine(raw)
+		if l == nil {
+			return errChanged // the bytes there are not the entry's line any more
+		}
+		if w.p.o.Redact {
+			red, n := redact.Line(raw)
+			if n > 0 {
+				if l, _ = indexer.DecodeLine(red); l == nil {
+					return fmt.Errorf("redact line at offset %d: the result is not JSON", off)
+				}
+				raw = red
+				w.st.Redacted += int64(n)
+			}
+		}
+		lines.row(j.id, off, w.p.machine, raw)
+		w.st.Entries++
+		w.st.Bytes += length
+		if t := pi.Text(l); t != "" {
+			t = text(t)
+			texts.row(j.id, off, w.p.machine, t)
+			toks := fts.Tokens(t)
+			rows := pgsearch.ToRows(toks)
+			win := len(rows) > 1 || !rows[0].Exact
+			for part, r := range rows {
+				n := 0
+				if part == 0 {
+					n = len(toks)
+				}
+				index.row(j.id, off, part, w.p.machine, win, r.Exact, n, r.TSV)
+			}
+			w.textRows++
+			w.textTokens += int64(len(toks))
+		}
+		if lines.b.Len()+texts.b.Len()+index.b.Len() >= 2*lineChunk {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// text is a string PostgreSQL's text can hold: valid UTF-8 without NUL
+// (SQLite holds both; a line's JSON can carry \u0000), each bad byte and
+// NUL written U+FFFD.
+func text(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
+
+// copyRows sends rows of a table (read by readRows) with COPY, for the
+// team's file id and the machine.
+func (w *fileWriter) copyRows(ctx context.Context, t table, id int64, rows [][]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	var c copyText
+	vals := make([]any, len(t.cols))
+	for _, r := range rows {
+		for i, col := range t.cols {
+			switch col.kind {
+			case colFile:
+				vals[i] = id
+			case colMachine:
+				vals[i] = w.p.machine
+			case colBool:
+				vals[i] = truth(r[i])
+			case colNumeric:
+				vals[i] = numeric{r[i]}
+			case colRedact:
+				v := r[i]
+				if s, ok := v.(string); ok && w.p.o.Redact {
+					var n int
+					if s, n = redact.String(s); n > 0 {
+						w.st.Redacted += int64(n)
+					}
+					v = s
+				}
+				vals[i] = v
+			default:
+				vals[i] = r[i]
+			}
+		}
+		c.row(vals...)
+	}
+	if _, err := w.tx.Conn().PgConn().CopyFrom(ctx, &c.b, `COPY `+t.name+` (`+t.pgCols()+`) FROM STDIN`); err != nil {
+		return fmt.Errorf("send %s: %w", t.name, err)
+	}
+	return nil
+}
+
+// truth is a SQLite flag (0/1, or NULL) as a boolean.
+func truth(v any) any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case int64:
+		return x != 0
+	case float64:
+		return x != 0
+	}
+	return v
+}
+
+// readRows reads a file's rows of a table from the local catalog (from
+// offset from on when from ≥ 0 and the table has offsets), its columns in
+// the table's order (file and machine as placeholders).
+func readRows(ctx context.Context, conn *sqlx.Conn, t table, fileID, from int64) ([][]any, error) {
+	var sel []string
+	for _, c := range t.cols {
+		switch c.kind {
+		case colFile, colMachine:
+			sel = append(sel, "NULL")
+		default:
+			sel = append(sel, c.name)
+		}
+	}
+	q := `SELECT ` + strings.Join(sel, ", ") + ` FROM ` + t.name + ` WHERE file_id = ?`
+	args := []any{fileID}
+	if from >= 0 && t.offset {
+		q += ` AND offset >= ?`
+		args = append(args, from)
+	}
+	rows, err := conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read local %s: %w", t.name, err)
+	}
+	defer rows.Close()
+	var out [][]any
+	for rows.Next() {
+		vals := make([]any, len(t.cols))
+		ptrs := make([]any, len(vals))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, fmt.Errorf("read local %s: %w", t.name, err)
+		}
+		for i, v := range vals {
+			if s, ok := v.(string); ok {
+				vals[i] = text(s)
+			}
+		}
+		out = append(out, vals)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read local %s: %w", t.name, err)
+	}
+	return out, nil
+}
+
+// copyText writes rows in COPY's text format.
+type copyText struct{ b bytes.Buffer }
+
+// numeric is a value sent as the exact decimal of its double.
+type numeric struct{ v any }
+
+func (c *copyText) row(vals ...any) {
+	for i, v := range vals {
+		if i > 0 {
+			c.b.WriteByte('\t')
+		}
+		c.field(v)
+	}
+	c.b.WriteByte('\n')
+}
+
+func (c *copyText) field(v any) {
+	switch x := v.(type) {
+	case nil:
+		c.b.WriteString(`\N`)
+	case string:
+		c.text(x)
+	case []byte:
+		c.b.WriteString(`\\x`)
+		var h [512]byte
+		for len(x) > 0 {
+			n := min(len(x), len(h)/2)
+			hex.Encode(h[:2*n], x[:n])
+			c.b.Write(h[:2*n])
+			x = x[n:]
+		}
+	case bool:
+		if x {
+			c.b.WriteByte('t')
+		} else {
+			c.b.WriteByte('f')
+		}
+	case int:
+		c.b.WriteString(itoa(x))
+	case int64:
+		c.b.WriteString(fmt.Sprint(x))
+	case float64:
+		c.b.WriteString(floatText(x))
+	case numeric:
+		switch n := x.v.(type) {
+		case nil:
+			c.b.WriteString(`\N`)
+		case int64:
+			c.b.WriteString(fmt.Sprint(n))
+		case float64:
+			c.b.WriteString(decimal(n))
+		default:
+			c.text(fmt.Sprint(n))
+		}
+	default:
+		c.text(fmt.Sprint(x))
+	}
+}
+
+func (c *copyText) text(s string) {
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; ch {
+		case '\\':
+			c.b.WriteString(`\\`)
+		case '\n':
+			c.b.WriteString(`\n`)
+		case '\r':
+			c.b.WriteString(`\r`)
+		case '\t':
+			c.b.WriteString(`\t`)
+		default:
+			c.b.WriteByte(ch)
+		}
+	}
+}
+
+var _ io.Reader = (*bytes.Buffer)(nil)
