@@ -3,8 +3,8 @@ package pgtest
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"database/sql"
+	"encoding/hex"
 	"net/url"
 	"testing"
 )
