@@ -209,11 +209,10 @@ func (r *Reader) count(ctx context.Context, p fts.Term) (int64, error) {
 	return n, nil
 }
 
-// newer orders two candidates as a local catalog's rowids: the newest file
-// (by name, then path, then machine) first, then the later offset.
+// newer breaks the last ties as a local catalog does: the path, then
+// (a team catalog's own) the machine, then the offset, all descending.
 func newer(a, b *candidate) int {
-	return cmp.Or(strings.Compare(b.base, a.base), strings.Compare(b.Path, a.Path), strings.Compare(b.Machine, a.Machine),
-		cmp.Compare(b.Offset, a.Offset))
+	return cmp.Or(strings.Compare(b.Path, a.Path), strings.Compare(b.Machine, a.Machine), cmp.Compare(b.Offset, a.Offset))
 }
 
 // byTime compares times newest first, an entry without one last (NULL in

@@ -107,12 +107,12 @@ func with(f pidex.SearchFilter, capped bool) string {
 // first), with a snippet of each read back from its session file.
 func (rd *Reader) Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) ([]pidex.Hit, error) {
 	from, args := rd.searchFrom(q, f)
-	// The rowid breaks the last ties (a fork's copy of an entry has its
-	// score and time), newest file first, so the order is the same on every
-	// run and on a team catalog (pgstore orders alike).
-	order := "m.score, e.ts_ms DESC, m.r DESC"
+	// The path and offset break the last ties (a fork's copy of an entry
+	// has its score and time), so the order is the same on every run and
+	// on a team catalog (pgstore orders alike, then by machine).
+	order := "m.score, e.ts_ms DESC, fl.path DESC, e.offset DESC"
 	if f.Newest {
-		order = "e.ts_ms DESC, m.score, m.r DESC"
+		order = "e.ts_ms DESC, m.score, fl.path DESC, e.offset DESC"
 	}
 	run := func(capped bool) ([]pidex.Hit, []int64, error) {
 		return rd.hits(ctx, with(f, capped)+`SELECT fl.path, s.session_id, e.id, e.offset, e.length, e.line,
