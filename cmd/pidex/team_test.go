@@ -203,7 +203,6 @@ func (e *teamEq) all(roots []string, full bool) {
 	} {
 		e.same("sql", "--json", q)
 	}
-	e.same("schema", "--json")
 	t.Logf("%d commands compared", e.n)
 }
 
