@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/pidex-dev/pidex/indexer"
 
 	"github.com/pidex-dev/pidex/pgstore"
 )
@@ -24,7 +27,12 @@ func openTeam(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{team: st, backend: st.Reader(), opts: opts, extra: map[string]bool{}, subs: map[chan Event]struct{}{}}, nil
+	e := &Engine{team: st, backend: st.Reader(), opts: opts, extra: map[string]bool{}, subs: map[chan Event]struct{}{}}
+	if behind, err := st.Behind(ctx, indexer.Derivation); err == nil && len(behind) > 0 {
+		e.notify(fmt.Sprintf("machine(s) %s pushed with another version of pidex: their rows are as that version derived them until their next push",
+			strings.Join(behind, ", ")))
+	}
+	return e, nil
 }
 
 // TeamURL is the team catalog's URL without credentials ("" for a local

@@ -196,6 +196,20 @@ func (s *Store) Close() error { return s.db.Close() }
 // DB is the database handle (tests).
 func (s *Store) DB() *sql.DB { return s.db.DB }
 
+// Behind lists the machines whose rows another pidex derived (another
+// ingest derivation or push format than this one's): the answers hold
+// their rows as that pidex derived them, until their next push with this
+// one (which pushes them again whole).
+func (s *Store) Behind(ctx context.Context, derivation int) ([]string, error) {
+	var names []string
+	err := s.db.SelectContext(ctx, &names, `SELECT m.name FROM machines m JOIN push_state p ON p.machine_id = m.id
+		WHERE p.finished_ms IS NOT NULL AND (m.derivation <> $1 OR m.text_version <> $2) ORDER BY m.name`, derivation, FormatVersion)
+	if err != nil {
+		return nil, fmt.Errorf("read machines: %w", err)
+	}
+	return names, nil
+}
+
 // Changes is a count that moves whenever a push changes the team
 // catalog (every push transaction bumps its machine's counter), for a
 // reader that tells its pages.
