@@ -11,15 +11,18 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/jmoiron/sqlx"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/catalog"
@@ -189,6 +192,7 @@ var errChanged = errors.New("the file changed on disk since it was indexed")
 
 // pusher is one push.
 type pusher struct {
+	mu        sync.Mutex // st, from the workers
 	s         *Store
 	local     *sqlx.DB // the local catalog, read-only
 	o         PushOptions
@@ -282,6 +286,14 @@ func (p *pusher) run(ctx context.Context) error {
 	if err := p.pc.QueryRow(ctx, `INSERT INTO machines (name) VALUES ($1) ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING id`,
 		p.o.Machine).Scan(&p.machine); err != nil {
 		return fmt.Errorf("register machine %q: %w", p.o.Machine, err)
+	}
+	// The push's own session: a commit need not wait for its WAL to reach
+	// the disk (a crash of the server may lose the last transactions, never
+	// half of one, and their cursors with them: the next push sends them
+	// again); search rows' GIN entries wait in a larger pending list and
+	// are merged in bulk.
+	if _, err := p.pc.Exec(ctx, `SET synchronous_commit = off`); err != nil {
+		return fmt.Errorf("start push: %w", err)
 	}
 	if _, err := p.pc.Exec(ctx, `INSERT INTO push_state (machine_id) VALUES ($1) ON CONFLICT DO NOTHING`, p.machine); err != nil {
 		return fmt.Errorf("start push: %w", err)
@@ -436,7 +448,7 @@ func (p *pusher) remove(ctx context.Context, files []*pushedFile) error {
 	for i, f := range files {
 		ids[i] = f.ID
 	}
-	return p.tx(ctx, func(tx pgx.Tx) error {
+	return p.tx(ctx, p.pc, func(tx pgx.Tx) error {
 		var touched []string
 		if err := collect(ctx, tx, &touched, `SELECT DISTINCT entry_id FROM usage WHERE file_id = ANY($1)`, ids); err != nil {
 			return fmt.Errorf("remove files: %w", err)
@@ -466,9 +478,9 @@ func (p *pusher) remove(ctx context.Context, files []*pushedFile) error {
 // tx runs fn in a transaction, again (up to a few times) when PostgreSQL
 // aborted it for a deadlock or a serialization failure, which another
 // machine's push at the same moment can cause.
-func (p *pusher) tx(ctx context.Context, fn func(pgx.Tx) error) error {
+func (p *pusher) tx(ctx context.Context, pc *pgx.Conn, fn func(pgx.Tx) error) error {
 	for attempt := 0; ; attempt++ {
-		err := pgx.BeginFunc(ctx, p.pc, fn)
+		err := pgx.BeginFunc(ctx, pc, fn)
 		if err == nil || attempt >= 4 || !isCode(err, deadlock, serialization) {
 			return err
 		}
@@ -575,29 +587,74 @@ func (p *pusher) apply(ctx context.Context, jobs []job) error {
 			pr.BytesTotal.Add(j.sendBytes())
 		}
 	}
+	var groups [][]job
 	for start := 0; start < len(todo); {
 		end, size := start, int64(0)
 		for end < len(todo) && end-start < txFiles && (end == start || size+todo[end].sendBytes() <= txBytes) {
 			size += todo[end].sendBytes()
 			end++
 		}
-		group := todo[start:end]
-		for len(group) > 0 {
-			bad, err := p.applyGroup(ctx, group)
-			if err == nil {
-				break
-			}
-			if bad < 0 {
-				return err
-			}
-			// One file changed under the push (or its team row moved):
-			// leave it out, send the others.
-			p.st.Skipped = append(p.st.Skipped, group[bad].local.Path)
-			group = slices.Delete(slices.Clone(group), bad, bad+1)
-		}
+		groups = append(groups, todo[start:end])
 		start = end
 	}
-	return nil
+	// Groups go through a few connections at once: PostgreSQL builds the
+	// search rows' index entries on one core per connection (most of a
+	// cold push), while this process reads and encodes the next files.
+	// Each group is its own transaction: they never share a file.
+	work := make(chan []job)
+	g, gctx := errgroup.WithContext(ctx)
+	for range min(pushWorkers(), len(groups)) {
+		g.Go(func() error { return p.worker(gctx, work) })
+	}
+	g.Go(func() error {
+		defer close(work)
+		for _, group := range groups {
+			select {
+			case work <- group:
+			case <-gctx.Done():
+				return nil
+			}
+		}
+		return nil
+	})
+	return g.Wait()
+}
+
+// pushWorkers is how many connections a push sends files through.
+func pushWorkers() int { return max(2, min(4, runtime.GOMAXPROCS(0))) }
+
+// worker sends groups of files on a connection of its own.
+func (p *pusher) worker(ctx context.Context, work <-chan []job) error {
+	conn, err := p.s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect to team catalog %s: %w", p.s.url, err)
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
+		if _, err := pc.Exec(ctx, `SET synchronous_commit = off`); err != nil { // see run
+			return fmt.Errorf("start push: %w", err)
+		}
+		defer pc.Exec(context.WithoutCancel(ctx), `RESET synchronous_commit`)
+		for group := range work {
+			for len(group) > 0 {
+				bad, err := p.applyGroup(ctx, pc, group)
+				if err == nil {
+					break
+				}
+				if bad < 0 {
+					return err
+				}
+				// One file changed under the push (or its team row moved):
+				// leave it out, send the others.
+				p.mu.Lock()
+				p.st.Skipped = append(p.st.Skipped, group[bad].local.Path)
+				p.mu.Unlock()
+				group = slices.Delete(slices.Clone(group), bad, bad+1)
+			}
+		}
+		return nil
+	})
 }
 
 // sendBytes is how many bytes of lines a job reads and sends.
@@ -622,9 +679,9 @@ func (e *fileError) Unwrap() error { return e.err }
 
 // applyGroup sends a group of files in one transaction. bad is the index
 // of the file that made it fail (-1: the transaction itself failed).
-func (p *pusher) applyGroup(ctx context.Context, group []job) (bad int, err error) {
+func (p *pusher) applyGroup(ctx context.Context, pc *pgx.Conn, group []job) (bad int, err error) {
 	var stats PushStats
-	err = p.tx(ctx, func(tx pgx.Tx) error {
+	err = p.tx(ctx, pc, func(tx pgx.Tx) error {
 		stats = PushStats{}
 		w := &fileWriter{p: p, tx: tx, st: &stats}
 		var readers []*localRows
@@ -673,6 +730,8 @@ func (p *pusher) applyGroup(ctx context.Context, group []job) (bad int, err erro
 	if err != nil {
 		return -1, fmt.Errorf("push %s: %w", p.s.url, err)
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	for _, j := range group {
 		switch j.act {
 		case actNew:
@@ -908,32 +967,35 @@ func (w *fileWriter) lines(ctx context.Context, j *job, ents [][]any) error {
 		return fmt.Errorf("%w (%v)", errChanged, err)
 	}
 	defer f.Close()
-	var lines, texts, index copyText
+	// The lines and their text in COPY's binary format (raw bytes, no
+	// escaping); the search rows in its text format (tsvector literals).
+	var lines, texts [][]any
+	var index copyText
+	pending := 0
 	flush := func() error {
-		for _, c := range []struct {
-			t *copyText
-			q string
-		}{{&lines, `COPY entry_lines (file_id, "offset", machine_id, raw) FROM STDIN`},
-			{&texts, `COPY entry_text (file_id, "offset", machine_id, text) FROM STDIN`},
-			{&index, `COPY text_index (file_id, "offset", part, machine_id, win, exact, tokens, tsv) FROM STDIN`}} {
-			if c.t.b.Len() == 0 {
-				continue
-			}
-			if _, err := w.tx.Conn().PgConn().CopyFrom(ctx, &c.t.b, c.q); err != nil {
+		if len(lines) > 0 {
+			if _, err := w.tx.CopyFrom(ctx, pgx.Identifier{"entry_lines"}, []string{"file_id", "offset", "machine_id", "raw"}, pgx.CopyFromRows(lines)); err != nil {
 				return fmt.Errorf("send lines: %w", err)
 			}
-			c.t.b.Reset()
 		}
+		if len(texts) > 0 {
+			if _, err := w.tx.CopyFrom(ctx, pgx.Identifier{"entry_text"}, []string{"file_id", "offset", "machine_id", "text"}, pgx.CopyFromRows(texts)); err != nil {
+				return fmt.Errorf("send text: %w", err)
+			}
+		}
+		if index.b.Len() > 0 {
+			if _, err := w.tx.Conn().PgConn().CopyFrom(ctx, &index.b, `COPY text_index (file_id, "offset", part, machine_id, win, exact, tokens, tsv) FROM STDIN`); err != nil {
+				return fmt.Errorf("send search rows: %w", err)
+			}
+		}
+		lines, texts, pending = lines[:0], texts[:0], 0
+		index.b.Reset()
 		return nil
 	}
-	var buf []byte
 	for _, e := range ents {
 		off, _ := e[entOffset].(int64)
 		length, _ := e[entLength].(int64)
-		if int64(cap(buf)) < length {
-			buf = make([]byte, length)
-		}
-		raw := buf[:length]
+		raw := make([]byte, length) // held until the chunk is sent
 		if _, err := f.ReadAt(raw, off); err != nil {
 			return fmt.Errorf("%w (%v)", errChanged, err)
 		}
@@ -951,12 +1013,14 @@ func (w *fileWriter) lines(ctx context.Context, j *job, ents [][]any) error {
 				w.st.Redacted += int64(n)
 			}
 		}
-		lines.row(j.id, off, w.p.machine, raw)
+		lines = append(lines, []any{j.id, off, w.p.machine, raw})
+		pending += len(raw)
 		w.st.Entries++
 		w.st.Bytes += length
 		if t := pi.Text(l); t != "" {
 			t = text(t)
-			texts.row(j.id, off, w.p.machine, t)
+			texts = append(texts, []any{j.id, off, w.p.machine, t})
+			pending += len(t)
 			toks := fts.Tokens(t)
 			rows := pgsearch.ToRows(toks)
 			win := len(rows) > 1 || !rows[0].Exact
@@ -970,7 +1034,7 @@ func (w *fileWriter) lines(ctx context.Context, j *job, ents [][]any) error {
 			w.textRows++
 			w.textTokens += int64(len(toks))
 		}
-		if lines.b.Len()+texts.b.Len()+index.b.Len() >= 2*lineChunk {
+		if pending+index.b.Len() >= 2*lineChunk {
 			if err := flush(); err != nil {
 				return err
 			}
