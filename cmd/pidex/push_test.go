@@ -232,3 +232,51 @@ func TestPushConcurrentAndRemoval(t *testing.T) {
 		t.Errorf("cost by machine: %s", lo)
 	}
 }
+
+// push --watch pushes again after a change under the roots, until
+// interrupted: an appended entry reaches the team catalog without another
+// command.
+func TestPushWatch(t *testing.T) {
+	bin := pidexBin(t)
+	root := t.TempDir()
+	p := filepath.Join(root, "--w--", "s.jsonl")
+	catalogtest.WriteFile(t, p, `{"type":"session","version":3,"id":"w1","timestamp":"2026-05-01T10:00:00.000Z","cwd":"/w"}`+"\n"+
+		userLine("a1", "", "first words")+"\n")
+	url := pgtest.URL(t)
+	cmd := exec.Command(bin, "--db", filepath.Join(t.TempDir(), "c.sqlite"), "--sessions", root, "--machine", "w", "-q", "push", "--to", url, "--watch", "--json")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	}()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	entries := func() int {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM entries`).Scan(&n); err != nil {
+			return -1 // the first push has not made the schema yet
+		}
+		return n
+	}
+	// Waits for what a push should bring; the deadline only stops a
+	// broken watch from hanging the test (no time is asserted).
+	wait := func(want int) {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); entries() != want; {
+			if time.Now().After(deadline) {
+				t.Fatalf("the team catalog holds %d entries, want %d; push --watch said:\n%s", entries(), want, out.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	wait(1)
+	catalogtest.AppendFile(t, p, userLine("a2", "a1", "more words")+"\n")
+	wait(2)
+}
