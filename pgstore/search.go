@@ -65,14 +65,40 @@ const activeCTE = `,
 	active_offsets(file_id, "offset") AS (
 		SELECT ed.file_id, ed.offset FROM walk w JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id)`
 
-// candidate is a matching entry with what ranking and a hit need.
+// candidate is a matching entry with what ranking and a hit need: its
+// text, or (an entry of one search row, when the query has no prefix and
+// no over-long word) only the positions of the query's words in it, which
+// is all bm25 needs.
 type candidate struct {
 	pidex.Hit
-	fileID   int64
-	base     string
-	ts       *int64
-	text     string
-	modified int64
+	fileID    int64
+	base      string
+	ts        *int64
+	text      *string
+	positions *string // the row's tsvector reduced to the query's lexemes
+	tokens    int64   // the entry's length in tokens
+	name, fm  *string
+	modified  int64
+}
+
+// lexemes are the query's tokens as the search rows hold them, for the
+// positions path; nil when the query needs the text (a prefix, whose
+// words are not known in advance, or a word longer than a lexeme).
+func lexemes(q fts.Node, tq pgsearch.Query) []string {
+	if tq.Truncated {
+		return nil
+	}
+	var out []string
+	for _, t := range pgsearch.Phrases(q) {
+		if t.Prefix {
+			return nil
+		}
+		out = append(out, fts.TermTokens(t)...)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // candidates runs the search statement: the matches, capped to the newest
@@ -80,6 +106,7 @@ type candidate struct {
 func (r *Reader) candidates(ctx context.Context, q fts.Node, f pidex.SearchFilter, capped bool) ([]candidate, error) {
 	tq := pgsearch.ToQuery(q, "text_index", `file_id, "offset"`, 2)
 	cte, args := matches(tq)
+	lex := lexemes(q, tq)
 	src := "m"
 	if capped {
 		// The newest matches: by file name (pi's names start with the
@@ -122,20 +149,29 @@ func (r *Reader) candidates(ctx context.Context, q fts.Node, f pidex.SearchFilte
 		JOIN sessions s ON s.file_id = e.file_id
 		JOIN files fl ON fl.id = e.file_id
 		JOIN machines mm ON mm.id = fl.machine_id
-		LEFT JOIN entry_text t ON t.file_id = e.file_id AND t.offset = e.offset`
+		JOIN text_index ti ON ti.file_id = e.file_id AND ti.offset = e.offset AND ti.part = 0
+		LEFT JOIN entry_text t ON t.file_id = e.file_id AND t.offset = e.offset AND (ti.win OR ?::text[] IS NULL)`
 	if f.Active {
 		with += activeCTE
 		from += ` JOIN active_offsets a ON a.file_id = e.file_id AND a.offset = e.offset`
 	}
 	stmt := with + `
 		SELECT e.file_id, fl.path, s.session_id, e.id, e.offset, e.line, COALESCE(e.role, e.type), e.ts_ms,
-			COALESCE(s.name, ''), COALESCE(s.first_message, ''), s.cwd, mm.name, fl.base, COALESCE(t.text, ''),
-			COALESCE(s.last_activity_ms, s.created_ms, fl.mtime_ns / 1000000)
+			s.name, s.first_message, s.cwd, mm.name, fl.base, COALESCE(t.text, CASE WHEN ti.win OR ?::text[] IS NULL THEN '' END),
+			CASE WHEN NOT ti.win AND ?::text[] IS NOT NULL THEN ts_filter(setweight(ti.tsv, 'A', ?::text[]), '{a}')::text END,
+			ti.tokens, COALESCE(s.last_activity_ms, s.created_ms, fl.mtime_ns / 1000000)
 		FROM ` + from
 	if len(where) > 0 {
 		stmt += " WHERE " + strings.Join(where, " AND ")
 	}
-	rows, err := r.s.db.QueryContext(ctx, rebind(stmt, len(args)+1), append(args, fargs...)...)
+	var lexArg any
+	if lex != nil {
+		lexArg = lex
+	}
+	// The SELECT's three lexeme arguments come first in the text, then
+	// the join's, then the filters'.
+	all := append(append(args, lexArg, lexArg, lexArg, lexArg), fargs...)
+	rows, err := r.s.db.QueryContext(ctx, rebind(stmt, len(args)+1), all...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -144,8 +180,14 @@ func (r *Reader) candidates(ctx context.Context, q fts.Node, f pidex.SearchFilte
 	for rows.Next() {
 		var c candidate
 		if err := rows.Scan(&c.fileID, &c.Path, &c.SessionID, &c.EntryID, &c.Offset, &c.Line, &c.Role, &c.ts,
-			&c.Name, &c.FirstMessage, &c.Cwd, &c.Machine, &c.base, &c.text, &c.modified); err != nil {
+			&c.name, &c.fm, &c.Cwd, &c.Machine, &c.base, &c.text, &c.positions, &c.tokens, &c.modified); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
+		}
+		if c.name != nil {
+			c.Name = *c.name
+		}
+		if c.fm != nil {
+			c.FirstMessage = *c.fm
 		}
 		if c.ts != nil {
 			t := pidex.Time(*c.ts)
@@ -186,15 +228,86 @@ func (r *Reader) score(ctx context.Context, q fts.Node, cs []candidate) ([]candi
 	}
 	avgdl := pgsearch.AvgDL(st.Rows, st.Tokens)
 	out := cs[:0]
+	var stream []string
 	for _, c := range cs {
-		toks := fts.Tokens(c.text)
-		if !pgsearch.Eval(q, toks) {
-			continue
+		var toks []string
+		if c.text != nil {
+			toks = fts.Tokens(*c.text)
+			// The index cannot decide everything alone on windows and
+			// over-long words: the text does.
+			if !pgsearch.Eval(q, toks) {
+				continue
+			}
+		} else {
+			// One search row: the match is exact, and the positions of the
+			// query's words, the others blank, are the row's tokens as far as
+			// the query can tell.
+			stream = positionStream(stream, *c.positions, c.tokens)
+			toks = stream
 		}
 		c.Score = pgsearch.Score(idf, pgsearch.Freqs(q, toks), int64(len(toks)), avgdl)
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// positionStream is a token stream of n tokens holding the lexemes of a
+// tsvector literal ('the':1A,5A 'fox':3A) at their positions and a blank
+// (NUL: no token holds one) everywhere else.
+func positionStream(buf []string, tsv string, n int64) []string {
+	buf = slices.Grow(buf[:0], int(n))[:n]
+	for i := range buf {
+		buf[i] = "\x00"
+	}
+	for i := 0; i < len(tsv); {
+		if tsv[i] != '\'' {
+			i++
+			continue
+		}
+		// A quoted lexeme: '' is a quote, \\ a backslash.
+		var lx strings.Builder
+		j := i + 1
+		for j < len(tsv) {
+			if tsv[j] == '\\' && j+1 < len(tsv) {
+				lx.WriteByte(tsv[j+1])
+				j += 2
+				continue
+			}
+			if tsv[j] == '\'' {
+				if j+1 < len(tsv) && tsv[j+1] == '\'' {
+					lx.WriteByte('\'')
+					j += 2
+					continue
+				}
+				break
+			}
+			lx.WriteByte(tsv[j])
+			j++
+		}
+		word := lx.String()
+		j++ // the closing quote
+		if j < len(tsv) && tsv[j] == ':' {
+			j++
+			for j < len(tsv) && tsv[j] != ' ' {
+				k := j
+				for k < len(tsv) && tsv[k] >= '0' && tsv[k] <= '9' {
+					k++
+				}
+				if pos, err := strconv.Atoi(tsv[j:k]); err == nil && pos >= 1 && int64(pos) <= n {
+					buf[pos-1] = word
+				}
+				for k < len(tsv) && tsv[k] != ',' && tsv[k] != ' ' {
+					k++ // the weight
+				}
+				if k < len(tsv) && tsv[k] == ',' {
+					k++
+				}
+				j = k
+			}
+		}
+		i = j
+	}
+	return buf
 }
 
 // count is the number of entries holding a phrase, over the whole team
@@ -248,13 +361,56 @@ func (r *Reader) Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) (
 	})
 	cs = cs[min(f.Offset, len(cs)):]
 	cs = cs[:min(f.Limit, len(cs))]
+	if err := r.texts(ctx, cs); err != nil {
+		return nil, err
+	}
 	terms := fts.Highlights(q)
 	hits := make([]pidex.Hit, len(cs))
 	for i := range cs {
-		readside.Snippet(&cs[i].Hit, cs[i].text, terms)
+		readside.Snippet(&cs[i].Hit, *cs[i].text, terms)
 		hits[i] = cs[i].Hit
 	}
 	return hits, nil
+}
+
+// texts reads the text of the candidates that were ranked without it
+// (the page's hits, for their snippets).
+func (r *Reader) texts(ctx context.Context, cs []candidate) error {
+	var files, offsets []int64
+	for _, c := range cs {
+		if c.text == nil {
+			files, offsets = append(files, c.fileID), append(offsets, c.Offset)
+		}
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	rows, err := r.s.db.QueryContext(ctx, `SELECT t.file_id, t.offset, t.text FROM unnest($1::bigint[], $2::bigint[]) AS k(file_id, off)
+		JOIN entry_text t ON t.file_id = k.file_id AND t.offset = k.off`, files, offsets)
+	if err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	type key struct{ file, off int64 }
+	got := map[key]string{}
+	for rows.Next() {
+		var k key
+		var text string
+		if err := rows.Scan(&k.file, &k.off, &text); err != nil {
+			return fmt.Errorf("search: %w", err)
+		}
+		got[k] = text
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	for i := range cs {
+		if cs[i].text == nil {
+			t := got[key{cs[i].fileID, cs[i].Offset}]
+			cs[i].text = &t
+		}
+	}
+	return nil
 }
 
 // SearchSessions returns one row per session with its number of matching
@@ -278,14 +434,10 @@ func (r *Reader) SearchSessions(ctx context.Context, q fts.Node, f pidex.SearchF
 		c := &cs[i]
 		g := byFile[c.fileID]
 		if g == nil {
-			g = &group{SessionHits: pidex.SessionHits{Path: c.Path, SessionID: c.SessionID, FirstMessage: c.FirstMessage,
+			g = &group{SessionHits: pidex.SessionHits{Path: c.Path, SessionID: c.SessionID, Name: c.name, FirstMessage: "(no messages)",
 				Machine: c.Machine, Cwd: c.Cwd, Modified: pidex.Time(c.modified)}, best: c.Score, modified: c.modified}
-			if c.Name != "" {
-				name := c.Name
-				g.Name = &name
-			}
-			if g.FirstMessage == "" {
-				g.FirstMessage = "(no messages)"
+			if c.fm != nil {
+				g.FirstMessage = *c.fm // as the local catalog's COALESCE(first_message, '(no messages)')
 			}
 			byFile[c.fileID] = g
 			groups = append(groups, g)
