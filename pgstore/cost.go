@@ -243,8 +243,7 @@ func part(parts map[partKey]*exactPart, k partKey) *exactPart {
 
 // record is one usage record with the union's flags.
 type record struct {
-	file, ts                              int64
-	hasTS                                 bool
+	file                                  int64
 	provider, model, source, cwd, session string
 	machine                               string
 	copy, active                          bool

@@ -153,7 +153,7 @@ func TestPushRedact(t *testing.T) {
 	key := "sk-ant-api03-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm"
 	m.write(t, "--w-app--/a.jsonl", header("sa", "/w/app"),
 		user("a1", "", "my key is "+key+" please keep it"),
-		fmt.Sprintf(`{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-05-01T10:00:02.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"DATABASE_URL=postgres://app:hunter2pass@db.internal:5432/prod\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----"}],"isError":false}}`),
+		`{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-05-01T10:00:02.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"DATABASE_URL=postgres://app:hunter2pass@db.internal:5432/prod\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----"}],"isError":false}}`,
 		`{"type":"session_info","id":"a3","parentId":"a2","timestamp":"2026-05-01T10:00:03.000Z","name":"deploy with ghp_0123456789abcdefghijABCDEFGHIJ012345"}`,
 		`{"type":"label","id":"a4","parentId":"a3","timestamp":"2026-05-01T10:00:04.000Z","targetId":"a1","label":"token AKIAIOSFODNN7EXAMPLE"}`)
 	st := m.push(t, url, pgstore.PushOptions{Redact: true})
