@@ -8,12 +8,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -458,7 +458,7 @@ func (p *pusher) remove(ctx context.Context, files []*pushedFile) error {
 			Scan(&n, &toks); err != nil {
 			return fmt.Errorf("remove files: %w", err)
 		}
-		if _, err := p.lockCalls(ctx, tx); err != nil {
+		if err := p.lockCalls(ctx, tx); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM files WHERE machine_id = $1 AND id = ANY($2)`, p.machine, ids); err != nil {
@@ -507,11 +507,11 @@ func collect[T any](ctx context.Context, tx pgx.Tx, out *[]T, q string, args ...
 // flags (usage_xm), until the transaction ends. It is taken before a
 // transaction deletes any usage row: deleting one cascades to usage_xm,
 // which another machine's push may be rewriting.
-func (p *pusher) lockCalls(ctx context.Context, tx pgx.Tx) (struct{}, error) {
+func (p *pusher) lockCalls(ctx context.Context, tx pgx.Tx) error {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('pidex calls'))`); err != nil {
-		return struct{}{}, fmt.Errorf("lock calls: %w", err)
+		return fmt.Errorf("lock calls: %w", err)
 	}
-	return struct{}{}, nil
+	return nil
 }
 
 // recomputeCalls derives again, over every machine, the flags of the
@@ -701,7 +701,7 @@ func (p *pusher) applyGroup(ctx context.Context, pc *pgx.Conn, group []job) (bad
 				continue
 			}
 			if !locked {
-				if _, err := p.lockCalls(ctx, tx); err != nil {
+				if err := p.lockCalls(ctx, tx); err != nil {
 					return err
 				}
 				locked = true
@@ -1194,7 +1194,7 @@ func (c *copyText) field(v any) {
 	case int:
 		c.b.WriteString(itoa(x))
 	case int64:
-		c.b.WriteString(fmt.Sprint(x))
+		c.b.WriteString(strconv.FormatInt(x, 10))
 	case float64:
 		c.b.WriteString(floatText(x))
 	case numeric:
@@ -1202,7 +1202,7 @@ func (c *copyText) field(v any) {
 		case nil:
 			c.b.WriteString(`\N`)
 		case int64:
-			c.b.WriteString(fmt.Sprint(n))
+			c.b.WriteString(strconv.FormatInt(n, 10))
 		case float64:
 			c.b.WriteString(decimal(n))
 		default:
@@ -1229,5 +1229,3 @@ func (c *copyText) text(s string) {
 		}
 	}
 }
-
-var _ io.Reader = (*bytes.Buffer)(nil)
