@@ -240,29 +240,30 @@ func (s *Store) schema(ctx context.Context, migrate bool) error {
 	if err != nil {
 		return fmt.Errorf("load team catalog migrations: %w", err)
 	}
-	if migrate {
-		if _, err := p.Up(ctx); err != nil {
-			return fmt.Errorf("migrate team catalog %s: %w", s.url, err)
-		}
-		return nil
-	}
 	// Read directly: goose's own version check creates its table when it
 	// is missing, and a reader writes nothing.
 	var current int64
 	err = s.db.QueryRowContext(ctx, `SELECT COALESCE(max(version_id), 0) FROM goose_db_version`).Scan(&current)
-	if isCode(err, undefinedTable) {
+	switch {
+	case isCode(err, undefinedTable) && migrate:
+		current = 0 // a new team catalog: Up makes it
+	case isCode(err, undefinedTable):
 		return fmt.Errorf("team catalog %s is empty: a push makes it (pidex push --to URL)", s.url)
-	}
-	if err != nil {
+	case err != nil:
 		return fmt.Errorf("read team catalog schema: %w", err)
 	}
 	sources := p.ListSources()
 	latest := sources[len(sources)-1].Version
 	switch {
+	case current > latest:
+		// A newer pidex migrated it: this one would misread, or miswrite, it.
+		return fmt.Errorf("team catalog %s has schema version %d, newer than this pidex's %d: use a newer pidex", s.url, current, latest)
+	case current < latest && migrate:
+		if _, err := p.Up(ctx); err != nil {
+			return fmt.Errorf("migrate team catalog %s: %w", s.url, err)
+		}
 	case current < latest:
 		return fmt.Errorf("team catalog %s has schema version %d, this pidex needs %d: a push with this pidex migrates it", s.url, current, latest)
-	case current > latest:
-		return fmt.Errorf("team catalog %s has schema version %d, newer than this pidex's %d: use a newer pidex", s.url, current, latest)
 	}
 	return nil
 }
