@@ -10,6 +10,8 @@
 # nobody when this runs as root; a Unix socket in WORK_DIR only; default
 # settings, fsync on) and the timings. Reads are alternated, local and team,
 # and their medians printed; the load average is printed before and after.
+# PIDEX_BENCH_READS=1 measures the reads only, on the catalogs a previous
+# run left in WORK_DIR.
 set -euo pipefail
 work=$(mkdir -p "$1" && cd "$1" && pwd)
 shift
@@ -36,8 +38,12 @@ fi
   -o "-c listen_addresses= -k $pg -c max_wal_size=4GB" start >/dev/null
 trap '"${as[@]}" "$pgbin/pg_ctl" -D "$pg/data" -m fast stop >/dev/null' EXIT
 psql() { "$pgbin/psql" -h "$pg" -U pidex -qAt "$@"; }
-psql -d postgres -c "DROP DATABASE IF EXISTS bench" -c "CREATE DATABASE bench"
 url="postgres://pidex@/bench?host=$pg"
+roots=()
+for c in "${corpora[@]}"; do roots+=(--sessions "$c"); done
+union=$work/union.sqlite
+if [ -z "${PIDEX_BENCH_READS:-}" ]; then
+psql -d postgres -c "DROP DATABASE IF EXISTS bench" -c "CREATE DATABASE bench"
 
 # Each machine's local catalog (its own pidex index), then its cold push.
 total=0
@@ -46,7 +52,7 @@ for i in "${!corpora[@]}"; do
   c=${corpora[$i]}
   m=m$((i + 1))
   db=$work/$m.sqlite
-  [ -f "$db" ] || "$bin" --db "$db" --sessions "$c" -q index || [ $? = 3 ]
+  [ -f "$db" ] || "$bin" --db "$db" --sessions "$c" -q index >/dev/null || [ $? = 3 ]
   bytes=$(find "$c" -name '*.jsonl' -printf '%s\n' | awk '{s+=$1} END {print s}')
   total=$((total + bytes))
   t0=$(now_ms)
@@ -82,14 +88,12 @@ mv "$work/appended.bak" "$f"
 "$bin" --db "$work/m1.sqlite" --sessions "$c1" --machine m1 -q push --to "$url" >/dev/null
 
 echo "== local catalog of the union (one pidex over the ten roots)"
-roots=()
-for c in "${corpora[@]}"; do roots+=(--sessions "$c"); done
-union=$work/union.sqlite
 if [ ! -f "$union" ]; then
   t0=$(now_ms)
-  "$bin" --db "$union" "${roots[@]}" -q index || [ $? = 3 ]
+  "$bin" --db "$union" "${roots[@]}" -q index >/dev/null || [ $? = 3 ]
   t1=$(now_ms)
   echo "cold index of the union: $((t1 - t0)) ms, catalog $(du -b "$union" | cut -f1) bytes"
+fi
 fi
 
 echo "== reads: local catalog of the union vs the team catalog (ms, median of 7, alternated)"

@@ -36,7 +36,10 @@ import (
 // FormatVersion is the version of how a push writes a file's rows, beside
 // the local catalog's derivation (indexer.Derivation): a file pushed by a
 // pidex with another is pushed again whole.
-const FormatVersion = 1
+//
+//	1: the first
+//	2: search rows carry their first token's index (migration 00004)
+const FormatVersion = 2
 
 // PushOptions say what a push mirrors.
 type PushOptions struct {
@@ -984,7 +987,7 @@ func (w *fileWriter) lines(ctx context.Context, j *job, ents [][]any) error {
 			}
 		}
 		if index.b.Len() > 0 {
-			if _, err := w.tx.Conn().PgConn().CopyFrom(ctx, &index.b, `COPY text_index (file_id, "offset", part, machine_id, win, exact, tokens, tsv) FROM STDIN`); err != nil {
+			if _, err := w.tx.Conn().PgConn().CopyFrom(ctx, &index.b, `COPY text_index (file_id, "offset", part, machine_id, win, exact, tokens, first, tsv) FROM STDIN`); err != nil {
 				return fmt.Errorf("send search rows: %w", err)
 			}
 		}
@@ -1029,7 +1032,7 @@ func (w *fileWriter) lines(ctx context.Context, j *job, ents [][]any) error {
 				if part == 0 {
 					n = len(toks)
 				}
-				index.row(j.id, off, part, w.p.machine, win, r.Exact, n, r.TSV)
+				index.row(j.id, off, part, w.p.machine, win, r.Exact, n, r.First, r.TSV)
 			}
 			w.textRows++
 			w.textTokens += int64(len(toks))

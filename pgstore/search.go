@@ -150,15 +150,19 @@ func (r *Reader) candidates(ctx context.Context, q fts.Node, f pidex.SearchFilte
 		JOIN files fl ON fl.id = e.file_id
 		JOIN machines mm ON mm.id = fl.machine_id
 		JOIN text_index ti ON ti.file_id = e.file_id AND ti.offset = e.offset AND ti.part = 0
-		LEFT JOIN entry_text t ON t.file_id = e.file_id AND t.offset = e.offset AND (ti.win OR ?::text[] IS NULL)`
+		LEFT JOIN entry_text t ON t.file_id = e.file_id AND t.offset = e.offset
+			AND (?::text[] IS NULL OR (ti.win AND EXISTS (SELECT 1 FROM text_index l WHERE l.file_id = e.file_id AND l.offset = e.offset AND NOT l.exact)))`
 	if f.Active {
 		with += activeCTE
 		from += ` JOIN active_offsets a ON a.file_id = e.file_id AND a.offset = e.offset`
 	}
 	stmt := with + `
 		SELECT e.file_id, fl.path, s.session_id, e.id, e.offset, e.line, COALESCE(e.role, e.type), e.ts_ms,
-			s.name, s.first_message, s.cwd, mm.name, fl.base, COALESCE(t.text, CASE WHEN ti.win OR ?::text[] IS NULL THEN '' END),
-			CASE WHEN NOT ti.win AND ?::text[] IS NOT NULL THEN ts_filter(setweight(ti.tsv, 'A', ?::text[]), '{a}')::text END,
+			s.name, s.first_message, s.cwd, mm.name, fl.base, t.text,
+			CASE WHEN t.text IS NOT NULL THEN NULL
+				WHEN NOT ti.win THEN '1|' || ts_filter(setweight(ti.tsv, 'A', ?::text[]), '{a}')::text
+				ELSE (SELECT string_agg((w.first + 1)::text || '|' || ts_filter(setweight(w.tsv, 'A', ?::text[]), '{a}')::text, E'\n')
+					FROM text_index w WHERE w.file_id = e.file_id AND w.offset = e.offset) END,
 			ti.tokens, COALESCE(s.last_activity_ms, s.created_ms, fl.mtime_ns / 1000000)
 		FROM ` + from
 	if len(where) > 0 {
@@ -168,9 +172,9 @@ func (r *Reader) candidates(ctx context.Context, q fts.Node, f pidex.SearchFilte
 	if lex != nil {
 		lexArg = lex
 	}
-	// The SELECT's three lexeme arguments come first in the text, then
-	// the join's, then the filters'.
-	all := append(append(args, lexArg, lexArg, lexArg, lexArg), fargs...)
+	// The SELECT's two lexeme arguments come first in the text, then the
+	// join's, then the filters'.
+	all := append(append(args, lexArg, lexArg, lexArg), fargs...)
 	rows, err := r.s.db.QueryContext(ctx, rebind(stmt, len(args)+1), all...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
@@ -239,11 +243,15 @@ func (r *Reader) score(ctx context.Context, q fts.Node, cs []candidate) ([]candi
 				continue
 			}
 		} else {
-			// One search row: the match is exact, and the positions of the
-			// query's words, the others blank, are the row's tokens as far as
-			// the query can tell.
+			// The positions of the query's words in the entry's rows, the
+			// other tokens blank: the entry's tokens as far as the query can
+			// tell. A window's match is decided here (a conjunction across
+			// windows, a phrase longer than their overlap), as on the text.
 			stream = positionStream(stream, *c.positions, c.tokens)
 			toks = stream
+			if !pgsearch.Eval(q, toks) {
+				continue
+			}
 		}
 		c.Score = pgsearch.Score(idf, pgsearch.Freqs(q, toks), int64(len(toks)), avgdl)
 		out = append(out, c)
@@ -251,64 +259,27 @@ func (r *Reader) score(ctx context.Context, q fts.Node, cs []candidate) ([]candi
 	return out, nil
 }
 
-// positionStream is a token stream of n tokens holding the lexemes of a
-// tsvector literal ('the':1A,5A 'fox':3A) at their positions and a blank
-// (NUL: no token holds one) everywhere else.
-func positionStream(buf []string, tsv string, n int64) []string {
+// positionStream is a token stream of n tokens holding the lexemes of the
+// search rows' tsvector literals at their positions and a blank (NUL: no
+// token holds one) everywhere else. rows is one row a line, "FIRST|TSV":
+// the entry's position (from 1) of the row's position 1, then the literal
+// ('the':1A,5A 'fox':3A).
+func positionStream(buf []string, rows string, n int64) []string {
 	buf = slices.Grow(buf[:0], int(n))[:n]
 	for i := range buf {
 		buf[i] = "\x00"
 	}
-	for i := 0; i < len(tsv); {
-		if tsv[i] != '\'' {
-			i++
+	for _, row := range strings.Split(rows, "\n") {
+		first, tsv, _ := strings.Cut(row, "|")
+		at, err := strconv.ParseInt(first, 10, 64)
+		if err != nil {
 			continue
 		}
-		// A quoted lexeme: '' is a quote, \\ a backslash.
-		var lx strings.Builder
-		j := i + 1
-		for j < len(tsv) {
-			if tsv[j] == '\\' && j+1 < len(tsv) {
-				lx.WriteByte(tsv[j+1])
-				j += 2
-				continue
-			}
-			if tsv[j] == '\'' {
-				if j+1 < len(tsv) && tsv[j+1] == '\'' {
-					lx.WriteByte('\'')
-					j += 2
-					continue
-				}
-				break
-			}
-			lx.WriteByte(tsv[j])
-			j++
-		}
-		word := lx.String()
-		j++ // the closing quote
-		if j < len(tsv) && tsv[j] == ':' {
-			j++
-			for j < len(tsv) && tsv[j] != ' ' {
-				k := j
-				for k < len(tsv) && tsv[k] >= '0' && tsv[k] <= '9' {
-					k++
-				}
-				if pos, err := strconv.Atoi(tsv[j:k]); err == nil && pos >= 1 && int64(pos) <= n {
-					buf[pos-1] = word
-				}
-				for k < len(tsv) && tsv[k] != ',' && tsv[k] != ' ' {
-					k++ // the weight
-				}
-				if k < len(tsv) && tsv[k] == ',' {
-					k++
-				}
-				j = k
-			}
-		}
-		i = j
+		pgsearch.Place(buf, tsv, at-1)
 	}
 	return buf
 }
+
 
 // count is the number of entries holding a phrase, over the whole team
 // catalog (FTS5's nHit for the phrase's IDF).

@@ -1,6 +1,7 @@
 package pgsearch
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -146,5 +147,45 @@ func TestEvalAndScoreEqualFTS5(t *testing.T) {
 	}
 	if scored < 100 {
 		t.Errorf("only %d scores compared", scored)
+	}
+}
+
+// An entry's search rows hold every token at its position: placing each
+// row's lexemes at its First gives the entry's tokens back, for entries of
+// one row and of windows (past 16,383 tokens, a word more than 256 times
+// in a window, windows halved).
+func TestRowsPlaceEveryToken(t *testing.T) {
+	var cases [][]string
+	r := rand.New(rand.NewPCG(9, 9))
+	words := []string{"the", "it's", `back\slash`, "検索", "a", "gamma", "delta"}
+	for _, n := range []int{1, 50, 16383, 16384, 20000, 40000} {
+		toks := make([]string, n)
+		for i := range toks {
+			toks[i] = words[r.IntN(len(words))]
+			if r.IntN(5) == 0 {
+				toks[i] = fmt.Sprintf("w%d", r.IntN(n+1))
+			}
+		}
+		cases = append(cases, toks)
+	}
+	rep := make([]string, 0, 9000)
+	for range 9000 {
+		rep = append(rep, "gamma") // one word, far more than 256 times
+	}
+	cases = append(cases, rep)
+	for _, toks := range cases {
+		rows := ToRows(toks)
+		buf := make([]string, len(toks))
+		for _, row := range rows {
+			if !row.Exact {
+				t.Fatalf("%d tokens: a lossy row", len(toks))
+			}
+			Place(buf, row.TSV, int64(row.First))
+		}
+		for i := range toks {
+			if buf[i] != toks[i] {
+				t.Fatalf("%d tokens (%d rows): position %d holds %q, the entry %q", len(toks), len(rows), i, buf[i], toks[i])
+			}
+		}
 	}
 }

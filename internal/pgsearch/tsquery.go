@@ -45,6 +45,9 @@ const Overlap = 64
 type Row struct {
 	TSV   string
 	Exact bool
+	// First is the entry's token index (0-based) at the row's position 1:
+	// a window's positions are its own, First places them in the entry.
+	First int
 }
 
 // ToRows builds an entry's search rows. An entry within PostgreSQL's
@@ -56,7 +59,7 @@ func ToRows(toks []string) []Row {
 	if r, ok := vector(toks); ok {
 		return []Row{r}
 	}
-	return windows(toks, window, nil)
+	return windows(toks, 0, window, nil)
 }
 
 // windows covers toks with windows of up to width tokens (and winRoom
@@ -66,7 +69,7 @@ func ToRows(toks []string) []Row {
 // hold a word more than 256 times: every row is exact. (A lossy row, the
 // distinct lexemes only, is left for a window that would still not fit;
 // none can, but its hits would be confirmed.)
-func windows(toks []string, width int, rows []Row) []Row {
+func windows(toks []string, base, width int, rows []Row) []Row {
 	for s := 0; s < len(toks); {
 		e, size := s, 0
 		for e < len(toks) && e-s < width && size < winRoom {
@@ -75,11 +78,14 @@ func windows(toks []string, width int, rows []Row) []Row {
 		}
 		switch r, ok := vector(toks[s:e]); {
 		case ok:
+			r.First = base + s
 			rows = append(rows, r)
 		case width/2 >= minWindow && e-s > minWindow:
-			rows = windows(toks[s:e], width/2, rows)
+			rows = windows(toks[s:e], base+s, width/2, rows)
 		default:
-			rows = append(rows, stripped(toks[s:e]))
+			r := stripped(toks[s:e])
+			r.First = base + s
+			rows = append(rows, r)
 		}
 		if e == len(toks) {
 			break
@@ -368,4 +374,59 @@ func hasPhrase(toks, want []string, prefix bool) bool {
 		}
 	}
 	return false
+}
+
+// Place writes the lexemes of a tsvector literal ('the':1A,5A 'fox':3)
+// into buf at their positions shifted by at (position p goes to
+// buf[at+p-1]); positions past buf are dropped.
+func Place(buf []string, tsv string, at int64) {
+	n := int64(len(buf))
+	for i := 0; i < len(tsv); {
+		if tsv[i] != '\'' {
+			i++
+			continue
+		}
+		// A quoted lexeme: '' is a quote, \\ a backslash.
+		var lx strings.Builder
+		j := i + 1
+		for j < len(tsv) {
+			if tsv[j] == '\\' && j+1 < len(tsv) {
+				lx.WriteByte(tsv[j+1])
+				j += 2
+				continue
+			}
+			if tsv[j] == '\'' {
+				if j+1 < len(tsv) && tsv[j+1] == '\'' {
+					lx.WriteByte('\'')
+					j += 2
+					continue
+				}
+				break
+			}
+			lx.WriteByte(tsv[j])
+			j++
+		}
+		word := lx.String()
+		j++ // the closing quote
+		if j < len(tsv) && tsv[j] == ':' {
+			j++
+			for j < len(tsv) && tsv[j] != ' ' {
+				k := j
+				for k < len(tsv) && tsv[k] >= '0' && tsv[k] <= '9' {
+					k++
+				}
+				if pos, err := strconv.ParseInt(tsv[j:k], 10, 64); err == nil && pos >= 1 && at+pos <= n {
+					buf[at+pos-1] = word
+				}
+				for k < len(tsv) && tsv[k] != ',' && tsv[k] != ' ' {
+					k++ // the weight
+				}
+				if k < len(tsv) && tsv[k] == ',' {
+					k++
+				}
+				j = k
+			}
+		}
+		i = j
+	}
 }
