@@ -280,7 +280,6 @@ func positionStream(buf []string, rows string, n int64) []string {
 	return buf
 }
 
-
 // count is the number of entries holding a phrase, over the whole team
 // catalog (FTS5's nHit for the phrase's IDF).
 func (r *Reader) count(ctx context.Context, p fts.Term) (int64, error) {
