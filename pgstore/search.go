@@ -81,24 +81,38 @@ type candidate struct {
 	modified  int64
 }
 
-// lexemes are the query's tokens as the search rows hold them, for the
-// positions path; nil when the query needs the text (a prefix, whose
-// words are not known in advance, or a word longer than a lexeme).
-func lexemes(q fts.Node, tq pgsearch.Query) []string {
+// lexemes are the query's words as the search rows hold them, for the
+// positions path: exact lexemes, and the LIKE patterns of the prefixes (a
+// prefix term's last token), which each row expands to the lexemes it
+// holds. ok is false when the query needs the text (a word longer than a
+// lexeme, whose hits the index cannot decide).
+func lexemes(q fts.Node, tq pgsearch.Query) (exact, prefixes []string, ok bool) {
 	if tq.Truncated {
-		return nil
+		return nil, nil, false
 	}
-	var out []string
 	for _, t := range pgsearch.Phrases(q) {
-		if t.Prefix {
-			return nil
+		toks := fts.TermTokens(t)
+		if t.Prefix && len(toks) > 0 {
+			last := toks[len(toks)-1]
+			prefixes = append(prefixes, strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(last)+"%")
+			toks = toks[:len(toks)-1]
 		}
-		out = append(out, fts.TermTokens(t)...)
+		exact = append(exact, toks...)
 	}
-	if len(out) == 0 {
-		return nil
+	if exact == nil {
+		exact = []string{}
 	}
-	return out
+	return exact, prefixes, len(exact)+len(prefixes) > 0
+}
+
+// kept is the SQL of the lexemes a search row's positions are kept for
+// (tsv, a row's tsvector): the exact ones ($e), and those that start with
+// a prefix ($p), found in the row itself.
+func kept(tsv string, prefixes bool) string {
+	if !prefixes {
+		return "?::text[]"
+	}
+	return "(?::text[] || ARRAY(SELECT l FROM unnest(tsvector_to_array(" + tsv + ")) l WHERE l LIKE ANY (?::text[])))"
 }
 
 // candidates runs the search statement: the matches, capped to the newest
@@ -106,7 +120,7 @@ func lexemes(q fts.Node, tq pgsearch.Query) []string {
 func (r *Reader) candidates(ctx context.Context, q fts.Node, f pidex.SearchFilter, capped bool) ([]candidate, error) {
 	tq := pgsearch.ToQuery(q, "text_index", `file_id, "offset"`, 2)
 	cte, args := matches(tq)
-	lex := lexemes(q, tq)
+	exact, prefixes, positions := lexemes(q, tq)
 	src := "m"
 	if capped {
 		// The newest matches: by file name (pi's names start with the
@@ -151,7 +165,7 @@ func (r *Reader) candidates(ctx context.Context, q fts.Node, f pidex.SearchFilte
 		JOIN machines mm ON mm.id = fl.machine_id
 		JOIN text_index ti ON ti.file_id = e.file_id AND ti.offset = e.offset AND ti.part = 0
 		LEFT JOIN entry_text t ON t.file_id = e.file_id AND t.offset = e.offset
-			AND (?::text[] IS NULL OR (ti.win AND EXISTS (SELECT 1 FROM text_index l WHERE l.file_id = e.file_id AND l.offset = e.offset AND NOT l.exact)))`
+			AND (NOT ?::boolean OR (ti.win AND EXISTS (SELECT 1 FROM text_index l WHERE l.file_id = e.file_id AND l.offset = e.offset AND NOT l.exact)))`
 	if f.Active {
 		with += activeCTE
 		from += ` JOIN active_offsets a ON a.file_id = e.file_id AND a.offset = e.offset`
@@ -160,21 +174,21 @@ func (r *Reader) candidates(ctx context.Context, q fts.Node, f pidex.SearchFilte
 		SELECT e.file_id, fl.path, s.session_id, e.id, e.offset, e.line, COALESCE(e.role, e.type), e.ts_ms,
 			s.name, s.first_message, s.cwd, mm.name, fl.base, t.text,
 			CASE WHEN t.text IS NOT NULL THEN NULL
-				WHEN NOT ti.win THEN '1|' || ts_filter(setweight(ti.tsv, 'A', ?::text[]), '{a}')::text
-				ELSE (SELECT string_agg((w.first + 1)::text || '|' || ts_filter(setweight(w.tsv, 'A', ?::text[]), '{a}')::text, E'\n')
+				WHEN NOT ti.win THEN '1|' || ts_filter(setweight(ti.tsv, 'A', ` + kept("ti.tsv", len(prefixes) > 0) + `), '{a}')::text
+				ELSE (SELECT string_agg((w.first + 1)::text || '|' || ts_filter(setweight(w.tsv, 'A', ` + kept("w.tsv", len(prefixes) > 0) + `), '{a}')::text, E'\n')
 					FROM text_index w WHERE w.file_id = e.file_id AND w.offset = e.offset) END,
 			ti.tokens, COALESCE(s.last_activity_ms, s.created_ms, fl.mtime_ns / 1000000)
 		FROM ` + from
 	if len(where) > 0 {
 		stmt += " WHERE " + strings.Join(where, " AND ")
 	}
-	var lexArg any
-	if lex != nil {
-		lexArg = lex
-	}
-	// The SELECT's two lexeme arguments come first in the text, then the
+	// The SELECT's lexeme arguments come first in the text, then the
 	// join's, then the filters'.
-	all := append(append(args, lexArg, lexArg, lexArg), fargs...)
+	keepArgs := []any{exact}
+	if len(prefixes) > 0 {
+		keepArgs = append(keepArgs, prefixes)
+	}
+	all := append(append(append(append(args, keepArgs...), keepArgs...), positions), fargs...)
 	rows, err := r.s.db.QueryContext(ctx, rebind(stmt, len(args)+1), all...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
