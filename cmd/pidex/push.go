@@ -118,8 +118,8 @@ func (a *app) pushOnce(ctx context.Context, eng *engine.Engine, to string, o eng
 	start := time.Now()
 	err := a.drawingAs("pushing", func() (err error) { ps, err = eng.Push(ctx, to, o); return err })
 	if err != nil {
-		if errors.Is(err, pidex.ErrUsage) {
-			return err
+		if ps == nil || errors.Is(err, pidex.ErrUsage) {
+			return err // nothing was sent
 		}
 		return fmt.Errorf("%w\n(what was pushed stands: the next push goes on from there)", err)
 	}
