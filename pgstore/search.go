@@ -3,10 +3,13 @@ package pgstore
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/jmoiron/sqlx"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
@@ -25,6 +28,34 @@ import (
 // confirms every match against the reference matcher: the few the index
 // cannot decide alone (a word longer than a lexeme, a phrase longer than a
 // window's overlap) are exact too.
+
+// searchTx is the read-only transaction a search runs in.
+func (r *Reader) searchTx(ctx context.Context) (*sqlx.Tx, error) {
+	tx, err := r.s.db.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return tx, nil
+}
+
+// seqscan allows or forbids sequential scans for the transaction's next
+// statements. The statements that match against the search rows forbid
+// them: for a word in half the entries the planner read the whole search
+// table, testing each row's tsvector (detoasting it), where the GIN index
+// answers at a fifth of the cost (1.5 s against 0.3 s for "the" over
+// 1.7 GB of sessions); the statements that join the matches to their
+// entries allow them again (forbidden, they went from 45 to 180 ms for a
+// rare word).
+func seqscan(ctx context.Context, tx *sqlx.Tx, on bool) error {
+	v := "off"
+	if on {
+		v = "on"
+	}
+	if _, err := tx.ExecContext(ctx, `SET LOCAL enable_seqscan = `+v); err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	return nil
+}
 
 // rebind numbers the '?' placeholders of q from $from on.
 func rebind(q string, from int) string {
@@ -117,17 +148,23 @@ func kept(tsv string, prefixes bool) string {
 
 // candidates runs the search statement: the matches, capped to the newest
 // RankCap (capped), filtered by f, with their entries' facts and text.
-func (r *Reader) candidates(ctx context.Context, q fts.Node, f pidex.SearchFilter, capped bool) ([]candidate, error) {
+// matched is how many entries the query matches over the whole team
+// catalog (the keys statement counts them as it reads them).
+func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, q fts.Node, f pidex.SearchFilter, capped bool) (_ []candidate, matched int64, _ error) {
 	tq := pgsearch.ToQuery(q, "text_index", `file_id, "offset"`, 2)
 	cte, args := matches(tq)
 	exact, prefixes, positions := lexemes(q, tq)
-	src := "m"
+	keysSQL := `WITH ` + cte + ` SELECT file_id, "offset", count(*) OVER () FROM m`
 	if capped {
 		// The newest matches: by file name (pi's names start with the
 		// session's start time), path, machine and offset, the order of a
 		// local catalog's text rowids (file ids follow names, then paths).
-		src = `(SELECT c.file_id, c."offset" FROM m c JOIN files cf ON cf.id = c.file_id JOIN machines cm ON cm.id = cf.machine_id
-			ORDER BY cf.base DESC, cf.path DESC, cm.name DESC, c."offset" DESC LIMIT ` + strconv.Itoa(readside.RankCap) + `)`
+		// The files are ranked first (a few thousand rows), so that the
+		// matches sort by two numbers, not three strings each.
+		keysSQL = `WITH ` + cte + `, fo AS (SELECT f.id, row_number() OVER (ORDER BY f.base DESC, f.path DESC, fm.name DESC) AS r
+			FROM files f JOIN machines fm ON fm.id = f.machine_id)
+			SELECT c.file_id, c."offset", count(*) OVER () FROM m c JOIN fo ON fo.id = c.file_id
+			ORDER BY fo.r, c."offset" DESC LIMIT ` + strconv.Itoa(readside.RankCap)
 	}
 	var where []string
 	var fargs []any
@@ -157,41 +194,78 @@ func (r *Reader) candidates(ctx context.Context, q fts.Node, f pidex.SearchFilte
 	if f.Machine != "" {
 		add("mm.name = ?", f.Machine)
 	}
-	with := "WITH RECURSIVE " + cte
-	from := src + ` c
+	// The matches first, by the GIN index alone (see seqscan), then their
+	// entries, sessions and search rows by their keys.
+	if err := seqscan(ctx, tx, false); err != nil {
+		return nil, 0, err
+	}
+	var files, offsets []int64
+	keys, err := tx.QueryContext(ctx, keysSQL, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("search: %w", err)
+	}
+	for keys.Next() {
+		var f, o int64
+		if err := keys.Scan(&f, &o, &matched); err != nil {
+			keys.Close()
+			return nil, 0, fmt.Errorf("search: %w", err)
+		}
+		files, offsets = append(files, f), append(offsets, o)
+	}
+	keys.Close()
+	if err := keys.Err(); err != nil {
+		return nil, 0, fmt.Errorf("search: %w", err)
+	}
+	if len(files) == 0 {
+		return nil, 0, nil
+	}
+	if err := seqscan(ctx, tx, true); err != nil {
+		return nil, 0, err
+	}
+	with := `WITH RECURSIVE m(file_id, "offset") AS (SELECT * FROM unnest($1::bigint[], $2::bigint[]))`
+	from := `m c
 		JOIN entries e ON e.file_id = c.file_id AND e.offset = c.offset
 		JOIN sessions s ON s.file_id = e.file_id
 		JOIN files fl ON fl.id = e.file_id
 		JOIN machines mm ON mm.id = fl.machine_id
-		JOIN text_index ti ON ti.file_id = e.file_id AND ti.offset = e.offset AND ti.part = 0
-		LEFT JOIN entry_text t ON t.file_id = e.file_id AND t.offset = e.offset
-			AND (NOT ?::boolean OR (ti.win AND EXISTS (SELECT 1 FROM text_index l WHERE l.file_id = e.file_id AND l.offset = e.offset AND NOT l.exact)))`
+		JOIN text_index ti ON ti.file_id = e.file_id AND ti.offset = e.offset AND ti.part = 0`
+	// Ranked from the positions of the query's words in the entry's search
+	// rows (every row keeps its positions: ToRows makes none without), or
+	// from the text (a word longer than a lexeme).
+	text, pos := "NULL::text", "NULL::text"
+	if positions {
+		pos = `CASE WHEN NOT ti.win THEN '1|' || ts_filter(setweight(ti.tsv, 'A', ` + kept("ti.tsv", len(prefixes) > 0) + `), '{a}')::text
+			ELSE (SELECT string_agg((w.first + 1)::text || '|' || ts_filter(setweight(w.tsv, 'A', ` + kept("w.tsv", len(prefixes) > 0) + `), '{a}')::text, E'\n')
+				FROM text_index w WHERE w.file_id = e.file_id AND w.offset = e.offset) END`
+	} else {
+		text = "t.text"
+		from += ` JOIN entry_text t ON t.file_id = e.file_id AND t.offset = e.offset`
+	}
 	if f.Active {
 		with += activeCTE
 		from += ` JOIN active_offsets a ON a.file_id = e.file_id AND a.offset = e.offset`
 	}
 	stmt := with + `
 		SELECT e.file_id, fl.path, s.session_id, e.id, e.offset, e.line, COALESCE(e.role, e.type), e.ts_ms,
-			s.name, s.first_message, s.cwd, mm.name, fl.base, t.text,
-			CASE WHEN t.text IS NOT NULL THEN NULL
-				WHEN NOT ti.win THEN '1|' || ts_filter(setweight(ti.tsv, 'A', ` + kept("ti.tsv", len(prefixes) > 0) + `), '{a}')::text
-				ELSE (SELECT string_agg((w.first + 1)::text || '|' || ts_filter(setweight(w.tsv, 'A', ` + kept("w.tsv", len(prefixes) > 0) + `), '{a}')::text, E'\n')
-					FROM text_index w WHERE w.file_id = e.file_id AND w.offset = e.offset) END,
-			ti.tokens, COALESCE(s.last_activity_ms, s.created_ms, fl.mtime_ns / 1000000)
+			s.name, s.first_message, s.cwd, mm.name, fl.base, ` + text + `, ` + pos + `, ti.tokens, COALESCE(s.last_activity_ms, s.created_ms, fl.mtime_ns / 1000000)
 		FROM ` + from
 	if len(where) > 0 {
 		stmt += " WHERE " + strings.Join(where, " AND ")
 	}
 	// The SELECT's lexeme arguments come first in the text, then the
-	// join's, then the filters'.
-	keepArgs := []any{exact}
-	if len(prefixes) > 0 {
-		keepArgs = append(keepArgs, prefixes)
+	// filters'.
+	all := []any{files, offsets}
+	if positions {
+		keepArgs := []any{exact}
+		if len(prefixes) > 0 {
+			keepArgs = append(keepArgs, prefixes)
+		}
+		all = append(append(all, keepArgs...), keepArgs...)
 	}
-	all := append(append(append(append(args, keepArgs...), keepArgs...), positions), fargs...)
-	rows, err := r.s.db.QueryContext(ctx, rebind(stmt, len(args)+1), all...)
+	all = append(all, fargs...)
+	rows, err := tx.QueryContext(ctx, rebind(stmt, 3), all...)
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, 0, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
 	var out []candidate
@@ -199,7 +273,7 @@ func (r *Reader) candidates(ctx context.Context, q fts.Node, f pidex.SearchFilte
 		var c candidate
 		if err := rows.Scan(&c.fileID, &c.Path, &c.SessionID, &c.EntryID, &c.Offset, &c.Line, &c.Role, &c.ts,
 			&c.name, &c.fm, &c.Cwd, &c.Machine, &c.base, &c.text, &c.positions, &c.tokens, &c.modified); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
+			return nil, 0, fmt.Errorf("search: %w", err)
 		}
 		if c.name != nil {
 			c.Name = *c.name
@@ -214,15 +288,17 @@ func (r *Reader) candidates(ctx context.Context, q fts.Node, f pidex.SearchFilte
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, 0, fmt.Errorf("search: %w", err)
 	}
-	return out, nil
+	return out, matched, nil
 }
 
 // score confirms each candidate against the query on its tokens (dropping
 // the rare one the index could not decide and that does not match) and
-// gives it FTS5's bm25 over the whole team catalog.
-func (r *Reader) score(ctx context.Context, q fts.Node, cs []candidate) ([]candidate, error) {
+// gives it FTS5's bm25 over the whole team catalog. matched is the
+// number of the query's matches the keys statement counted: when the query
+// is one phrase that the index decides alone, its FTS5 nHit.
+func (r *Reader) score(ctx context.Context, tx *sqlx.Tx, q fts.Node, cs []candidate, matched int64) ([]candidate, error) {
 	if len(cs) == 0 {
 		return cs, nil
 	}
@@ -230,77 +306,69 @@ func (r *Reader) score(ctx context.Context, q fts.Node, cs []candidate) ([]candi
 		Rows   int64 `db:"rows"`
 		Tokens int64 `db:"tokens"`
 	}
-	if err := r.s.db.GetContext(ctx, &st, `SELECT COALESCE(sum(text_entries), 0)::bigint AS rows, COALESCE(sum(text_tokens), 0)::bigint AS tokens FROM push_state`); err != nil {
+	if err := tx.GetContext(ctx, &st, `SELECT COALESCE(sum(text_entries), 0)::bigint AS rows, COALESCE(sum(text_tokens), 0)::bigint AS tokens FROM push_state`); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	phrases := pgsearch.Phrases(q)
+	tq := pgsearch.ToQuery(q, "text_index", `file_id, "offset"`, 2)
+	if err := seqscan(ctx, tx, false); err != nil {
+		return nil, err
+	}
+	defer seqscan(ctx, tx, true)
 	tls := pgsearch.NewTLS()
 	defer tls.Close()
 	idf := make([]float64, len(phrases))
 	for i, p := range phrases {
-		hits, err := r.count(ctx, p)
-		if err != nil {
-			return nil, err
+		hits := matched
+		if _, one := q.(fts.Term); !one || tq.Long || tq.Truncated { // else its matches are the keys counted
+			var err error
+			if hits, err = count(ctx, tx, p); err != nil {
+				return nil, err
+			}
 		}
 		idf[i] = pgsearch.IDF(tls, st.Rows, hits)
 	}
 	avgdl := pgsearch.AvgDL(st.Rows, st.Tokens)
 	out := cs[:0]
-	var stream []string
+	var sp pgsearch.Sparse
 	for _, c := range cs {
 		var toks []string
+		n := c.tokens
 		if c.text != nil {
 			toks = fts.Tokens(*c.text)
-			// The index cannot decide everything alone on windows and
-			// over-long words: the text does.
-			if !pgsearch.Eval(q, toks) {
-				continue
-			}
+			n = int64(len(toks))
 		} else {
-			// The positions of the query's words in the entry's rows, the
-			// other tokens blank: the entry's tokens as far as the query can
-			// tell. A window's match is decided here (a conjunction across
-			// windows, a phrase longer than their overlap), as on the text.
-			stream = positionStream(stream, *c.positions, c.tokens)
-			toks = stream
-			if !pgsearch.Eval(q, toks) {
-				continue
+			// The query's words at their positions in the entry's rows,
+			// gaps between them kept: the entry's tokens as far as the query
+			// can tell.
+			sp.Reset()
+			for _, row := range strings.Split(*c.positions, "\n") {
+				first, tsv, _ := strings.Cut(row, "|")
+				if at, err := strconv.ParseInt(first, 10, 64); err == nil {
+					sp.Place(tsv, at-1)
+				}
 			}
+			toks = sp.Stream()
 		}
-		c.Score = pgsearch.Score(idf, pgsearch.Freqs(q, toks), int64(len(toks)), avgdl)
+		// A window's match is decided here (a conjunction across windows, a
+		// phrase longer than their overlap), and an over-long word's on the
+		// text.
+		if !pgsearch.Eval(q, toks) {
+			continue
+		}
+		c.Score = pgsearch.Score(idf, pgsearch.Freqs(q, toks), n, avgdl)
 		out = append(out, c)
 	}
 	return out, nil
 }
 
-// positionStream is a token stream of n tokens holding the lexemes of the
-// search rows' tsvector literals at their positions and a blank (NUL: no
-// token holds one) everywhere else. rows is one row a line, "FIRST|TSV":
-// the entry's position (from 1) of the row's position 1, then the literal
-// ('the':1A,5A 'fox':3A).
-func positionStream(buf []string, rows string, n int64) []string {
-	buf = slices.Grow(buf[:0], int(n))[:n]
-	for i := range buf {
-		buf[i] = "\x00"
-	}
-	for _, row := range strings.Split(rows, "\n") {
-		first, tsv, _ := strings.Cut(row, "|")
-		at, err := strconv.ParseInt(first, 10, 64)
-		if err != nil {
-			continue
-		}
-		pgsearch.Place(buf, tsv, at-1)
-	}
-	return buf
-}
-
 // count is the number of entries holding a phrase, over the whole team
 // catalog (FTS5's nHit for the phrase's IDF).
-func (r *Reader) count(ctx context.Context, p fts.Term) (int64, error) {
+func count(ctx context.Context, tx *sqlx.Tx, p fts.Term) (int64, error) {
 	tq := pgsearch.ToQuery(p, "text_index", `file_id, "offset"`, 2)
 	cte, args := matches(tq)
 	var n int64
-	if err := r.s.db.QueryRowContext(ctx, `WITH `+cte+` SELECT count(*) FROM m`, args...).Scan(&n); err != nil {
+	if err := tx.QueryRowContext(ctx, `WITH `+cte+` SELECT count(*) FROM m`, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("search: %w", err)
 	}
 	return n, nil
@@ -330,11 +398,16 @@ func byTime(a, b *int64) int {
 // first), with snippets: the local catalog's order (query.Reader.Search).
 func (r *Reader) Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) ([]pidex.Hit, error) {
 	capped := readside.Unfiltered(f) && f.Offset+f.Limit <= readside.RankCap
-	cs, err := r.candidates(ctx, q, f, capped)
+	tx, err := r.searchTx(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if cs, err = r.score(ctx, q, cs); err != nil {
+	defer tx.Rollback()
+	cs, matched, err := r.candidates(ctx, tx, q, f, capped)
+	if err != nil {
+		return nil, err
+	}
+	if cs, err = r.score(ctx, tx, q, cs, matched); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(cs, func(a, b candidate) int {
@@ -345,7 +418,7 @@ func (r *Reader) Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) (
 	})
 	cs = cs[min(f.Offset, len(cs)):]
 	cs = cs[:min(f.Limit, len(cs))]
-	if err := r.texts(ctx, cs); err != nil {
+	if err := texts(ctx, tx, cs); err != nil {
 		return nil, err
 	}
 	terms := fts.Highlights(q)
@@ -359,7 +432,7 @@ func (r *Reader) Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) (
 
 // texts reads the text of the candidates that were ranked without it
 // (the page's hits, for their snippets).
-func (r *Reader) texts(ctx context.Context, cs []candidate) error {
+func texts(ctx context.Context, tx *sqlx.Tx, cs []candidate) error {
 	var files, offsets []int64
 	for _, c := range cs {
 		if c.text == nil {
@@ -369,7 +442,7 @@ func (r *Reader) texts(ctx context.Context, cs []candidate) error {
 	if len(files) == 0 {
 		return nil
 	}
-	rows, err := r.s.db.QueryContext(ctx, `SELECT t.file_id, t.offset, t.text FROM unnest($1::bigint[], $2::bigint[]) AS k(file_id, off)
+	rows, err := tx.QueryContext(ctx, `SELECT t.file_id, t.offset, t.text FROM unnest($1::bigint[], $2::bigint[]) AS k(file_id, off)
 		JOIN entry_text t ON t.file_id = k.file_id AND t.offset = k.off`, files, offsets)
 	if err != nil {
 		return fmt.Errorf("search: %w", err)
@@ -400,11 +473,16 @@ func (r *Reader) texts(ctx context.Context, cs []candidate) error {
 // SearchSessions returns one row per session with its number of matching
 // entries, best match first (or most recently modified first).
 func (r *Reader) SearchSessions(ctx context.Context, q fts.Node, f pidex.SearchFilter) ([]pidex.SessionHits, error) {
-	cs, err := r.candidates(ctx, q, f, false)
+	tx, err := r.searchTx(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if cs, err = r.score(ctx, q, cs); err != nil {
+	defer tx.Rollback()
+	cs, matched, err := r.candidates(ctx, tx, q, f, false)
+	if err != nil {
+		return nil, err
+	}
+	if cs, err = r.score(ctx, tx, q, cs, matched); err != nil {
 		return nil, err
 	}
 	type group struct {

@@ -155,7 +155,8 @@ func (e *teamEq) all(roots []string, full bool) {
 		`"quick brown fox"`, "quick fox", "migrat*", "cafe*", "lighthouse OR cafeteria", "fox -brown", "quick -(brown OR menu)",
 		"検索", "インデックス", "再構築", "压缩", "数据库", "검색", "検*", "ン*", "header parse", `"header parse"`,
 		"zqplant00", "zqplant07", "deadlock", "the", "the index", "session OR model", "golden -fixture", "token*",
-		"alpha beta", `"alpha beta"`, "needle", "gamma", "hexhash*", "f4094 -\"alpha beta\"", `"filler needle"`}
+		"alpha beta", `"alpha beta"`, "needle", "gamma", "hexhash*", "f4094 -\"alpha beta\"", `"filler needle"`,
+		longPhrase(4020, 4094), longPhrase(1, 70) + " -" + longPhrase(4020, 4094), "alpha -" + longPhrase(4020, 4094)}
 	for _, q := range queries {
 		e.same("search", "--json", "--limit", "30", "--", q)
 	}
@@ -440,4 +441,14 @@ func copyTree(t *testing.T, src, dst string) {
 		in.Close()
 		out.Close()
 	}
+}
+
+// longPhrase is the phrase "f<from> … f<to>" (of longSession's fourth
+// entry: over 64 tokens, and from 4020 on across its first window's end).
+func longPhrase(from, to int) string {
+	var w []string
+	for i := from; i <= to; i++ {
+		w = append(w, fmt.Sprintf("f%d", i))
+	}
+	return `"` + strings.Join(w, " ") + `"`
 }

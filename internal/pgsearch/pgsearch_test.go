@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -185,6 +186,66 @@ func TestRowsPlaceEveryToken(t *testing.T) {
 		for i := range toks {
 			if buf[i] != toks[i] {
 				t.Fatalf("%d tokens (%d rows): position %d holds %q, the entry %q", len(toks), len(rows), i, buf[i], toks[i])
+			}
+		}
+	}
+}
+
+// Matching and bm25's frequencies on the Sparse stream of an entry's
+// search rows, reduced to the query's words (as ts_filter reduces them),
+// equal those on the entry's tokens, for entries of one row and of
+// windows.
+func TestSparseEqualsTokens(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 11))
+	vocab := []string{"alpha", "beta", "gamma", "delta", "the", "a"}
+	queries := []string{"alpha", `"alpha beta"`, `"beta alpha beta"`, "alpha -gamma", "(alpha beta) OR delta", "alp*",
+		`"the a"*`, "gamma delta -\"delta gamma\"", "the OR a OR zeta", "b* g*", `"alpha alpha"`}
+	for _, n := range []int{3, 40, 5000, 17000, 30000} {
+		toks := make([]string, n)
+		for i := range toks {
+			toks[i] = vocab[r.IntN(len(vocab))]
+			if r.IntN(3) == 0 {
+				toks[i] = fmt.Sprintf("x%d", r.IntN(50))
+			}
+		}
+		rows := ToRows(toks)
+		for _, qs := range queries {
+			q := parse(t, qs)
+			keep := func(w string) bool {
+				for _, p := range Phrases(q) {
+					tt := fts.TermTokens(p)
+					for k, x := range tt {
+						if w == x || (p.Prefix && k == len(tt)-1 && strings.HasPrefix(w, x)) {
+							return true
+						}
+					}
+				}
+				return false
+			}
+			var sp Sparse
+			for _, row := range rows {
+				pos := map[string][]string{}
+				var order []string
+				eachPosition(row.TSV, func(p int64, w string) {
+					if keep(w) {
+						if pos[w] == nil {
+							order = append(order, w)
+						}
+						pos[w] = append(pos[w], fmt.Sprint(p))
+					}
+				})
+				var lit []string
+				for _, w := range order {
+					lit = append(lit, "'"+w+"':"+strings.Join(pos[w], ","))
+				}
+				sp.Place(strings.Join(lit, " "), int64(row.First))
+			}
+			stream := sp.Stream()
+			if Eval(q, stream) != Eval(q, toks) {
+				t.Errorf("%d tokens, %q: matches %v on the stream, %v on the tokens", n, qs, Eval(q, stream), Eval(q, toks))
+			}
+			if Eval(q, toks) && fmt.Sprint(Freqs(q, stream)) != fmt.Sprint(Freqs(q, toks)) {
+				t.Errorf("%d tokens, %q: frequencies %v on the stream, %v on the tokens", n, qs, Freqs(q, stream), Freqs(q, toks))
 			}
 		}
 	}

@@ -9,6 +9,7 @@
 package pgsearch
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -207,8 +208,9 @@ type Query struct {
 	// Truncated: a query word is longer than a lexeme can be; every hit is
 	// confirmed.
 	Truncated bool
-	// Long: a phrase is longer than the windows' overlap: a hit of an
-	// entry split into windows is confirmed.
+	// Long: a phrase is longer than the windows' overlap: the windows give
+	// a superset of the entries holding it, which every hit of an entry
+	// split into windows is confirmed against.
 	Long bool
 	// Windows is the query over the windowed entries of table, as set
 	// operations on their keys (columns key): a term is the entries with a
@@ -245,8 +247,21 @@ func (s sets) write(n fts.Node, neg bool) string {
 	q := s.q
 	switch n := n.(type) {
 	case fts.Term:
-		if len(fts.TermTokens(n)) > overlap {
+		if toks := fts.TermTokens(n); len(toks) > overlap {
 			q.Long = true
+			if !neg {
+				// A phrase longer than the windows' overlap may lie across
+				// two: the entries with a window holding each of its words,
+				// a superset that the reference matcher then narrows. (Under
+				// an exclusion the exact phrase's windows, a subset, make the
+				// answer a superset likewise.)
+				parts := make([]string, len(toks))
+				for i, t := range toks {
+					word := fts.Term{Text: t, Prefix: n.Prefix && i == len(toks)-1}
+					parts[i] = "(" + s.write(word, false) + ")"
+				}
+				return strings.Join(parts, " INTERSECT ")
+			}
 		}
 		q.Args = append(q.Args, q.write(n, neg, false), q.write(n, neg, true))
 		e, r := "$"+strconv.Itoa(s.first+len(q.Args)-2), "$"+strconv.Itoa(s.first+len(q.Args)-1)
@@ -376,11 +391,9 @@ func hasPhrase(toks, want []string, prefix bool) bool {
 	return false
 }
 
-// Place writes the lexemes of a tsvector literal ('the':1A,5A 'fox':3)
-// into buf at their positions shifted by at (position p goes to
-// buf[at+p-1]); positions past buf are dropped.
-func Place(buf []string, tsv string, at int64) {
-	n := int64(len(buf))
+// eachPosition calls fn with every position (from 1) and lexeme of a
+// tsvector literal ('the':1A,5A 'fox':3).
+func eachPosition(tsv string, fn func(pos int64, word string)) {
 	for i := 0; i < len(tsv); {
 		if tsv[i] != '\'' {
 			i++
@@ -415,8 +428,8 @@ func Place(buf []string, tsv string, at int64) {
 				for k < len(tsv) && tsv[k] >= '0' && tsv[k] <= '9' {
 					k++
 				}
-				if pos, err := strconv.ParseInt(tsv[j:k], 10, 64); err == nil && pos >= 1 && at+pos <= n {
-					buf[at+pos-1] = word
+				if pos, err := strconv.ParseInt(tsv[j:k], 10, 64); err == nil && pos >= 1 {
+					fn(pos, word)
 				}
 				for k < len(tsv) && tsv[k] != ',' && tsv[k] != ' ' {
 					k++ // the weight
@@ -429,4 +442,61 @@ func Place(buf []string, tsv string, at int64) {
 		}
 		i = j
 	}
+}
+
+// Place writes the lexemes of a tsvector literal into buf at their
+// positions shifted by at (position p goes to buf[at+p-1]); positions past
+// buf are dropped.
+func Place(buf []string, tsv string, at int64) {
+	eachPosition(tsv, func(pos int64, word string) {
+		if at+pos <= int64(len(buf)) {
+			buf[at+pos-1] = word
+		}
+	})
+}
+
+// Sparse is an entry's tokens as far as a query can tell: the query's
+// words at their positions (read from the entry's search rows, reduced to
+// them), the tokens between left out, a blank (NUL: no token holds one)
+// where some were. Matching and counting phrases on its Stream is
+// matching them on the entry's tokens, in space proportional to the
+// query's words, not to the entry (a windowed entry has hundreds of
+// thousands of tokens).
+type Sparse struct {
+	pos   []int64
+	words []string
+}
+
+// Reset empties s for another entry.
+func (s *Sparse) Reset() { s.pos, s.words = s.pos[:0], s.words[:0] }
+
+// Place adds a row's lexemes, its position 1 being the entry's at+1.
+func (s *Sparse) Place(tsv string, at int64) {
+	eachPosition(tsv, func(pos int64, word string) {
+		s.pos = append(s.pos, at+pos)
+		s.words = append(s.words, word)
+	})
+}
+
+// Stream is the words in position order (a position two rows hold, in a
+// windows' overlap, once), a blank between two that are not adjacent.
+func (s *Sparse) Stream() []string {
+	idx := make([]int, len(s.pos))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return s.pos[idx[a]] < s.pos[idx[b]] })
+	out := make([]string, 0, len(idx)+1)
+	last := int64(-1)
+	for _, i := range idx {
+		switch p := s.pos[i]; {
+		case p == last:
+			continue
+		case last >= 0 && p != last+1:
+			out = append(out, "\x00")
+		}
+		last = s.pos[i]
+		out = append(out, s.words[i])
+	}
+	return out
 }
