@@ -99,9 +99,10 @@ fi
 echo "== reads: local catalog of the union vs the team catalog (ms, median of 7, alternated)"
 local=("$bin" --db "$union" "${roots[@]}" --no-refresh)
 team=("$bin" --catalog "$url")
-reads=("list --json" "list --limit 20" "search zqplant0001" "search 検索" "search the" "search --sessions-only goroutine" "cost --by day --tz UTC" "cost --by day,model --tz UTC")
+reads=("list --json" "list --limit 20" "search zqplant0001" "search 検索" "search the" "search goroutin*" "search \"if err != nil\""
+  "search --sessions-only goroutine" "cost --by day --tz UTC" "cost --by day,model --tz UTC")
 for r in "${reads[@]}"; do
-  read -ra args <<<"$r"
+  eval "args=($r)"
   lt=() tt=()
   for _ in 1 2 3 4 5 6 7; do
     t0=$(now_ms); "${local[@]}" "${args[@]}" >/dev/null 2>&1 || true; t1=$(now_ms); lt+=($((t1 - t0)))
