@@ -7,8 +7,9 @@ import (
 )
 
 // CostKeys are the groupings of a cost report; the first three are
-// periods (in the report's zone).
-var CostKeys = []string{"day", "week", "month", "model", "provider", "project", "session", "source", "agent"}
+// periods (in the report's zone); "machine" groups a team catalog's calls
+// by the machine that pushed them.
+var CostKeys = []string{"day", "week", "month", "model", "provider", "project", "session", "source", "agent", "machine"}
 
 // DefaultCostBy is a report's grouping unless told otherwise.
 const DefaultCostBy = "day"
@@ -27,6 +28,7 @@ type CostOptions struct {
 	Cwd     string   // the session's working directory is exactly this
 	Session string   // one session: an id, a unique prefix or name, or a file path
 	Agent   string   // sources of the sessions, comma-separated (Sources; "": every agent's)
+	Machine string   // only this machine's calls (a team catalog; "": all)
 	Model   string   // the call's provider/model contains this, ignoring case
 	Branch  string   // BranchAll (""), BranchActive or BranchAbandoned
 	// NoDedup counts every copy of a call that forks hold (the raw sum of
@@ -45,6 +47,7 @@ type CostFilter struct {
 	Since, Until time.Time // zero: open
 	Project, Cwd string
 	Agents       []string // sources of the sessions; nil: every one
+	Machine      string
 	Model        string
 	Branch       string
 	NoDedup      bool
@@ -57,7 +60,7 @@ type CostFilter struct {
 // Filter checks the options against the vocabulary and applies the
 // defaults.
 func (o CostOptions) Filter(v Vocabulary) (CostFilter, error) {
-	f := CostFilter{Project: o.Project, Cwd: o.Cwd, Model: o.Model, Branch: o.Branch, NoDedup: o.NoDedup, Prices: o.Prices, TZ: time.Local}
+	f := CostFilter{Project: o.Project, Cwd: o.Cwd, Machine: o.Machine, Model: o.Model, Branch: o.Branch, NoDedup: o.NoDedup, Prices: o.Prices, TZ: time.Local}
 	by := o.By
 	if by == nil {
 		by = []string{DefaultCostBy}

@@ -27,6 +27,7 @@ type ListOptions struct {
 	Since   string // modified at or after (ParseTime)
 	Until   string // modified before (a bare date includes that day)
 	Sort    string // one of ListSorts ("": SortModified)
+	Machine string // only this machine's sessions (a team catalog; "": all)
 	Limit   int    // at most this many (0: all)
 	Offset  int    // skip this many first (a page of a long listing)
 }
@@ -34,7 +35,8 @@ type ListOptions struct {
 // ListFilter is ListOptions checked, with defaults applied.
 type ListFilter struct {
 	Cwd, Project, Name string
-	Agents             []string  // nil: every source
+	Agents             []string // nil: every source
+	Machine            string
 	Since, Until       time.Time // zero: no bound
 	Sort               string
 	Limit, Offset      int
@@ -43,7 +45,7 @@ type ListFilter struct {
 // Filter checks the options and applies the defaults. Bare dates are in
 // the local zone.
 func (o ListOptions) Filter() (ListFilter, error) {
-	f := ListFilter{Cwd: o.Cwd, Project: o.Project, Name: o.Name, Sort: o.Sort, Limit: o.Limit, Offset: o.Offset}
+	f := ListFilter{Cwd: o.Cwd, Project: o.Project, Name: o.Name, Machine: o.Machine, Sort: o.Sort, Limit: o.Limit, Offset: o.Offset}
 	var err error
 	if f.Since, err = ParseTime("since", o.Since, false, time.Local); err != nil {
 		return f, err

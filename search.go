@@ -26,6 +26,7 @@ type SearchOptions struct {
 	Cwd     string // the session's working directory is exactly this
 	Session string // one session: an id, a unique prefix or name, or a file path
 	Agent   string // sources, comma-separated (Sources; "": every agent's)
+	Machine string // only this machine's sessions (a team catalog; "": all)
 	Role    string // one of Vocabulary.RoleGroups ("": any)
 	Model   string // the entry's model contains this, ignoring case
 	Since   string // entry time at or after (ParseTime)
@@ -40,7 +41,8 @@ type SearchOptions struct {
 // and the session are resolved by the engine).
 type SearchFilter struct {
 	Project, Cwd, Model string
-	Agents              []string  // sources; nil: every one
+	Agents              []string // sources; nil: every one
+	Machine             string
 	Role                string    // a role group, "" for any
 	Since, Until        time.Time // zero: no bound
 	Active              bool      // only entries on a current branch
@@ -54,7 +56,7 @@ type SearchFilter struct {
 // Filter checks the options against the vocabulary and applies the
 // defaults. Bare dates are in the local zone.
 func (o SearchOptions) Filter(v Vocabulary) (SearchFilter, error) {
-	f := SearchFilter{Project: o.Project, Cwd: o.Cwd, Model: o.Model, Role: o.Role, Limit: o.Limit, Offset: o.Offset}
+	f := SearchFilter{Project: o.Project, Cwd: o.Cwd, Model: o.Model, Machine: o.Machine, Role: o.Role, Limit: o.Limit, Offset: o.Offset}
 	if o.Query == "" {
 		return f, Usagef("no search query given")
 	}
@@ -113,7 +115,8 @@ type Hit struct {
 	// Highlights are the matched parts of Snippet, as [from, to) character
 	// offsets (JavaScript string indexes count UTF-16 units: use Array.from).
 	Highlights [][2]int `json:"highlights"`
-	Score      float64  `json:"score"` // bm25: lower is better
+	Score      float64  `json:"score"`             // bm25: lower is better
+	Machine    string   `json:"machine,omitempty"` // a team catalog's machine
 
 	Segments     []Segment `json:"-"` // Snippet in pieces, for highlighting
 	Name         string    `json:"-"` // the session's name
@@ -129,6 +132,7 @@ type SessionHits struct {
 	Name         *string `json:"name"`
 	FirstMessage string  `json:"firstMessage"`
 	Hits         int64   `json:"hits"`
+	Machine      string  `json:"machine,omitempty"` // a team catalog's machine
 	Cwd          string  `json:"-"`
 	Modified     Time    `json:"-"`
 }

@@ -10,6 +10,9 @@ type SessionRef struct {
 	Path      string `db:"path" json:"path"`
 	SessionID string `db:"session_id" json:"id"`
 	Name      string `db:"name" json:"name,omitempty"`
+	// Machine is the machine that holds the file, in a team catalog
+	// (`pidex push --machine`); "" in a local one.
+	Machine string `db:"machine" json:"machine,omitempty"`
 }
 
 // Session is one row of the session listing (`pidex list --json`). Its
@@ -34,13 +37,16 @@ type Session struct {
 	SizeBytes         int64    `json:"sizeBytes"`
 	// Source is the agent that wrote the file: pi, omp or openclaw.
 	Source string `json:"source"`
+	// Machine holds the file, in a team catalog (absent from a local
+	// catalog's listing).
+	Machine string `json:"machine,omitempty"`
 
 	FileID int64 `json:"-"`
 }
 
 // Ref is the session's reference.
 func (s *Session) Ref() SessionRef {
-	r := SessionRef{FileID: s.FileID, Path: s.Path, SessionID: s.ID}
+	r := SessionRef{FileID: s.FileID, Path: s.Path, SessionID: s.ID, Machine: s.Machine}
 	if s.Name != nil {
 		r.Name = *s.Name
 	}
@@ -103,6 +109,7 @@ type Warning struct {
 	Path    string `db:"path" json:"path"`
 	Line    int64  `db:"line" json:"line"`
 	Message string `db:"message" json:"message"`
+	Machine string `db:"machine" json:"machine,omitempty"` // a team catalog's machine
 }
 
 func (w Warning) String() string {

@@ -106,3 +106,15 @@ var Views = []View{
 		{"depth", "distance from the leaf (0 = the leaf)"},
 	}},
 }
+
+// TeamViews is the reference of a team catalog's SQL interface (a
+// postgres:// catalog, see package pgstore): the same views with the same
+// columns, and a last one, machine, on each.
+func TeamViews() []View {
+	out := make([]View, len(Views))
+	for i, v := range Views {
+		v.Columns = append(append([]Column{}, v.Columns...), Column{"machine", "the machine that holds the file (pidex push --machine)"})
+		out[i] = v
+	}
+	return out
+}

@@ -1,11 +1,12 @@
 package engine
 
 import (
+	"context"
 	"sync"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/readside"
 	"github.com/pidex-dev/pidex/pi"
-	"github.com/pidex-dev/pidex/query"
 )
 
 // previewCache keeps sessions' previews between calls. Reading them means
@@ -28,8 +29,9 @@ type previewKey struct {
 // previewFiles is how many sessions' previews are kept.
 const previewFiles = 8
 
-// previews returns the previews of a session file's entries, by offset.
-func (c *previewCache) previews(path string, rows []pidex.Entry) (map[int64]string, error) {
+// previews returns the previews of a session's entries, by offset.
+func (c *previewCache) previews(ctx context.Context, src readside.Lines, ref pidex.SessionRef, rows []pidex.Entry) (map[int64]string, error) {
+	path := ref.Machine + "\x00" + ref.Path // a team catalog holds the same path on two machines
 	c.mu.Lock()
 	known := c.files[path]
 	c.mu.Unlock()
@@ -45,7 +47,7 @@ func (c *previewCache) previews(path string, rows []pidex.Entry) (map[int64]stri
 	if len(missing) == 0 {
 		return out, nil
 	}
-	fresh, err := query.Previews(path, missing)
+	fresh, err := readside.Previews(ctx, src, ref, missing)
 	if err != nil {
 		return nil, err
 	}
@@ -92,9 +94,9 @@ type contextCache struct {
 }
 
 type contextKey struct {
-	path          string
+	path, machine string
 	size, entries int64
-	spec          query.ContextSpec
+	spec          readside.ContextSpec
 }
 
 type cachedContext struct {

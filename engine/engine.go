@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,7 @@ import (
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/pgstore"
 	"github.com/pidex-dev/pidex/query"
 )
 
@@ -32,6 +34,10 @@ type Options struct {
 	// DBPath is the catalog file; "" is the default place: $PIDEX_DB, else
 	// $XDG_CACHE_HOME/pidex/index.sqlite, else ~/.cache/pidex/index.sqlite.
 	DBPath string
+	// Catalog, a postgres:// URL, reads a team catalog instead (see
+	// package pgstore): every machine's sessions, pushed by pidex push. The
+	// engine then refreshes nothing, and DBPath and Roots play no part.
+	Catalog string
 	// Roots are the session roots (a folder, or source:folder, see
 	// indexer.ParseRoot); none means every agent's own (README, Session
 	// roots: pi's with its sessionDir settings, oh-my-pi's profiles and
@@ -56,9 +62,12 @@ func (o Options) withDefaults() Options {
 // Engine is an open catalog over a set of session roots. Its methods are
 // safe for concurrent use.
 type Engine struct {
-	db *catalog.DB
-	// reader answers reads; a new one when the roots change (roots.go)
+	db *catalog.DB // the local catalog (nil for a team catalog)
+	// reader answers a local catalog's reads; a new one when the roots
+	// change (roots.go)
 	reader atomic.Pointer[query.Reader]
+	team   *pgstore.Store // the team catalog (nil for a local one)
+	teamRd Backend        // its reads
 	opts   Options
 	// auto: the roots are the agents' own (no Options.Roots), found again
 	// when sessions of new working directories appear (roots.go).
@@ -82,6 +91,9 @@ type Engine struct {
 // the session files first, with a message through Notify: it is only a
 // cache.
 func Open(ctx context.Context, opts Options) (*Engine, error) {
+	if opts.Catalog != "" {
+		return openTeam(ctx, opts)
+	}
 	opts = opts.withDefaults()
 	db, err := catalog.Open(ctx, opts.DBPath)
 	if errors.Is(err, catalog.ErrSchema) {
@@ -171,6 +183,15 @@ func reopenEmpty(ctx context.Context, opts Options, detail string) (*catalog.DB,
 	return catalog.Open(ctx, opts.DBPath)
 }
 
+// backend is what reads answer from: the team catalog, else the local
+// catalog's current reader.
+func (e *Engine) backend() Backend {
+	if e.team != nil {
+		return e.teamRd
+	}
+	return e.reader.Load()
+}
+
 // setDB makes db the engine's catalog, for the writers and the readers.
 func (e *Engine) setDB(db *catalog.DB) {
 	e.db = db
@@ -184,16 +205,24 @@ func (e *Engine) notify(msg string) {
 }
 
 // Close closes the catalog.
-func (e *Engine) Close() error { return e.db.Close() }
+func (e *Engine) Close() error {
+	if e.team != nil {
+		return e.team.Close()
+	}
+	return e.db.Close()
+}
 
 // ReadOnly reports whether the catalog cannot be written by this process:
 // it can be read as it is, and Refresh, RefreshText, Rebuild and Watch
 // fail with pidex.ErrReadOnly.
-func (e *Engine) ReadOnly() bool { return e.db.ReadOnly }
+func (e *Engine) ReadOnly() bool { return e.team != nil || e.db.ReadOnly }
 
 // writable refuses work that writes a read-only catalog, before SQLite
 // would fail halfway with "attempt to write a readonly database".
 func (e *Engine) writable() error {
+	if e.team != nil {
+		return ErrTeamCatalog
+	}
 	if e.db.ReadOnly {
 		return fmt.Errorf("catalog %s is %w: pidex cannot write it (make the file and its folder writable, or choose another --db)", e.db.Path, pidex.ErrReadOnly)
 	}
@@ -270,10 +299,32 @@ func (e *Engine) Include(arg string) {
 
 // Resolve finds the session a reference names: a file path, a full
 // session id, a unique id prefix or a unique session name (see
-// query.Reader.Resolve).
+// Backend.Resolve).
 func (e *Engine) Resolve(ctx context.Context, arg string) (pidex.SessionRef, error) {
-	return e.reader.Load().Resolve(ctx, arg)
+	return e.backend().Resolve(ctx, arg, "")
 }
+
+// ResolveOn is Resolve among one machine's sessions ("": any machine's):
+// a team catalog may hold the same session on two machines.
+func (e *Engine) ResolveOn(ctx context.Context, arg, machine string) (pidex.SessionRef, error) {
+	if err := e.machines(machine, nil); err != nil {
+		return pidex.SessionRef{}, err
+	}
+	return e.backend().Resolve(ctx, arg, machine)
+}
+
+// machines refuses a machine filter or key on a catalog without
+// machines.
+func (e *Engine) machines(machine string, by []string) error {
+	if (machine != "" || slices.Contains(by, "machine")) && !e.backend().Machines() {
+		return query.ErrNoMachines
+	}
+	return nil
+}
+
+// Team reports whether the engine reads a team catalog (several
+// machines' sessions, pushed by pidex push), which it never refreshes.
+func (e *Engine) Team() bool { return e.backend().Machines() }
 
 // outsideRoot returns the folder of a session file named by path when it
 // lies outside every root, else "".

@@ -7,9 +7,9 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
+	"github.com/pidex-dev/pidex/internal/readside"
 	"github.com/pidex-dev/pidex/internal/view"
 	"github.com/pidex-dev/pidex/pi"
-	"github.com/pidex-dev/pidex/query"
 )
 
 // The read side. Each method answers from the catalog as it is: a face
@@ -27,7 +27,10 @@ func (e *Engine) List(ctx context.Context, o pidex.ListOptions) ([]pidex.Session
 	if err != nil {
 		return nil, err
 	}
-	return e.reader.Load().List(ctx, f)
+	if err := e.machines(f.Machine, nil); err != nil {
+		return nil, err
+	}
+	return e.backend().List(ctx, f)
 }
 
 // Count is the number of sessions List would return without its limit
@@ -37,18 +40,21 @@ func (e *Engine) Count(ctx context.Context, o pidex.ListOptions) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return e.reader.Load().Count(ctx, f)
+	if err := e.machines(f.Machine, nil); err != nil {
+		return 0, err
+	}
+	return e.backend().Count(ctx, f)
 }
 
 // Info is one session's listing record (the fields of List).
 func (e *Engine) Info(ctx context.Context, ref pidex.SessionRef) (pidex.Session, error) {
-	return e.reader.Load().Session(ctx, ref.FileID)
+	return e.backend().Session(ctx, ref.FileID)
 }
 
 // Tree is a session's entry tree, like pi's getTree(): children ordered
 // by timestamp, file order breaking ties.
 func (e *Engine) Tree(ctx context.Context, ref pidex.SessionRef, o pidex.TreeOptions) ([]*pidex.TreeNode, error) {
-	roots, err := e.reader.Load().Tree(ctx, ref.FileID)
+	roots, err := e.backend().Tree(ctx, ref.FileID)
 	if err != nil || !o.PathOnly {
 		return roots, err
 	}
@@ -94,23 +100,23 @@ func pathOnly(roots []*pidex.TreeNode) []*pidex.TreeNode {
 // line of the file, and a session file only grows, so a later call reads
 // only the new entries.
 func (e *Engine) Previews(ctx context.Context, ref pidex.SessionRef) (map[int64]string, error) {
-	rows, err := e.reader.Load().Entries(ctx, ref.FileID)
+	rows, err := e.backend().Entries(ctx, ref.FileID)
 	if err != nil {
 		return nil, err
 	}
-	return e.previews.previews(ref.Path, rows)
+	return e.previews.previews(ctx, e.backend(), ref, rows)
 }
 
 // Path is the root-to-leaf path ("" = pi's leaf, the last entry of the
 // file).
 func (e *Engine) Path(ctx context.Context, ref pidex.SessionRef, leaf string) ([]pidex.Entry, error) {
-	return e.reader.Load().Path(ctx, ref.FileID, leaf)
+	return e.backend().Path(ctx, ref.FileID, leaf)
 }
 
 // Context is the model context pi would rebuild at leaf ("" = pi's leaf),
 // exactly: every line is read whole.
 func (e *Engine) Context(ctx context.Context, ref pidex.SessionRef, leaf string) (*pidex.Context, error) {
-	sc, _, _, err := e.context(ctx, ref, query.ContextSpec{Leaf: leaf})
+	sc, _, _, err := e.context(ctx, ref, readside.ContextSpec{Leaf: leaf})
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +127,7 @@ func (e *Engine) Context(ctx context.Context, ref pidex.SessionRef, leaf string)
 // loading, each a JSON object with pidex's annotations (`pidex show
 // --json`; see pi.PathItem). Every line is read whole.
 func (e *Engine) EntryObjects(ctx context.Context, ref pidex.SessionRef, leaf string) ([]json.RawMessage, error) {
-	sc, _, _, err := e.context(ctx, ref, query.ContextSpec{Leaf: leaf})
+	sc, _, _, err := e.context(ctx, ref, readside.ContextSpec{Leaf: leaf})
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +144,7 @@ func (e *Engine) EntryObjects(ctx context.Context, ref pidex.SessionRef, leaf st
 // branch to o.Leaf, or the messages of its model context, a window of
 // them if o.Window says so.
 func (e *Engine) Read(ctx context.Context, ref pidex.SessionRef, o pidex.ReadOptions) (*pidex.Document, error) {
-	spec := query.ContextSpec{Leaf: o.Leaf}
+	spec := readside.ContextSpec{Leaf: o.Leaf}
 	if !o.Whole {
 		spec.MaxLine, spec.MaxString = pidex.ReadCutLine, pidex.ReadCutString
 	}
@@ -149,7 +155,7 @@ func (e *Engine) Read(ctx context.Context, ref pidex.SessionRef, o pidex.ReadOpt
 	if err != nil {
 		return nil, err
 	}
-	info, err := e.reader.Load().Session(ctx, ref.FileID)
+	info, err := e.backend().Session(ctx, ref.FileID)
 	if err != nil {
 		return nil, err
 	}
@@ -161,20 +167,20 @@ func (e *Engine) Read(ctx context.Context, ref pidex.SessionRef, o pidex.ReadOpt
 
 // context rebuilds (or finds kept) the context of a branch: the one way
 // every read of a session's content goes.
-func (e *Engine) context(ctx context.Context, ref pidex.SessionRef, spec query.ContextSpec) (*pi.SessionContext, int, int, error) {
-	info, err := e.reader.Load().Session(ctx, ref.FileID)
+func (e *Engine) context(ctx context.Context, ref pidex.SessionRef, spec readside.ContextSpec) (*pi.SessionContext, int, int, error) {
+	info, err := e.backend().Session(ctx, ref.FileID)
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	key := contextKey{path: ref.Path, size: info.SizeBytes, entries: info.EntryCount, spec: spec}
+	key := contextKey{path: ref.Path, machine: ref.Machine, size: info.SizeBytes, entries: info.EntryCount, spec: spec}
 	return e.contexts.get(key, func() (*pi.SessionContext, int, int, error) {
-		return e.reader.Load().Context(ctx, ref, spec)
+		return readside.Context(ctx, e.backend(), ref, spec)
 	})
 }
 
 // Warnings lists every line that could not be read.
 func (e *Engine) Warnings(ctx context.Context) ([]pidex.Warning, error) {
-	return e.reader.Load().Warnings(ctx)
+	return e.backend().Warnings(ctx)
 }
 
 // Search returns the entries matching o, best first (or newest first),
@@ -184,7 +190,7 @@ func (e *Engine) Search(ctx context.Context, o pidex.SearchOptions) ([]pidex.Hit
 	if err != nil {
 		return nil, err
 	}
-	return e.reader.Load().Search(ctx, q, f)
+	return e.backend().Search(ctx, q, f)
 }
 
 // SearchSessions returns the sessions matching o with their number of
@@ -194,7 +200,7 @@ func (e *Engine) SearchSessions(ctx context.Context, o pidex.SearchOptions) ([]p
 	if err != nil {
 		return nil, err
 	}
-	return e.reader.Load().SearchSessions(ctx, q, f)
+	return e.backend().SearchSessions(ctx, q, f)
 }
 
 func (e *Engine) searchFilter(ctx context.Context, o pidex.SearchOptions) (fts.Node, pidex.SearchFilter, error) {
@@ -202,27 +208,30 @@ func (e *Engine) searchFilter(ctx context.Context, o pidex.SearchOptions) (fts.N
 	if err != nil {
 		return nil, f, err
 	}
+	if err := e.machines(f.Machine, nil); err != nil {
+		return nil, f, err
+	}
 	q, err := fts.Parse(o.Query)
 	if err != nil {
 		return nil, f, err
 	}
-	f.FileID, err = e.fileOf(ctx, o.Session)
+	f.FileID, err = e.fileOf(ctx, o.Session, f.Machine)
 	return q, f, err
 }
 
-// fileOf resolves a session filter ("": none).
-func (e *Engine) fileOf(ctx context.Context, session string) (int64, error) {
+// fileOf resolves a session filter ("": none), on machine ("": any).
+func (e *Engine) fileOf(ctx context.Context, session, machine string) (int64, error) {
 	if session == "" {
 		return 0, nil
 	}
-	ref, err := e.Resolve(ctx, session)
+	ref, err := e.backend().Resolve(ctx, session, machine)
 	return ref.FileID, err
 }
 
 // TextCoverage says how many of the sessions' bytes have their text
 // indexed, of how many (the text pass runs behind the metadata).
 func (e *Engine) TextCoverage(ctx context.Context) (indexed, total int64, err error) {
-	return e.reader.Load().TextCoverage(ctx)
+	return e.backend().TextCoverage(ctx)
 }
 
 // Cost sums the usage records o selects (see README, Cost).
@@ -231,27 +240,21 @@ func (e *Engine) Cost(ctx context.Context, o pidex.CostOptions) (*pidex.CostRepo
 	if err != nil {
 		return nil, err
 	}
-	if f.FileID, err = e.fileOf(ctx, o.Session); err != nil {
+	if err := e.machines(f.Machine, f.By); err != nil {
 		return nil, err
 	}
-	return e.reader.Load().Cost(ctx, f)
+	if f.FileID, err = e.fileOf(ctx, o.Session, f.Machine); err != nil {
+		return nil, err
+	}
+	return e.backend().Cost(ctx, f)
 }
 
 // SQL runs one read-only statement on the catalog's views, on a
-// connection of its own that cannot change anything (see query.SQLConn).
+// connection of its own that cannot change anything (see query.SQLConn
+// and pgstore's read-only transactions).
 func (e *Engine) SQL(ctx context.Context, o pidex.SQLOptions) (*pidex.Rows, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
-	c, err := query.OpenSQL(ctx, e.db.Path)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-	}
-	return c.Query(ctx, o.Statement, o.Params, o.MaxRows)
+	return e.backend().SQL(ctx, o)
 }

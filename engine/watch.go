@@ -8,14 +8,16 @@ import (
 	"github.com/pidex-dev/pidex/indexer"
 )
 
-// Event is one refresh done by Watch.
+// Event is one refresh done by Watch, or (a team catalog) a push seen.
 type Event struct {
 	Stats *pidex.IndexStats
 	Err   error
+	// Pushed: a push changed the team catalog.
+	Pushed bool
 }
 
-// Changed reports whether the refresh changed the catalog.
-func (ev Event) Changed() bool { return ev.Stats.Changed() }
+// Changed reports whether the refresh (or push) changed the catalog.
+func (ev Event) Changed() bool { return ev.Pushed || ev.Stats.Changed() }
 
 // Subscribe returns a channel that receives every refresh Watch makes,
 // and a function that ends the subscription. A subscriber that falls
@@ -59,8 +61,12 @@ type WatchOptions struct {
 // Watch keeps the catalog current until ctx ends: a refresh at once, then
 // after every change under the roots (events coalesced, with a maximum
 // wait) and periodically as a safety net. Every refresh goes to
-// OnRefresh and to the subscribers.
+// OnRefresh and to the subscribers. Over a team catalog it refreshes
+// nothing: it tells the subscribers of every push it sees.
 func (e *Engine) Watch(ctx context.Context, opts WatchOptions) error {
+	if e.team != nil {
+		return e.watchTeam(ctx, opts)
+	}
 	if err := e.writable(); err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}

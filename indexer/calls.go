@@ -358,7 +358,9 @@ func markCopies(ctx context.Context, tx *wtx, scope, dup string) error {
 	return nil
 }
 
-// resum rebuilds the rollups' rows of the files where selects ("": all).
+// resum rebuilds the rollups' rows of the files where selects ("": all),
+// and counts the re-derivation in their derived_seq (a push re-sends
+// their usage rows and rollups when it moved).
 func resum(ctx context.Context, tx *wtx, where string) error {
 	for _, r := range catalog.Rollups {
 		if err := tx.exec(ctx, `DELETE FROM `+r.Table+` `+where); err != nil {
@@ -367,6 +369,13 @@ func resum(ctx context.Context, tx *wtx, where string) error {
 		if err := sumInto(ctx, tx, r, where); err != nil {
 			return err
 		}
+	}
+	files := ""
+	if where != "" {
+		files = ` WHERE id IN (SELECT file_id FROM usage ` + where + `)`
+	}
+	if err := tx.exec(ctx, `UPDATE files SET derived_seq = derived_seq + 1`+files); err != nil {
+		return fmt.Errorf("count derivations: %w", err)
 	}
 	return nil
 }

@@ -444,7 +444,15 @@ func (ix *Indexer) reserveIDs(ctx context.Context, jobs []job) error {
 	if len(fresh) < 2 {
 		return nil
 	}
-	sort.Slice(fresh, func(a, b int) bool { return filepath.Base(fresh[a].Path) < filepath.Base(fresh[b].Path) })
+	// By name, then path: files of the same name in several folders (a
+	// copy, another root) get their ids in one order on every run, which
+	// a team catalog's search follows too (pgstore orders by the same keys).
+	sort.Slice(fresh, func(a, b int) bool {
+		if ba, bb := filepath.Base(fresh[a].Path), filepath.Base(fresh[b].Path); ba != bb {
+			return ba < bb
+		}
+		return fresh[a].Path < fresh[b].Path
+	})
 	tx, err := ix.DB.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("reserve file ids: %w", err)

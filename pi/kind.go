@@ -312,7 +312,7 @@ func GroupSQL(g, t string) (string, []any) {
 		conds = append(conds, t+".type IN (?"+strings.Repeat(",?", len(types)-1)+")")
 	}
 	if len(conds) == 0 {
-		return "0", nil
+		return "(1 = 0)", nil // false in SQLite and PostgreSQL alike
 	}
 	return "(" + strings.Join(conds, " OR ") + ")", append(rs, types...)
 }
@@ -341,7 +341,7 @@ func SetsModelSQL(t string) string {
 		conds = append(conds, t+".role IN ("+strings.Join(rs, ", ")+")")
 	}
 	if len(conds) == 0 {
-		return "0"
+		return "(1 = 0)"
 	}
 	return "(" + strings.Join(conds, " OR ") + ")"
 }

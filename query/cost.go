@@ -10,27 +10,8 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/internal/readside"
 )
-
-// costPart is what the SQL returns: sums per local day and per the other
-// keys the report asks for (constants for the rest, see keyCols).
-type costPart struct {
-	Day          int64   `db:"day"` // local day number (see cost_zone.go); -1: no time
-	Provider     string  `db:"provider"`
-	Model        string  `db:"model"`
-	Source       string  `db:"source"`
-	Cwd          string  `db:"cwd"`
-	SessionID    string  `db:"session_id"`
-	Agent        string  `db:"agent"`
-	Calls        int64   `db:"calls"`
-	Input        float64 `db:"input"`
-	Output       float64 `db:"output"`
-	CacheRead    float64 `db:"cache_read"`
-	CacheWrite   float64 `db:"cache_write"`
-	CacheWrite1h float64 `db:"cache_write_1h"`
-	TotalTokens  float64 `db:"total_tokens"`
-	Cost         float64 `db:"cost"`
-}
 
 const bucketMs = catalog.BucketMs
 
@@ -47,12 +28,17 @@ func (rd *Reader) Cost(ctx context.Context, f pidex.CostFilter) (*pidex.CostRepo
 	if err != nil {
 		return nil, err
 	}
-	var parts []costPart
+	var parts []readside.CostPart
 	if err := rd.db.SelectContext(ctx, &parts, q, args...); err != nil {
 		return nil, fmt.Errorf("sum usage: %w", err)
 	}
-	return groupCost(f, parts), nil
+	return readside.GroupCost(f, parts), nil
 }
+
+// keyExprs are the report's key columns in costSQL (a local catalog has
+// no machine: that key is constant).
+var keyExprs = map[string]string{"provider": "x.provider", "model": "x.model", "source": "x.source",
+	"cwd": "s.cwd", "session_id": "s.session_id", "agent": "s.source"}
 
 // costSQL builds the query: whole buckets from the rollup, plus the single
 // records of the edge buckets that Since/Until cut.
@@ -104,20 +90,20 @@ func (rd *Reader) costSQL(ctx context.Context, f pidex.CostFilter) (string, []an
 	}
 	day, dayArgs := "-1", []any(nil)
 	rollup := catalog.HourRollup
-	if byTime(f.By) {
+	if readside.ByTime(f.By) {
 		lo, hi, err := rd.bucketRange(ctx, f)
 		if err != nil {
 			return "", nil, err
 		}
-		spans := zoneSpans(f.TZ, lo, hi)
-		day, dayArgs = dayExpr("x.bucket", spans)
-		if !wholeHours(spans) {
+		spans := readside.ZoneSpans(f.TZ, lo, hi)
+		day, dayArgs = readside.DayExpr("x.bucket", spans)
+		if !readside.WholeHours(spans) {
 			rollup = catalog.QuarterRollup // Asia/Kathmandu, Asia/Kolkata, …: a day starts inside an hour
 		}
 	}
 	src, srcArgs := costSource(f, rollup)
-	cols, group := keyCols(f)
-	if byTime(f.By) {
+	cols, group := readside.KeyCols(f, keyExprs)
+	if readside.ByTime(f.By) {
 		group = strings.TrimSuffix("day, "+group, ", ")
 	}
 	q := `SELECT ` + day + ` AS day, ` + cols + `,
@@ -147,37 +133,24 @@ func (rd *Reader) filesOutside(ctx context.Context, roots []string) (bool, error
 	return n == 1, nil
 }
 
-// keyCols selects only the keys the report groups by (and the model when
-// repricing); the others are constants, so that SQLite folds their rows
-// together instead of handing Go a row per model and source. group lists
-// the columns to group by: only those that vary (sorting 20,000 rows by
-// five constant strings too was a fifth of a report).
-func keyCols(f pidex.CostFilter) (cols, group string) {
-	sel := []string{}
-	groups := []string{}
-	col := func(need bool, expr, name string) {
-		if need {
-			// Grouped by the expression: a name may also be a column of a
-			// joined table (sessions.source).
-			sel, groups = append(sel, expr+" AS "+name), append(groups, expr)
-		} else {
-			sel = append(sel, "'' AS "+name)
-		}
+// bucketRange is the span of buckets the report may read.
+func (rd *Reader) bucketRange(ctx context.Context, f pidex.CostFilter) (lo, hi int64, err error) {
+	var r struct {
+		Lo *int64 `db:"lo"`
+		Hi *int64 `db:"hi"`
 	}
-	by := func(k string) bool { return slices.Contains(f.By, k) }
-	model := by("model") || f.Prices != nil
-	col(model || by("provider"), "x.provider", "provider")
-	col(model, "x.model", "model")
-	col(by("source"), "x.source", "source")
-	col(by("project"), "s.cwd", "cwd")
-	col(by("session"), "s.session_id", "session_id")
-	col(by("agent"), "s.source", "agent")
-	return strings.Join(sel, ", "), strings.Join(groups, ", ")
-}
-
-// byTime: the report has a day, week or month key.
-func byTime(by []string) bool {
-	return slices.Contains(by, "day") || slices.Contains(by, "week") || slices.Contains(by, "month")
+	// Two subqueries: each is one step down the bucket index, where
+	// min() and max() in one SELECT scanned the whole index.
+	err = rd.db.GetContext(ctx, &r, `SELECT (SELECT min(bucket) FROM usage_rollup WHERE bucket >= 0) AS lo,
+		(SELECT max(bucket) FROM usage_rollup) AS hi`)
+	if err != nil {
+		return 0, 0, fmt.Errorf("sum usage: %w", err)
+	}
+	if r.Lo == nil {
+		return 0, 0, nil
+	}
+	lo, hi = readside.BucketRange(f, *r.Lo, *r.Hi)
+	return lo, hi, nil
 }
 
 const rollupCols = `file_id, bucket, provider, model, source, is_copy, active, calls,
@@ -188,56 +161,27 @@ var rawCols = `file_id, ts_ms / ` + strconv.Itoa(bucketMs) + ` AS bucket, COALES
 	COALESCE(attr_model, model) AS model, source, is_copy, call_active AS active, 1 AS calls,
 	input, output, cache_read, cache_write, cache_write_1h, total_tokens, cost_total AS cost`
 
-// wholeHours: every offset of the zone's spans is a whole number of hours.
-func wholeHours(spans []zoneSpan) bool {
-	for i, s := range spans {
-		if s.offset%3600 != 0 || (i > 0 && s.from%4 != 0) {
-			return false
-		}
-	}
-	return true
-}
-
 // costSource is the rows the report sums: the rollup's whole buckets
 // within Since/Until, plus the single records of the edge buckets they cut.
 func costSource(f pidex.CostFilter, r catalog.Rollup) (string, []any) {
 	from := "SELECT " + rollupCols + " FROM " + r.Table
-	if f.Since.IsZero() && f.Until.IsZero() {
+	e := readside.CostEdges(f, r.Unit)
+	if e.All {
 		return from, nil
 	}
-	unitMs := r.Unit * bucketMs
-	lo, hi := int64(0), int64(1)<<62 // ms; records without a time (bucket -1) are out
-	if !f.Since.IsZero() {
-		lo = f.Since.UnixMilli()
+	var parts []string
+	var args []any
+	if e.First < e.Last {
+		parts = append(parts, from+" WHERE bucket >= ? AND bucket < ?")
+		args = append(args, e.First, e.Last)
 	}
-	if !f.Until.IsZero() {
-		hi = f.Until.UnixMilli()
+	for _, ed := range e.Edges {
+		// The edge records: only in the files the rollup has in that bucket.
+		parts = append(parts, " SELECT "+rawCols+` FROM usage WHERE file_id IN (SELECT file_id FROM `+r.Table+` WHERE bucket = ?)
+		AND ts_ms >= ? AND ts_ms < ?`)
+		args = append(args, ed.Bucket, ed.From, ed.To)
 	}
-	// The edge records: only in the files the rollup has in that bucket.
-	edge := " SELECT " + rawCols + ` FROM usage WHERE file_id IN (SELECT file_id FROM ` + r.Table + ` WHERE bucket = ?)
-		AND ts_ms >= ? AND ts_ms < ?`
-	first, last := ceilDiv(lo, unitMs), hi/unitMs // whole buckets: [first, last), in units
-	if first >= last {                            // inside one bucket
-		return edge, []any{lo / unitMs * r.Unit, lo, hi}
-	}
-	q := from + " WHERE bucket >= ? AND bucket < ?"
-	args := []any{first * r.Unit, last * r.Unit}
-	if lo%unitMs != 0 {
-		q += " UNION ALL" + edge
-		args = append(args, (first-1)*r.Unit, lo, first*unitMs)
-	}
-	if hi%unitMs != 0 && hi < int64(1)<<62 {
-		q += " UNION ALL" + edge
-		args = append(args, last*r.Unit, last*unitMs, hi)
-	}
-	return q, args
-}
-
-func ceilDiv(a, b int64) int64 {
-	if a%b == 0 {
-		return a / b
-	}
-	return a/b + 1
+	return strings.Join(parts, " UNION ALL"), args
 }
 
 func anys(ss []string) []any {

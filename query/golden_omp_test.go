@@ -169,7 +169,7 @@ func eachOmp(t *testing.T, fn func(t *testing.T, db *catalog.DB, g ompGolden, re
 	db, dir := ompCorpus(t)
 	for _, g := range loadOmpGoldens(t) {
 		t.Run(strings.TrimSuffix(filepath.Base(g.File), ".jsonl"), func(t *testing.T) {
-			ref, err := query.New(db, nil).Resolve(context.Background(), filepath.Join(dir, g.File))
+			ref, err := query.New(db, nil).Resolve(context.Background(), filepath.Join(dir, g.File), "")
 			if err != nil {
 				t.Fatalf("omp opens it; pidex: %v", err)
 			}

@@ -179,7 +179,7 @@ func sessionRef(t *testing.T, db *catalog.DB, g golden) (pidex.SessionRef, bool)
 
 func sessionRefOf(t *testing.T, gs goldenSet, db *catalog.DB, g golden) (pidex.SessionRef, bool) {
 	t.Helper()
-	ref, err := query.New(db, nil).Resolve(context.Background(), set(gs).abs(t, g.File))
+	ref, err := query.New(db, nil).Resolve(context.Background(), set(gs).abs(t, g.File), "")
 	if err != nil {
 		return pidex.SessionRef{}, false
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/readside"
 )
 
 // pathSQL walks pi's id map (edges) from the leaf to the root: each step
@@ -48,15 +49,5 @@ func (rd *Reader) Path(ctx context.Context, fileID int64, leafID string) ([]pide
 	if len(up) == 0 {
 		return nil, fmt.Errorf("entry %q: %w", leafID, pidex.ErrNotFound)
 	}
-	// Cut at the first repeated entry: the rest would be the cycle again.
-	seen := make(map[int64]bool, len(up))
-	n := 0
-	for ; n < len(up) && !seen[up[n].Offset]; n++ {
-		seen[up[n].Offset] = true
-	}
-	up = up[:n]
-	for i, j := 0, len(up)-1; i < j; i, j = i+1, j-1 {
-		up[i], up[j] = up[j], up[i]
-	}
-	return up, nil
+	return readside.Cut(up), nil
 }

@@ -15,11 +15,16 @@ import (
 // roots. It is safe for concurrent use.
 type Reader struct {
 	db    *sqlx.DB
+	path  string   // the catalog file, for SQL's own read-only connection
 	roots []string // absolute; none: every session of the catalog
 }
 
 // New returns a reader of db for the sessions under roots (absolute
 // paths; none means every session the catalog holds).
 func New(db *catalog.DB, roots []string) *Reader {
-	return &Reader{db: db.DB, roots: roots}
+	return &Reader{db: db.DB, path: db.Path, roots: roots}
 }
+
+// Machines reports false: a local catalog is one machine's, and holds no
+// machine names (a team catalog does: package pgstore).
+func (rd *Reader) Machines() bool { return false }

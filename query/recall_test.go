@@ -73,8 +73,9 @@ func recallEntry(r *rand.Rand, i int, parent string, plants []string) string {
 // pidex finds exactly the sessions a brute-force scan of every entry's
 // text finds, for vocabulary words, planted rare words and CJK words of
 // 2, 3 and 6 characters, on every branch and in forks.
-func TestSearchRecallMatchesBruteForce(t *testing.T) {
-	e := newSearchEnv(t)
+func TestSearchRecallMatchesBruteForce(t *testing.T) { onBackends(t, testSearchRecall) }
+
+func testSearchRecall(t *testing.T, e *searchEnv) {
 	r := rand.New(rand.NewPCG(7, 11))
 	var plants []string
 	for i := range 12 {

@@ -19,8 +19,11 @@ const candidates = 20
 // Resolve finds one session by, in order: file path, full session id,
 // unique id prefix, or unique session name. No match is
 // pidex.ErrNotFound; several are a *pidex.AmbiguousError, with the
-// candidates.
-func (rd *Reader) Resolve(ctx context.Context, ref string) (pidex.SessionRef, error) {
+// candidates. A local catalog has no machines: machine must be "".
+func (rd *Reader) Resolve(ctx context.Context, ref, machine string) (pidex.SessionRef, error) {
+	if machine != "" {
+		return pidex.SessionRef{}, ErrNoMachines
+	}
 	if strings.TrimSpace(ref) == "" {
 		return pidex.SessionRef{}, pidex.Usagef("no session given (an id, a unique prefix of one, a name or a file path)")
 	}
@@ -39,6 +42,10 @@ func (rd *Reader) Resolve(ctx context.Context, ref string) (pidex.SessionRef, er
 	}
 	return pidex.SessionRef{}, fmt.Errorf("session %q: %w", ref, pidex.ErrNotFound)
 }
+
+// ErrNoMachines: a machine filter or key on a local catalog, which holds
+// one machine's sessions and no machine names.
+var ErrNoMachines = pidex.Usagef("a local catalog has no machines: --machine and --by machine read a team catalog (--catalog postgres://…)")
 
 func looksLikePath(ref string) bool {
 	if strings.ContainsRune(ref, os.PathSeparator) || strings.HasSuffix(ref, ".jsonl") {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
+	"github.com/pidex-dev/pidex/internal/readside"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
 )
@@ -75,15 +76,10 @@ const matchCTE = `WITH RECURSIVE m(r, score) AS MATERIALIZED (
 var newestCTE = `WITH RECURSIVE m(r, score) AS MATERIALIZED (
 		SELECT rowid, bm25(text_index) FROM text_index WHERE text_index MATCH ? ORDER BY rowid DESC LIMIT ` + strconv.Itoa(RankCap) + `)`
 
-// RankCap bounds the matches a plain search ranks. bm25 costs about 3 µs
-// a match (it reads each entry's length), so ranking every entry with a
-// common word (208,000 with "the" in 1.7 GB of sessions) took 0.7 s; the
-// newest 5,000 take 40 ms (10,000 took 100 ms, mostly bm25).
-// Without filters, a search ranks the matches in the RankCap most
-// recently started sessions' entries (text rowids grow with session start
-// time: indexer.reserveIDs); a filter, --sessions-only or a term rarer
-// than that ranks every match.
-const RankCap = 5000
+// RankCap bounds the matches a plain search ranks (see readside.RankCap):
+// text rowids grow with session start time (indexer.reserveIDs), so the
+// newest matches are the highest rowids.
+const RankCap = readside.RankCap
 
 // activeCTE lists, per session with a hit, the offsets of the entries on
 // its current root-to-leaf path (pi's branch; depth-bounded like Path).
@@ -110,18 +106,16 @@ func with(f pidex.SearchFilter, capped bool) string {
 	return matchCTE + "\n"
 }
 
-// unfiltered reports whether f narrows nothing but the roots.
-func unfiltered(f pidex.SearchFilter) bool {
-	return f.Project == "" && f.Cwd == "" && len(f.Agents) == 0 && f.FileID == 0 && f.Role == "" && f.Model == "" && f.Since.IsZero() && f.Until.IsZero() && !f.Active
-}
-
 // Search returns the entries matching q and f, best first (or newest
 // first), with a snippet of each read back from its session file.
 func (rd *Reader) Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) ([]pidex.Hit, error) {
 	from, args := rd.searchFrom(q, f)
-	order := "m.score, e.ts_ms DESC"
+	// The path and offset break the last ties (a fork's copy of an entry
+	// has its score and time), so the order is the same on every run and
+	// on a team catalog (pgstore orders alike, then by machine).
+	order := "m.score, e.ts_ms DESC, fl.path DESC, e.offset DESC"
 	if f.Newest {
-		order = "e.ts_ms DESC, m.score"
+		order = "e.ts_ms DESC, m.score, fl.path DESC, e.offset DESC"
 	}
 	run := func(capped bool) ([]pidex.Hit, []int64, error) {
 		return rd.hits(ctx, with(f, capped)+`SELECT fl.path, s.session_id, e.id, e.offset, e.length, e.line,
@@ -130,7 +124,7 @@ func (rd *Reader) Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) 
 	}
 	// Ranking only the newest RankCap matches serves the first pages; a
 	// page past them ranks every match.
-	capped := unfiltered(f) && f.Offset+f.Limit <= RankCap
+	capped := readside.Unfiltered(f) && f.Offset+f.Limit <= RankCap
 	hits, lengths, err := run(capped)
 	if err == nil && capped && len(hits) < f.Limit && rd.atLeast(ctx, q, RankCap) {
 		// Fewer hits than asked for among the newest matches (files outside
@@ -208,34 +202,17 @@ func snippets(hits []pidex.Hit, lengths []int64, terms []fts.Term) {
 		if l == nil {
 			continue
 		}
-		h.Segments = fts.Snippet(pi.SearchText(h.Path, l, true), terms, 160) // only omp's lines name artifacts
-		h.Snippet, h.Highlights = flatten(h.Segments)
+		readside.Snippet(h, pi.SearchText(h.Path, l, true), terms) // only omp's lines name artifacts
 	}
-}
-
-// flatten joins segments and lists the matched ones as character ranges.
-func flatten(segs []pidex.Segment) (string, [][2]int) {
-	var b strings.Builder
-	marks := [][2]int{}
-	n := 0
-	for _, s := range segs {
-		k := len([]rune(s.Text))
-		if s.Hit {
-			marks = append(marks, [2]int{n, n + k})
-		}
-		b.WriteString(s.Text)
-		n += k
-	}
-	return b.String(), marks
 }
 
 // SearchSessions returns one row per session with its number of matching
 // entries, best match first (or most recently modified first).
 func (rd *Reader) SearchSessions(ctx context.Context, q fts.Node, f pidex.SearchFilter) ([]pidex.SessionHits, error) {
 	from, args := rd.searchFrom(q, f)
-	order := "min(m.score), modified DESC"
+	order := "min(m.score), modified DESC, fl.path"
 	if f.Newest {
-		order = "modified DESC"
+		order = "modified DESC, fl.path"
 	}
 	stmt := with(f, false) + `SELECT fl.path, s.session_id, s.name, COALESCE(s.first_message, '(no messages)'), count(*), s.cwd,
 		COALESCE(s.last_activity_ms, s.created_ms, fl.mtime_ns / 1000000) AS modified

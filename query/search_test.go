@@ -16,6 +16,8 @@ import (
 	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 	"github.com/pidex-dev/pidex/internal/fts"
+	"github.com/pidex-dev/pidex/internal/pgtest"
+	"github.com/pidex-dev/pidex/pgstore"
 	"github.com/pidex-dev/pidex/query"
 )
 
@@ -66,10 +68,22 @@ func parentJSON(p string) string {
 	return `"` + p + `"`
 }
 
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
 type searchEnv struct {
 	t    *testing.T
 	root string
 	ix   *indexer.Indexer
+	// team, when set, is a team catalog in PostgreSQL that every refresh
+	// pushes the catalog into, and that searches read: the same tests hold
+	// the same answers on both backends.
+	team *pgstore.Store
+}
+
+// searcher is what a search test asks of a backend.
+type searcher interface {
+	Search(context.Context, fts.Node, pidex.SearchFilter) ([]pidex.Hit, error)
+	SearchSessions(context.Context, fts.Node, pidex.SearchFilter) ([]pidex.SessionHits, error)
 }
 
 func newSearchEnv(t *testing.T) *searchEnv {
@@ -81,6 +95,48 @@ func newSearchEnv(t *testing.T) *searchEnv {
 	}
 	t.Cleanup(func() { db.Close() })
 	return &searchEnv{t: t, root: root, ix: &indexer.Indexer{DB: db, Roots: []string{root}}}
+}
+
+// onBackends runs a search test on the local catalog, then on a team
+// catalog in PostgreSQL that the local one is pushed into (skipped, saying
+// so, where no PostgreSQL can be had).
+func onBackends(t *testing.T, test func(t *testing.T, e *searchEnv)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, newSearchEnv(t)) })
+	t.Run("postgres", func(t *testing.T) {
+		e := newSearchEnv(t)
+		st, err := pgstore.Open(context.Background(), pgtest.URL(t), pgstore.Options{Migrate: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		e.team = st
+		test(t, e)
+	})
+}
+
+// searcher is the backend the env's searches read.
+func (e *searchEnv) searcher() searcher {
+	if e.team != nil {
+		return e.team.Reader()
+	}
+	return query.New(e.ix.DB, nil)
+}
+
+// fileID is the id of the file whose path ends with suffix, in the
+// backend the env reads.
+func (e *searchEnv) fileID(suffix string) int64 {
+	e.t.Helper()
+	var id int64
+	var err error
+	if e.team != nil {
+		err = e.team.DB().QueryRow(`SELECT id FROM files WHERE path LIKE '%' || $1`, suffix).Scan(&id)
+	} else {
+		err = e.ix.DB.Get(&id, "SELECT id FROM files WHERE path LIKE '%' || ?", suffix)
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return id
 }
 
 func (e *searchEnv) file(rel string, lines ...string) string {
@@ -98,6 +154,19 @@ func (e *searchEnv) refresh() {
 	if err != nil || len(st.Errors) > 0 {
 		e.t.Fatalf("text pass: %v %v", err, st.Errors)
 	}
+	e.push()
+}
+
+// push mirrors the catalog into the team catalog, if the env has one.
+func (e *searchEnv) push() {
+	e.t.Helper()
+	if e.team == nil {
+		return
+	}
+	ps, err := e.team.Push(context.Background(), e.ix.DB, pgstore.PushOptions{Machine: "m1", Roots: []string{e.root}})
+	if err != nil || len(ps.Skipped) > 0 {
+		e.t.Fatalf("push: %v %v", err, ps)
+	}
 }
 
 // sessions returns the session ids matching q (with the filter), sorted.
@@ -108,7 +177,7 @@ func (e *searchEnv) sessions(q string, f pidex.SearchFilter) []string {
 		e.t.Fatalf("parse %q: %v", q, err)
 	}
 	f.Limit = 1000
-	ss, err := query.New(e.ix.DB, nil).SearchSessions(context.Background(), n, f)
+	ss, err := e.searcher().SearchSessions(context.Background(), n, f)
 	if err != nil {
 		e.t.Fatalf("search %q: %v", q, err)
 	}
@@ -120,8 +189,9 @@ func (e *searchEnv) sessions(q string, f pidex.SearchFilter) []string {
 	return ids
 }
 
-func TestSearchMatching(t *testing.T) {
-	e := newSearchEnv(t)
+func TestSearchMatching(t *testing.T) { onBackends(t, testSearchMatching) }
+
+func testSearchMatching(t *testing.T, e *searchEnv) {
 	e.file("--w-app--/a.jsonl",
 		hdr("sa", "/w/app"),
 		userMsg("a1", "", "The Café au lait bug: parse_header fails with ERR_MODULE_NOT_FOUND in session-manager.ts", "2026-05-01T10:00:01.000Z"),
@@ -179,8 +249,9 @@ func TestSearchMatching(t *testing.T) {
 	}
 }
 
-func TestSearchFiltersAndBranches(t *testing.T) {
-	e := newSearchEnv(t)
+func TestSearchFiltersAndBranches(t *testing.T) { onBackends(t, testSearchFiltersAndBranches) }
+
+func testSearchFiltersAndBranches(t *testing.T, e *searchEnv) {
 	e.file("--w-app--/a.jsonl",
 		hdr("sa", "/w/app"),
 		userMsg("a1", "", "aardvark in the user text", "2026-05-01T10:00:01.000Z"),
@@ -202,7 +273,7 @@ func TestSearchFiltersAndBranches(t *testing.T) {
 	hits := func(q string, f pidex.SearchFilter) []pidex.Hit {
 		n, _ := fts.Parse(q)
 		f.Limit = 100
-		hs, err := query.New(e.ix.DB, nil).Search(context.Background(), n, f)
+		hs, err := e.searcher().Search(context.Background(), n, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,11 +307,7 @@ func TestSearchFiltersAndBranches(t *testing.T) {
 	since := time.UnixMilli(1777802400000) // 2026-05-03T10:00:00Z
 	check("--since", ids("aardvark OR narwhal", pidex.SearchFilter{Since: since.Add(time.Millisecond)}), "sa")
 	check("--until", ids("aardvark OR okapi", pidex.SearchFilter{Until: since}), "sa sf")
-	var fileID int64
-	if err := e.ix.DB.Get(&fileID, "SELECT id FROM files WHERE path LIKE '%fork.jsonl'"); err != nil {
-		t.Fatal(err)
-	}
-	check("--session", ids("aardvark", pidex.SearchFilter{FileID: fileID}), "sf")
+	check("--session", ids("aardvark", pidex.SearchFilter{FileID: e.fileID("fork.jsonl")}), "sf")
 
 	hs := hits("narwhal", pidex.SearchFilter{})
 	if len(hs) != 1 || hs[0].EntryID != "a5" || hs[0].Line != 7 || hs[0].Snippet == "" || len(hs[0].Highlights) != 1 {
@@ -259,8 +326,9 @@ func TestSearchFiltersAndBranches(t *testing.T) {
 
 // The text index follows the files: an append adds the new lines' text, a
 // rewrite replaces it, a removal drops it.
-func TestSearchIncremental(t *testing.T) {
-	e := newSearchEnv(t)
+func TestSearchIncremental(t *testing.T) { onBackends(t, testSearchIncremental) }
+
+func testSearchIncremental(t *testing.T, e *searchEnv) {
 	p := e.file("--w-app--/a.jsonl", hdr("sa", "/w/app"), userMsg("a1", "", "first quokka", "2026-05-01T10:00:01.000Z"))
 	e.refresh()
 	check := func(q, want string) {
@@ -276,6 +344,7 @@ func TestSearchIncremental(t *testing.T) {
 	if _, err := e.ix.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	e.push()
 	check("wombat", "sa")
 	e.refresh()
 	check("quokka", "sa")
@@ -296,6 +365,11 @@ func TestSearchIncremental(t *testing.T) {
 	var rows int
 	if err := e.ix.DB.Get(&rows, "SELECT count(*) FROM text_index('platypus OR quokka OR wombat')"); err != nil || rows != 0 {
 		t.Errorf("index rows left after removal: %d (%v)", rows, err)
+	}
+	if e.team != nil {
+		if err := e.team.DB().QueryRow(`SELECT (SELECT count(*) FROM text_index) + (SELECT count(*) FROM files)`).Scan(&rows); err != nil || rows != 0 {
+			t.Errorf("team catalog rows left after removal: %d (%v)", rows, err)
+		}
 	}
 }
 
@@ -327,15 +401,16 @@ func FuzzSearchQuery(f *testing.F) {
 
 // Pages of a search (Offset) are the slices of the whole answer, for hits
 // and for sessions.
-func TestSearchPages(t *testing.T) {
-	e := newSearchEnv(t)
+func TestSearchPages(t *testing.T) { onBackends(t, testSearchPages) }
+
+func testSearchPages(t *testing.T, e *searchEnv) {
 	for i := range 7 {
 		e.file(fmt.Sprintf("--w-app--/s%d.jsonl", i), hdr(fmt.Sprintf("s%d", i), "/w/app"),
 			userMsg("a1", "", fmt.Sprintf("pangolin number %d", i), fmt.Sprintf("2026-05-0%dT10:00:01.000Z", i+1)),
 			userMsg("a2", "a1", "and another pangolin", fmt.Sprintf("2026-05-0%dT10:00:02.000Z", i+1)))
 	}
 	e.refresh()
-	r := query.New(e.ix.DB, nil)
+	r := e.searcher()
 	q, _ := fts.Parse("pangolin")
 	all, err := r.Search(context.Background(), q, pidex.SearchFilter{Limit: 100})
 	if err != nil || len(all) != 14 {

@@ -90,6 +90,25 @@ func (c *SQLConn) loadStamps(ctx context.Context) error {
 	return rows.Err()
 }
 
+// SQL runs one read-only statement on the catalog's views, on a
+// connection of its own that cannot change anything (see SQLConn).
+func (rd *Reader) SQL(ctx context.Context, o pidex.SQLOptions) (*pidex.Rows, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	c, err := OpenSQL(ctx, rd.path)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	return c.Query(ctx, o.Statement, o.Params, o.MaxRows)
+}
+
 // Close closes the connection.
 func (c *SQLConn) Close() error {
 	c.conn.Close()

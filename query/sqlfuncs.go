@@ -94,13 +94,23 @@ func entryLine(args []driver.Value) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read entry: %w", err)
 	}
-	if length >= 0 && int64(len(line)) != length {
+	// The catalog's length counts a CR before the newline (the indexer
+	// reads the line up to the LF), readLine drops it.
+	if length >= 0 && int64(len(line)) != length && !(int64(len(line))+1 == length && crlf(f, off+length)) {
 		return nil, fmt.Errorf("%s: the line at offset %d is %d bytes, the catalog says %d: %w", path, off, len(line), length, pidex.ErrFileChanged)
 	}
 	if l, _ := schema.DecodeLine(line); l == nil {
 		return nil, fmt.Errorf("%s: the line at offset %d is not a JSON object: %w", path, off, pidex.ErrFileChanged)
 	}
 	return line, nil
+}
+
+// crlf reports whether the line ending at end (the catalog's length past
+// its offset) ends with CR LF, or CR at the end of the file.
+func crlf(f *os.File, end int64) bool {
+	var b [2]byte
+	n, _ := f.ReadAt(b[:], end-1)
+	return n >= 1 && b[0] == '\r' && (n == 1 || b[1] == '\n')
 }
 
 // readLine reads from off to the end of the line (CR LF and a missing

@@ -127,7 +127,7 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 	end := start + len(rows)
 	v.From, v.To = start+1, end
 	for _, si := range rows {
-		row := sessionRow{URL: sessionURL(si.ID, si.Path), First: text.Cut(text.OneLine(text.Cut(si.FirstMessage, 600)), 160),
+		row := sessionRow{URL: sessionURL(si.ID, si.Path, si.Machine), First: text.Cut(text.OneLine(text.Cut(si.FirstMessage, 600)), 160),
 			Project: view.Project(si.Cwd), Cwd: si.Cwd, Messages: si.MessageCount, Cost: si.Cost, Modified: si.Modified}
 		if si.Name != nil {
 			row.Name = *si.Name
@@ -248,11 +248,11 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 		if v.Full {
 			base = append(base, "full", "1")
 		}
-		return sessionURL(info.ID, info.Path, append(base, extra...)...)
+		return sessionURL(info.ID, info.Path, info.Machine, append(base, extra...)...)
 	}
-	v.BranchURL = sessionURL(info.ID, info.Path)
+	v.BranchURL = sessionURL(info.ID, info.Path, info.Machine)
 	if v.Context {
-		v.ContextURL = sessionURL(info.ID, info.Path, "leaf", keepLeaf)
+		v.ContextURL = sessionURL(info.ID, info.Path, info.Machine, "leaf", keepLeaf)
 	} else {
 		v.ContextURL = link("view", "context")
 	}
@@ -261,7 +261,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 	if v.Context {
 		viewName = "context"
 	}
-	treeBase := sessionURL(info.ID, info.Path, "view", viewName) + "&leaf=" // built once: the tree may have thousands of links
+	treeBase := sessionURL(info.ID, info.Path, info.Machine, "view", viewName) + "&leaf=" // built once: the tree may have thousands of links
 	v.TreeURL = func(id string) string {
 		return treeBase + url.QueryEscape(id) + "#e-" + url.PathEscape(id)
 	}
@@ -272,7 +272,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 	v.Tree = treeView(view.Layout(roots), previews, onPath, v.Leaf)
 	// The session's own calls (every copy it holds, like its total) off
 	// its current branch.
-	rep, err := s.eng.Cost(ctx, pidex.CostOptions{Session: ref.Path, By: []string{"source"}, Branch: pidex.BranchAbandoned, NoDedup: true})
+	rep, err := s.eng.Cost(ctx, pidex.CostOptions{Session: ref.Path, Machine: ref.Machine, By: []string{"source"}, Branch: pidex.BranchAbandoned, NoDedup: true})
 	if err != nil {
 		s.httpError(w, r, err)
 		return
@@ -358,12 +358,12 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 			}
 		case res.sessionsOnly:
 			for _, sh := range res.sessions {
-				v.Sessions = append(v.Sessions, sessionHitView{URL: sessionURL(sh.SessionID, sh.Path),
+				v.Sessions = append(v.Sessions, sessionHitView{URL: sessionURL(sh.SessionID, sh.Path, sh.Machine),
 					Title: view.Title(sh.Name, sh.FirstMessage, 120), Project: view.Project(sh.Cwd), Hits: sh.Hits})
 			}
 		default:
 			for _, h := range res.hits {
-				v.Hits = append(v.Hits, hitView{URL: sessionURL(h.SessionID, h.Path, "at", h.EntryID) + "#e-" + url.PathEscape(h.EntryID),
+				v.Hits = append(v.Hits, hitView{URL: sessionURL(h.SessionID, h.Path, h.Machine, "at", h.EntryID) + "#e-" + url.PathEscape(h.EntryID),
 					Title: view.Title(&h.Name, h.FirstMessage, 120), Project: view.Project(h.Cwd), Role: h.Role, Time: h.Timestamp, Segments: h.Segments})
 			}
 		}

@@ -20,7 +20,7 @@ import (
 // listOptions reads `pidex list`'s filters.
 func listOptions(q url.Values) (pidex.ListOptions, error) {
 	o := pidex.ListOptions{Cwd: q.Get("cwd"), Project: q.Get("project"), Name: q.Get("name"), Agent: q.Get("agent"),
-		Since: q.Get("since"), Until: q.Get("until"), Sort: q.Get("sort")}
+		Since: q.Get("since"), Until: q.Get("until"), Sort: q.Get("sort"), Machine: q.Get("machine")}
 	var err error
 	o.Limit, err = intParam(q, "limit")
 	return o, err
@@ -31,12 +31,13 @@ func listOptions(q url.Values) (pidex.ListOptions, error) {
 func (s *Server) searchOptions(r *http.Request) (pidex.SearchOptions, error) {
 	q := r.URL.Query()
 	o := pidex.SearchOptions{Query: q.Get("q"), Project: q.Get("project"), Cwd: q.Get("cwd"), Agent: q.Get("agent"), Role: q.Get("role"),
-		Model: q.Get("model"), Since: q.Get("since"), Until: q.Get("until"), Branch: q.Get("branch"), Sort: q.Get("sort")}
+		Model: q.Get("model"), Since: q.Get("since"), Until: q.Get("until"), Branch: q.Get("branch"), Sort: q.Get("sort"),
+		Machine: q.Get("machine")}
 	var err error
 	if o.Limit, err = intParam(q, "limit"); err != nil {
 		return o, err
 	}
-	o.Session, err = s.sessionParam(r)
+	o.Session, o.Machine, err = s.sessionParam(r, o.Machine)
 	return o, err
 }
 
@@ -46,27 +47,32 @@ func (s *Server) searchOptions(r *http.Request) (pidex.SearchOptions, error) {
 func (s *Server) costOptions(r *http.Request) (pidex.CostOptions, error) {
 	q := r.URL.Query()
 	o := pidex.CostOptions{Source: q.Get("source"), TZ: q.Get("tz"), Since: q.Get("since"), Until: q.Get("until"),
-		Project: q.Get("project"), Cwd: q.Get("cwd"), Agent: q.Get("agent"), Model: q.Get("model"), Branch: q.Get("branch"), NoDedup: boolParam(q, "noDedup")}
+		Project: q.Get("project"), Cwd: q.Get("cwd"), Agent: q.Get("agent"), Model: q.Get("model"), Branch: q.Get("branch"), NoDedup: boolParam(q, "noDedup"),
+		Machine: q.Get("machine")}
 	if q.Has("by") {
 		o.By = strings.Split(q.Get("by"), ",")
 	}
 	var err error
-	o.Session, err = s.sessionParam(r)
+	o.Session, o.Machine, err = s.sessionParam(r, o.Machine)
 	return o, err
 }
 
-// sessionParam is ?session= resolved to a session of this server, as a
-// full session id the engine resolves again ("" for none).
-func (s *Server) sessionParam(r *http.Request) (string, error) {
+// sessionParam is ?session= resolved to a session of this server, as the
+// path the engine resolves again ("" for none), and its machine (a team
+// catalog's; machine, the ?machine= filter, otherwise).
+func (s *Server) sessionParam(r *http.Request, machine string) (string, string, error) {
 	id := r.URL.Query().Get("session")
 	if id == "" {
-		return "", nil
+		return "", machine, nil
 	}
 	ref, err := s.session(r, id)
 	if err != nil {
-		return "", err
+		return "", machine, err
 	}
-	return ref.Path, nil
+	if ref.Machine != "" {
+		machine = ref.Machine
+	}
+	return ref.Path, machine, nil
 }
 
 // intParam is a number ≥ 0 (0 when absent: the option's default).
@@ -93,17 +99,18 @@ func boolParam(q url.Values, name string) bool {
 // session resolves the {id} of a URL: a session id, a unique prefix or a
 // unique name, never a path (the server reads only the roots' files). A
 // session id that two files share (a copy of a file) is told apart by
-// ?file=, the file's base name.
+// ?file=, the file's base name, and on a team catalog by ?machine=.
 func (s *Server) session(r *http.Request, arg string) (pidex.SessionRef, error) {
 	if arg == "" || strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".jsonl") || arg == "." || arg == ".." {
 		return pidex.SessionRef{}, fmt.Errorf("session %q: %w", arg, pidex.ErrNotFound)
 	}
-	ref, err := s.eng.Resolve(r.Context(), arg)
+	machine := r.URL.Query().Get("machine")
+	ref, err := s.eng.ResolveOn(r.Context(), arg, machine)
 	file := r.URL.Query().Get("file")
 	if !errors.Is(err, pidex.ErrAmbiguous) || file == "" {
 		return ref, err
 	}
-	all, lerr := s.eng.List(r.Context(), pidex.ListOptions{})
+	all, lerr := s.eng.List(r.Context(), pidex.ListOptions{Machine: machine})
 	if lerr != nil {
 		return ref, lerr
 	}
@@ -115,10 +122,14 @@ func (s *Server) session(r *http.Request, arg string) (pidex.SessionRef, error) 
 	return ref, err
 }
 
-// sessionURL is the page of a session (with ?file= so that copies sharing
-// an id open the right file) plus extra parameters.
-func sessionURL(id, path string, extra ...string) string {
+// sessionURL is the page of a session (with ?file=, and a team catalog's
+// ?machine=, so that copies sharing an id open the right file) plus extra
+// parameters.
+func sessionURL(id, path, machine string, extra ...string) string {
 	v := url.Values{"file": {filepath.Base(path)}}
+	if machine != "" {
+		v.Set("machine", machine)
+	}
 	for i := 0; i+1 < len(extra); i += 2 {
 		if extra[i+1] != "" {
 			v.Set(extra[i], extra[i+1])

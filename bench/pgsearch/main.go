@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/pidex-dev/pidex/internal/fts"
+	"github.com/pidex-dev/pidex/internal/pgsearch"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
 )
@@ -192,14 +193,14 @@ func Measure(ctx context.Context, db *sql.DB, o Options, w io.Writer) error {
 		t0 := time.Now()
 		toks := make([][]string, len(batch))
 		for i, d := range batch {
-			toks[i] = Tokens(d.Text)
+			toks[i] = fts.Tokens(d.Text)
 		}
 		tTok += time.Since(t0)
 		for i, d := range batch {
 			nTok += int64(len(toks[i]))
 			maxTokens = max(maxTokens, len(toks[i]))
 			for k, n := range nodes {
-				if Eval(n, toks[i]) {
+				if pgsearch.Eval(n, toks[i]) {
 					want[k] = append(want[k], d.ID)
 				}
 			}
@@ -360,7 +361,7 @@ func Measure(ctx context.Context, db *sql.DB, o Options, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		q := ToQuery(n)
+		q := pgsearch.ToQuery(n, "ts", "id", 2)
 		rows, err := db.QueryContext(ctx, `EXPLAIN (ANALYZE, BUFFERS) SELECT id FROM ts WHERE NOT win AND tsv @@ $1::tsquery
 			UNION ALL SELECT id FROM (`+q.Windows+`) w`, append([]any{q.TSQuery}, q.Args...)...)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/pidex-dev/pidex/internal/fts"
+	"github.com/pidex-dev/pidex/internal/pgsearch"
 )
 
 // The two designs measured, as tables. Doc ids stand for (file id,
@@ -93,7 +94,7 @@ func rowsTS(docs []Doc, toks [][]string) (string, int) {
 	var w copyWriter
 	windowed := 0
 	for i, d := range docs {
-		rows := ToRows(toks[i])
+		rows := pgsearch.ToRows(toks[i])
 		win := len(rows) > 1 || !rows[0].Exact
 		if win {
 			windowed++
@@ -144,7 +145,7 @@ func rowsLines(docs []Doc) string {
 // lexeme). newest > 0 keeps only the newest matches (the RankCap rule);
 // confirmations are the entries that were re-read.
 func SearchTS(ctx context.Context, db *sql.DB, n fts.Node, newest int) (ids []int64, confirmations int, err error) {
-	q := ToQuery(n)
+	q := pgsearch.ToQuery(n, "ts", "id", 2)
 	// Entries of one row answer tsv @@ query; windowed entries the set
 	// operations, with whether one of their windows is lossy. Materialized
 	// first: the newest matches are then a sort of the ids, not a walk down
@@ -192,7 +193,7 @@ func SearchTS(ctx context.Context, db *sql.DB, n fts.Node, newest int) (ids []in
 		if err := trows.Scan(&id, &text); err != nil {
 			return nil, 0, err
 		}
-		if Eval(n, Tokens(text)) {
+		if pgsearch.Eval(n, fts.Tokens(text)) {
 			ids = append(ids, id)
 		}
 	}

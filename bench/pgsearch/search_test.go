@@ -10,29 +10,12 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex/internal/fts"
+	"github.com/pidex-dev/pidex/internal/fts/ftstest"
+	"github.com/pidex-dev/pidex/internal/pgsearch"
 	"github.com/pidex-dev/pidex/internal/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
-
-// texts of query/search_test.go's TestSearchMatching, and more.
-var fixedTexts = []string{
-	"The Café au lait bug: parse_header fails with ERR_MODULE_NOT_FOUND in session-manager.ts",
-	"I will run the migration again and then check the quick brown fox.",
-	"thinking about zebra stripes",
-	"package query // lives in src/query/path.go",
-	"go test ./indexer FAIL indexer_gopher 0.3s",
-	"Summary: we fixed the lighthouse keeper issue.",
-	"checkpoint-walrus",
-	"Penguin refactor",
-	"全文検索エンジンのインデックスを再構築しました。",
-	"数据库压缩完成，测试通过。 한국어검색테스트",
-	"cafeteria menu, a quick fox, nothing else; header parse",
-	"ＦＵＬＬ width Ｌａｔｉｎ and ½ ² ⅻ numbers, ǅ ß ẞ İ ﬁ ligatures, Ελληνικά ΣΊΣΥΦΟΣ, русский ТЕКСТ",
-	"emoji 🙂 between words😀and private \ue000use\ue001 chars, n\u0303o combining, 👍🏽 modifiers",
-	"a'quote and back\\slash and 'quoted' and \"double\" it's",
-	"ｶﾀｶﾅ half-width and ー長音 and 々 and 〆 and ・middle・dot",
-}
 
 var probeQueries = []string{
 	"cafe", "CAFÉ", "café", "parse_header", "session-manager.ts", "ERR_MODULE_NOT_FOUND", "src/query/path.go",
@@ -42,60 +25,6 @@ var probeQueries = []string{
 	"header parse", "parse header", `"header parse"`, `"a phrase"*`, "it's", "quoted", "back\\slash", "a'quote",
 	"full", "latin", "ελληνικα", "σισυφος", "ТЕКСТ", "ss", "ß", "fi", "no", "ñ", "½", "2", "use", "ｶﾀｶﾅ", "カタカナ", "長音", "々",
 	"dot", "middle", "q -r*", `"zebra stripes" -"quick brown"`, "(a OR b) -c", "th* -the",
-}
-
-// FTS5 holds the ground truth of today's search: on the same texts, the
-// tokens given to PostgreSQL are FTS5's tokens, in order.
-func TestTokensEqualFTS5(t *testing.T) {
-	db, err := openFTS5(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.MustExec(`CREATE VIRTUAL TABLE full_text USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
-		CREATE VIRTUAL TABLE vocab USING fts5vocab(full_text, instance);`)
-	texts := append([]string{}, fixedTexts...)
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 300 {
-		texts = append(texts, randomText(r))
-	}
-	bad := 0
-	for i, text := range texts {
-		db.MustExec(`INSERT INTO full_text (rowid, text) VALUES (?, ?)`, i+1, fts.Prepare(text))
-		var want []string
-		if err := db.Select(&want, `SELECT term FROM vocab WHERE doc = ? ORDER BY offset`, i+1); err != nil {
-			t.Fatal(err)
-		}
-		got := Tokens(text)
-		if !slices.Equal(got, want) && bad < 10 {
-			bad++
-			t.Errorf("text %q:\n go    %q\n fts5  %q", text, got, want)
-		}
-	}
-}
-
-// randomText mixes scripts, marks, digits, punctuation and CJK runs.
-func randomText(r *rand.Rand) string {
-	pools := []string{
-		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
-		"àáâãäåçèéêëìíîïñòóôõöùúûüýÿÀÁÂÃÄÅÇÈÉÊËÌÍÎÏÑÒÓÔÕÖÙÚÛÜÝŸœŒæÆøØłŁđĐ",
-		"αβγδεζηθικλμνξοπρστυφχψωςΑΒΓΔΣΩάέήίόύώ",
-		"абвгдежзийклмнопрстуфхцчшщъыьэюяАБВГДЕЁЖЗ",
-		"検索索引全文数据库压缩测试通过失败构建部署会話分支模型インデックスデータベーステスト한국어검색ー々〆",
-		" ,.;:!?()[]{}<>/\\|_-+=*&^%$#@~`'\"\n\t、。「」・",
-		"\u0301\u0308\u0303\u20ac\u00bd\u00b2\u2167\ue000\U0001F600\uff21\uff41\uff66\u0660\u0661",
-	}
-	var b strings.Builder
-	for range 5 + r.IntN(40) {
-		p := []rune(pools[r.IntN(len(pools))])
-		for range 1 + r.IntN(6) {
-			b.WriteRune(p[r.IntN(len(p))])
-		}
-		if r.IntN(3) == 0 {
-			b.WriteByte(' ')
-		}
-	}
-	return b.String()
 }
 
 func parse(t *testing.T, q string) fts.Node {
@@ -136,7 +65,7 @@ func TestEvalEqualsFTS5(t *testing.T) {
 func evalAll(n fts.Node, docs []Doc) []int64 {
 	var out []int64
 	for _, d := range docs {
-		if Eval(n, Tokens(d.Text)) {
+		if pgsearch.Eval(n, fts.Tokens(d.Text)) {
 			out = append(out, d.ID)
 		}
 	}
@@ -159,12 +88,12 @@ func testQueries() []string {
 func testDocs() []Doc {
 	var docs []Doc
 	add := func(s string) { docs = append(docs, Doc{ID: int64(len(docs) + 1), Text: s}) }
-	for _, s := range fixedTexts {
+	for _, s := range ftstest.TokenTexts {
 		add(s)
 	}
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 100 {
-		add(randomText(r))
+		add(ftstest.RandomText(r))
 	}
 	long := strings.Repeat("filler ", 20000) + "alpha beta " + strings.Repeat("filler ", 10)
 	add(long)                                            // a phrase past position 16,383
@@ -202,7 +131,7 @@ func load(t *testing.T, ctx context.Context, db *sql.DB, docs []Doc) {
 	}
 	toks := make([][]string, len(docs))
 	for i, d := range docs {
-		toks[i] = Tokens(d.Text)
+		toks[i] = fts.Tokens(d.Text)
 	}
 	ts, _ := rowsTS(docs, toks)
 	for table, data := range map[string]string{"ts": ts, "tg": rowsTG(docs, toks), "texts": rowsText(docs)} {
@@ -238,7 +167,7 @@ func TestPostgresEqualsReference(t *testing.T) {
 		confirmed += c
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
-			t.Errorf("tsvector %q (%s): %v, reference %v", q, ToQuery(n).TSQuery, got, want)
+			t.Errorf("tsvector %q (%s): %v, reference %v", q, pgsearch.ToQuery(n, "ts", "id", 2).TSQuery, got, want)
 		}
 		got, err = SearchTG(ctx, db, n, 0)
 		if err != nil {
@@ -287,8 +216,8 @@ func TestStrippedPhraseIsFalse(t *testing.T) {
 		FROM (SELECT unnest(positions) AS p FROM unnest($1::tsvector)) x`, strings.TrimSpace(strings.Repeat("'x':1 ", 1)+" 'x':"+positions(300))).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	if n > maxPosPerLx {
-		t.Errorf("a lexeme kept %d positions: the limit moved (%d)", n, maxPosPerLx)
+	if n > 256 {
+		t.Errorf("a lexeme kept %d positions: the limit moved (256)", n)
 	}
 }
 
@@ -298,38 +227,4 @@ func positions(n int) string {
 		s = append(s, fmt.Sprint(i+1))
 	}
 	return strings.Join(s, ",")
-}
-
-func TestToQuery(t *testing.T) {
-	for q, want := range map[string]string{
-		"error":             `'error'`,
-		"parse_header":      `('parse' <-> 'header')`,
-		"src/query/path.go": `('src' <-> 'query' <-> 'path' <-> 'go')`,
-		`"two words"*`:      `('two' <-> 'words':*)`,
-		"migrat*":           `'migrat':*`,
-		"a b":               `('a' & 'b')`,
-		"a OR b":            `('a' | 'b')`,
-		"a b OR c":          `(('a' & 'b') | 'c')`,
-		"a -b -(c OR d)":    `('a' & !'b' & !('c' | 'd'))`,
-		"検索":                `'検索'`,
-		"インデックス":            `('イン' <-> 'ンデ' <-> 'デッ' <-> 'ック' <-> 'クス')`,
-		"検*":                `'検':*`,
-		"Café":              `'cafe'`,
-		"it's":              `('it' <-> 's')`,
-	} {
-		if got := ToQuery(parse(t, q)).TSQuery; got != want {
-			t.Errorf("%q → %s, want %s", q, got, want)
-		}
-	}
-	for q, want := range map[string]string{
-		`"b c" -d`:        `(('b' & 'c') & !'d')`,
-		`a -"b c"`:        `('a' & !'!')`,
-		`a -(b OR "c d")`: `('a' & !('b' | '!'))`,
-		`a -(b -"c d")`:   `('a' & !('b' & !('c' & 'd')))`,
-		"parse_header*":   `('parse' & 'header':*)`,
-	} {
-		if got := ToQuery(parse(t, q)).Relaxed; got != want {
-			t.Errorf("%q relaxed → %s, want %s", q, got, want)
-		}
-	}
 }

@@ -26,7 +26,7 @@ func Stream(toks []string) string {
 func ToLike(n fts.Node, col string, args *[]any) string {
 	switch n := n.(type) {
 	case fts.Term:
-		toks := termTokens(n)
+		toks := fts.TermTokens(n)
 		if len(toks) == 0 {
 			return "false"
 		}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/internal/render"
+	"github.com/pidex-dev/pidex/pgstore"
 )
 
 // app holds the global flags and what every command shares. The work is
@@ -19,6 +21,8 @@ type app struct {
 	stdout    io.Writer
 	stderr    io.Writer
 	dbPath    string
+	catalog   string // a team catalog's postgres:// URL ("": the local catalog)
+	machine   string // --machine: a team catalog's machine (reads: a filter; push: this machine's name)
 	sessions  []string
 	json      bool
 	quiet     bool
@@ -68,11 +72,13 @@ func (a *app) rootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(flagError)
 	f := root.PersistentFlags()
 	f.StringVar(&a.dbPath, "db", "", "catalog file (default $PIDEX_DB, else $XDG_CACHE_HOME/pidex/index.sqlite or ~/.cache/pidex/index.sqlite)")
+	f.StringVar(&a.catalog, "catalog", os.Getenv("PIDEX_CATALOG"), "read a team catalog instead: a postgres:// URL that pidex push fills (env PIDEX_CATALOG; credentials from the URL, the environment or ~/.pgpass, never printed)")
+	f.StringVar(&a.machine, "machine", "", "team catalogs: read only this machine's sessions; pidex push: the name this machine pushes as (default its host name)")
 	f.StringArrayVar(&a.sessions, "sessions", nil, "session root to index, DIR or SOURCE:DIR (pi, omp, openclaw) (repeatable; default: every agent's own, see pidex roots)")
 	f.BoolVar(&a.json, "json", false, "print JSON on stdout (see README for the format)")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress or warning summary on stderr")
 	f.BoolVar(&a.noRefresh, "no-refresh", false, "answer from the catalog as it is, without refreshing it first")
-	root.AddCommand(a.indexCmd(), a.pathCmd(), a.listCmd(), a.treeCmd(), a.showCmd(), a.searchCmd(), a.costCmd(), a.sqlCmd(), a.schemaCmd(), a.warningsCmd(), a.rootsCmd(), a.serveCmd(), a.mcpCmd())
+	root.AddCommand(a.indexCmd(), a.pathCmd(), a.listCmd(), a.treeCmd(), a.showCmd(), a.searchCmd(), a.costCmd(), a.sqlCmd(), a.schemaCmd(), a.warningsCmd(), a.rootsCmd(), a.serveCmd(), a.mcpCmd(), a.pushCmd())
 	return root
 }
 
@@ -81,6 +87,9 @@ func (a *app) rootCmd() *cobra.Command {
 func (a *app) engine(ctx context.Context) (*engine.Engine, error) {
 	if a.eng != nil {
 		return a.eng, nil
+	}
+	if a.catalog != "" && !pgstore.IsURL(a.catalog) {
+		return nil, fmt.Errorf("--catalog %s: want a team catalog's postgres:// URL (a local catalog file is --db): %w", pgstore.Redacted(a.catalog), errUsage)
 	}
 	var eng *engine.Engine
 	err := a.drawing(func() (err error) {
@@ -96,7 +105,7 @@ func (a *app) engine(ctx context.Context) (*engine.Engine, error) {
 
 func (a *app) engineOptions() engine.Options {
 	return engine.Options{
-		DBPath: a.dbPath, Roots: a.sessions, Progress: a.progress,
+		DBPath: a.dbPath, Catalog: a.catalog, Roots: a.sessions, Progress: a.progress,
 		Notify: func(msg string) {
 			if !a.quiet {
 				fmt.Fprintln(a.stderr, "pidex:", msg)
@@ -128,7 +137,7 @@ func (a *app) session(ctx context.Context, arg string) (*engine.Engine, pidex.Se
 	if err != nil {
 		return nil, pidex.SessionRef{}, err
 	}
-	ref, err := eng.Resolve(ctx, arg)
+	ref, err := eng.ResolveOn(ctx, arg, a.machine)
 	return eng, ref, err
 }
 
@@ -150,8 +159,8 @@ func (a *app) refreshWith(ctx context.Context, session string) (*engine.Engine, 
 // --no-refresh, and not when the catalog is read-only for this process,
 // which is answered from as it is, with one warning per run.
 func (a *app) refreshes(eng *engine.Engine) bool {
-	if a.noRefresh {
-		return false
+	if a.noRefresh || eng.Team() {
+		return false // a team catalog is as its machines' pushes left it
 	}
 	if !eng.ReadOnly() {
 		return true

@@ -50,6 +50,7 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 			if err != nil {
 				return err
 			}
+			o.Machine = a.machine
 			r, err := eng.Cost(ctx, o)
 			if err != nil {
 				return err

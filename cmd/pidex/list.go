@@ -33,6 +33,7 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 			if err != nil {
 				return err
 			}
+			o.Machine = a.machine
 			sessions, err := eng.List(ctx, o)
 			if err != nil {
 				return err

@@ -11,13 +11,24 @@ import (
 	"time"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/pgtest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(stopping{m}, map[string]func(){
 		"pidex": func() { os.Exit(run(os.Args[1:])) },
 	})
+}
+
+// stopping runs the tests, then stops the PostgreSQL cluster they may
+// have started (pgtest).
+type stopping struct{ m *testing.M }
+
+func (s stopping) Run() int {
+	code := s.m.Run()
+	pgtest.Stop()
+	return code
 }
 
 // TestScripts runs the CLI scripts in testdata/script: txtar archives with

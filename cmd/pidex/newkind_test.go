@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/engine"
+	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/internal/js"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"

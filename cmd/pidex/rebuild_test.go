@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/engine"
+	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 )
 

@@ -61,6 +61,7 @@ firstMessage, hits}]).`,
 			if err != nil {
 				return err
 			}
+			o.Machine = a.machine
 			if sessionsOnly {
 				ss, err := eng.SearchSessions(ctx, o)
 				if err != nil {

@@ -33,6 +33,8 @@ func (a *app) serveCmd() *cobra.Command {
 tree, search as you type, the cost report, and a JSON API under /api/ with the
 shapes of the CLI's --json (see README). Pages update within a second when
 session files change: the catalog is watched as by 'pidex index --watch'.
+With --catalog postgres://… it serves a team catalog, every machine's sessions,
+and its pages update within a few seconds of each push (?machine= filters).
 
 The server only reads. It listens on loopback (` + defaultAddr + `) and answers
 only requests addressed to that host or localhost. Listening elsewhere
@@ -63,11 +65,18 @@ The URL is printed on stdout when the server is ready; logs go to stderr.`,
 				return fmt.Errorf("listen on %s: %w", addr, err)
 			}
 			defer ln.Close()
-			eng, st, err := a.index(ctx, false)
-			if err != nil {
-				return err
+			var eng *engine.Engine
+			if a.catalog != "" { // a team catalog: the machines' pushes fill it
+				if eng, err = a.engine(ctx); err != nil {
+					return err
+				}
+			} else {
+				var st *pidex.IndexStats
+				if eng, st, err = a.index(ctx, false); err != nil {
+					return err
+				}
+				a.report(st, false)
 			}
-			a.report(st, false)
 			bound := ln.Addr().String()
 			srv, err := web.New(eng, web.Options{Addr: bound, Token: token, Log: func(msg string) { fmt.Fprintln(a.stderr, "pidex:", msg) }})
 			if err != nil {

@@ -136,13 +136,17 @@ func parseParams(ps []string) (map[string]string, error) {
 func (a *app) schemaCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "schema",
-		Short: "Print the SQL views of the catalog and what their columns mean",
+		Short: "Print the SQL views of the catalog and what their columns mean (a team catalog's with --catalog)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if a.json {
-				return render.WriteJSON(a.stdout, pidex.Views)
+			views := pidex.Views
+			if a.catalog != "" { // a team catalog's views name the machine too
+				views = pidex.TeamViews()
 			}
-			_, err := io.WriteString(a.stdout, render.ViewReference(pidex.Views))
+			if a.json {
+				return render.WriteJSON(a.stdout, views)
+			}
+			_, err := io.WriteString(a.stdout, render.ViewReference(views))
 			return err
 		},
 	}

@@ -14,6 +14,10 @@ type cluster struct{}
 
 func (*cluster) url(string) string { return "" }
 func (*cluster) stop()             {}
+func (*cluster) halt(int)          {}
+func (*cluster) launch() error     { return errors.New("pgtest: no throwaway cluster on " + runtime.GOOS) }
+
+const sigQuit = 0
 
 func startCluster(string) (*cluster, error) {
 	return nil, errors.New("pgtest: no throwaway cluster on " + runtime.GOOS)

@@ -29,6 +29,8 @@ const superuser = "pidex"
 // pid of the test binary that started it).
 type cluster struct {
 	dir  string
+	bin  string
+	cred *syscall.Credential
 	cmd  *exec.Cmd
 	done chan struct{} // closed when the server has exited
 }
@@ -78,6 +80,19 @@ func traversable(dir string) bool {
 }
 
 func startCluster(bin string) (*cluster, error) {
+	c, err := initCluster(bin)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.launch(); err != nil {
+		c.stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// initCluster makes a new cluster's folder and data, without starting it.
+func initCluster(bin string) (*cluster, error) {
 	cred, err := runAs()
 	if err != nil {
 		return nil, err
@@ -88,7 +103,7 @@ func startCluster(bin string) (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &cluster{dir: dir, done: make(chan struct{})}
+	c := &cluster{dir: dir, bin: bin, cred: cred}
 	fail := func(err error) (*cluster, error) {
 		os.RemoveAll(dir)
 		return nil, err
@@ -110,9 +125,18 @@ func startCluster(bin string) (*cluster, error) {
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return fail(fmt.Errorf("initdb: %v\n%s", err, out))
 	}
-	logf, err := os.Create(filepath.Join(dir, "server.log"))
+	return c, nil
+}
+
+// launch starts the cluster's server on its data and waits until it
+// accepts connections.
+func (c *cluster) launch() error {
+	dir, bin, cred := c.dir, c.bin, c.cred
+	data := filepath.Join(dir, "data")
+	c.done = make(chan struct{})
+	logf, err := os.OpenFile(filepath.Join(dir, "server.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	defer logf.Close()
 	// Unix socket only, in the cluster's own folder: nothing to collide
@@ -140,13 +164,9 @@ func startCluster(bin string) (*cluster, error) {
 		close(c.done)
 	}()
 	if err := <-started; err != nil {
-		return fail(fmt.Errorf("start postgres: %w", err))
+		return fmt.Errorf("start postgres: %w", err)
 	}
-	if err := c.ready(60 * time.Second); err != nil {
-		c.stop()
-		return nil, err
-	}
-	return c, nil
+	return c.ready(60 * time.Second)
 }
 
 // ready waits until the server accepts connections.
@@ -183,8 +203,20 @@ func (c *cluster) log() string {
 // stop shuts the server down (fast shutdown, then a kill) and removes the
 // cluster's folder.
 func (c *cluster) stop() {
-	if c.cmd != nil && c.cmd.Process != nil {
-		c.cmd.Process.Signal(syscall.SIGINT)
+	c.halt(syscall.SIGINT)
+	os.RemoveAll(c.dir)
+}
+
+// halt stops the server with sig (SIGINT: fast shutdown, rolling back
+// open transactions; SIGQUIT: immediate, as a crash) and waits for it.
+func (c *cluster) halt(sig syscall.Signal) {
+	if c.cmd != nil && c.cmd.Process != nil && c.done != nil {
+		select {
+		case <-c.done:
+			return
+		default:
+		}
+		c.cmd.Process.Signal(sig)
 		select {
 		case <-c.done:
 		case <-time.After(20 * time.Second):
@@ -192,7 +224,6 @@ func (c *cluster) stop() {
 			<-c.done
 		}
 	}
-	os.RemoveAll(c.dir)
 }
 
 // env is the environment of initdb and postgres: this one without the
@@ -258,6 +289,9 @@ func alive(pid int) bool {
 	}
 	return true
 }
+
+// sigQuit is PostgreSQL's immediate shutdown.
+const sigQuit = syscall.SIGQUIT
 
 // canStart: a throwaway cluster can be started on this system.
 const canStart = true

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/pidex-dev/pidex"
@@ -14,10 +15,18 @@ import (
 // relative times, the first message cut to the width. Piped:
 // tab-separated, full values, RFC 3339 times, a header line.
 func Sessions(w io.Writer, ss []pidex.Session, tty bool, width int, now time.Time) error {
+	// A team catalog's sessions name their machine: a column of its own
+	// (the last one piped, so the others keep their places).
+	team := slices.ContainsFunc(ss, func(s pidex.Session) bool { return s.Machine != "" })
 	var t *Table
-	if tty {
+	switch {
+	case tty && team:
+		t = NewTable(w, true, "MODIFIED", "MACHINE", "ID", "MSGS", "COST", "PROJECT", "NAME / FIRST MESSAGE")
+	case tty:
 		t = NewTable(w, true, "MODIFIED", "ID", "MSGS", "COST", "PROJECT", "NAME / FIRST MESSAGE")
-	} else {
+	case team:
+		t = NewTable(w, false, "modified", "created", "id", "messages", "entries", "tokens", "cost", "size", "cwd", "name", "first_message", "path", "machine")
+	default:
 		t = NewTable(w, false, "modified", "created", "id", "messages", "entries", "tokens", "cost", "size", "cwd", "name", "first_message", "path")
 	}
 	for _, s := range ss {
@@ -30,8 +39,12 @@ func Sessions(w io.Writer, ss []pidex.Session, tty bool, width int, now time.Tim
 			if s.Created != nil {
 				created = s.Created.UTC().Format(time.RFC3339)
 			}
-			t.Row(s.Modified.UTC().Format(time.RFC3339), created, s.ID, Itoa(s.MessageCount), Itoa(s.EntryCount),
-				Num(s.Tokens.Total), fmt.Sprintf("%.4f", s.Cost), Itoa(s.SizeBytes), s.Cwd, name, s.FirstMessage, s.Path)
+			cells := []string{s.Modified.UTC().Format(time.RFC3339), created, s.ID, Itoa(s.MessageCount), Itoa(s.EntryCount),
+				Num(s.Tokens.Total), fmt.Sprintf("%.4f", s.Cost), Itoa(s.SizeBytes), s.Cwd, name, s.FirstMessage, s.Path}
+			if team {
+				cells = append(cells, s.Machine)
+			}
+			t.Row(cells...)
 			continue
 		}
 		title := text.OneLine(text.Cut(s.FirstMessage, 4*width)) // cut first: messages can be megabytes
@@ -39,8 +52,13 @@ func Sessions(w io.Writer, ss []pidex.Session, tty bool, width int, now time.Tim
 			title = name + " — " + title
 		}
 		// The fixed columns take about 60 cells; the title gets the rest.
-		t.Row(RelTime(now, s.Modified.UTC()), text.Cut(s.ID, 13), Itoa(s.MessageCount), fmt.Sprintf("$%.2f", s.Cost),
-			text.Cut(view.Project(s.Cwd), 20), text.Cut(title, max(20, width-62)))
+		cells := []string{RelTime(now, s.Modified.UTC()), text.Cut(s.ID, 13), Itoa(s.MessageCount), fmt.Sprintf("$%.2f", s.Cost),
+			text.Cut(view.Project(s.Cwd), 20), text.Cut(title, max(20, width-62))}
+		if team {
+			cells = slices.Insert(cells, 1, text.Cut(s.Machine, 16))
+			cells[len(cells)-1] = text.Cut(title, max(20, width-80))
+		}
+		t.Row(cells...)
 	}
 	return t.Flush()
 }

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/pidex-dev/pidex"
@@ -22,10 +23,19 @@ const (
 // line, with a header.
 func Hits(w io.Writer, hits []pidex.Hit, tty bool, width int) error {
 	if !tty {
-		t := NewTable(w, false, "score", "time", "session_id", "session", "entry_id", "role", "cwd", "path", "line", "snippet", "open")
+		cols := []string{"score", "time", "session_id", "session", "entry_id", "role", "cwd", "path", "line", "snippet", "open"}
+		team := slices.ContainsFunc(hits, func(h pidex.Hit) bool { return h.Machine != "" })
+		if team { // a team catalog's hits name their machine, last
+			cols = append(cols, "machine")
+		}
+		t := NewTable(w, false, cols...)
 		for _, h := range hits {
-			t.Row(fmt.Sprintf("%.3f", h.Score), hitTime(h, false), h.SessionID, sessionTitle(h, 80), h.EntryID, h.Role, h.Cwd, h.Path,
-				Itoa(h.Line), h.Snippet, openCommand(h))
+			cells := []string{fmt.Sprintf("%.3f", h.Score), hitTime(h, false), h.SessionID, sessionTitle(h, 80), h.EntryID, h.Role, h.Cwd, h.Path,
+				Itoa(h.Line), h.Snippet, openCommand(h)}
+			if team {
+				cells = append(cells, h.Machine)
+			}
+			t.Row(cells...)
 		}
 		return t.Flush()
 	}
@@ -34,7 +44,11 @@ func Hits(w io.Writer, hits []pidex.Hit, tty bool, width int) error {
 		if i > 0 {
 			ew.str("\n")
 		}
-		head := Safe(fmt.Sprintf("%s  %s  %s  %s %s", hitTime(h, true), view.Project(h.Cwd), sessionTitle(h, 200), h.Role, h.EntryID))
+		where := view.Project(h.Cwd)
+		if h.Machine != "" {
+			where = h.Machine + ":" + where
+		}
+		head := Safe(fmt.Sprintf("%s  %s  %s  %s %s", hitTime(h, true), where, sessionTitle(h, 200), h.Role, h.EntryID))
 		ew.str(text.Cut(head, width) + "\n")
 		ew.str("  " + highlighted(h.Segments) + "\n")
 		ew.str("  " + Safe(openCommand(h)) + "\n")
@@ -86,6 +100,9 @@ func hitTime(h pidex.Hit, short bool) string {
 
 // openCommand is how to see the hit in its conversation.
 func openCommand(h pidex.Hit) string {
+	if h.Machine != "" { // a team catalog: the session may be on several machines
+		return "pidex --machine " + h.Machine + " show " + h.SessionID + " --leaf " + h.EntryID
+	}
 	return "pidex show " + h.SessionID + " --leaf " + h.EntryID
 }
 

@@ -1,6 +1,15 @@
-package main
+// Package pgsearch is pidex's search language over PostgreSQL: an
+// entry's tokens (fts.Tokens, FTS5's own) written as tsvector rows within
+// PostgreSQL's limits, a parsed query (fts.Parse) written as a tsquery
+// and, for entries split into windows, as set operations on their keys,
+// the reference matcher the rare undecidable hit is confirmed with, and
+// bm25 exactly as FTS5 computes it. PostgreSQL never parses the text: no
+// parser, dictionary or locale of the server's plays a part, so a team
+// catalog finds what a local one finds (docs/postgres.md, Search).
+package pgsearch
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -20,19 +29,26 @@ const (
 // Windows: an entry over PostgreSQL's limits is indexed as overlapping
 // windows of its tokens, each a row with its own positions.
 const (
-	window  = 4096   // tokens of a window at most
-	overlap = 64     // tokens shared by consecutive windows: a phrase of up to 64 tokens lies whole in one
+	window  = 4096 // tokens of a window at most
+	overlap = Overlap
 	winRoom = 900000 // bytes of a window's lexemes and positions at most
 	// minWindow is the narrowest window: it cannot hold a word more than
 	// maxPosPerLx times.
 	minWindow = maxPosPerLx
 )
 
+// Overlap is how many tokens consecutive windows share: a phrase of up to
+// Overlap tokens lies whole in one.
+const Overlap = 64
+
 // Row is one search row of an entry: a tsvector literal, Exact when it has
 // every position of its tokens (else its distinct lexemes only).
 type Row struct {
 	TSV   string
 	Exact bool
+	// First is the entry's token index (0-based) at the row's position 1:
+	// a window's positions are its own, First places them in the entry.
+	First int
 }
 
 // ToRows builds an entry's search rows. An entry within PostgreSQL's
@@ -44,7 +60,7 @@ func ToRows(toks []string) []Row {
 	if r, ok := vector(toks); ok {
 		return []Row{r}
 	}
-	return windows(toks, window, nil)
+	return windows(toks, 0, window, nil)
 }
 
 // windows covers toks with windows of up to width tokens (and winRoom
@@ -54,7 +70,7 @@ func ToRows(toks []string) []Row {
 // hold a word more than 256 times: every row is exact. (A lossy row, the
 // distinct lexemes only, is left for a window that would still not fit;
 // none can, but its hits would be confirmed.)
-func windows(toks []string, width int, rows []Row) []Row {
+func windows(toks []string, base, width int, rows []Row) []Row {
 	for s := 0; s < len(toks); {
 		e, size := s, 0
 		for e < len(toks) && e-s < width && size < winRoom {
@@ -63,11 +79,14 @@ func windows(toks []string, width int, rows []Row) []Row {
 		}
 		switch r, ok := vector(toks[s:e]); {
 		case ok:
+			r.First = base + s
 			rows = append(rows, r)
 		case width/2 >= minWindow && e-s > minWindow:
-			rows = windows(toks[s:e], width/2, rows)
+			rows = windows(toks[s:e], base+s, width/2, rows)
 		default:
-			rows = append(rows, stripped(toks[s:e]))
+			r := stripped(toks[s:e])
+			r.First = base + s
+			rows = append(rows, r)
 		}
 		if e == len(toks) {
 			break
@@ -167,6 +186,9 @@ func writeLexeme(b *strings.Builder, t string) {
 	b.WriteByte('\'')
 }
 
+// Lexeme is a token as a tsvector row holds it (see lexeme).
+func Lexeme(t string) string { return lexeme(t) }
+
 // never is a lexeme no token can be (tokens hold only letters, numbers and
 // marks): a term without tokens matches nothing.
 const never = "'!'"
@@ -186,57 +208,81 @@ type Query struct {
 	// Truncated: a query word is longer than a lexeme can be; every hit is
 	// confirmed.
 	Truncated bool
-	// Long: a phrase is longer than the windows' overlap: a hit of an
-	// entry split into windows is confirmed.
+	// Long: a phrase is longer than the windows' overlap: the windows give
+	// a superset of the entries holding it, which every hit of an entry
+	// split into windows is confirmed against.
 	Long bool
-	// Windows is the query over the windowed entries, as set operations
-	// on their ids: a term is the entries with a window holding it (a lossy
-	// window answers the relaxed form), AND is INTERSECT, exclusion EXCEPT,
-	// OR UNION. Each term is one GIN lookup, and only its own candidate
-	// windows are read again for positions. Args are its arguments,
-	// numbered from $2.
+	// Windows is the query over the windowed entries of table, as set
+	// operations on their keys (columns key): a term is the entries with a
+	// window holding it (a lossy window answers the relaxed form), AND is
+	// INTERSECT, exclusion EXCEPT, OR UNION. Each term is one GIN lookup,
+	// and only its own candidate windows are read again for positions.
+	// Args are its arguments, numbered from $first (see ToQuery).
 	Windows string
 	Args    []any
 }
 
 // ToQuery translates a parsed query into a tsquery: a term is the
 // phrase of its tokens ('parse' <-> 'header'), a prefix term's last token
-// is a prefix (:*), AND is &, OR is |, exclusion is & !( … ).
-func ToQuery(n fts.Node) Query {
+// is a prefix (:*), AND is &, OR is |, exclusion is & !( … ). Windows is
+// written over table's rows keyed by key (one or more columns), its
+// arguments numbered from $first.
+func ToQuery(n fts.Node, table, key string, first int) Query {
 	var q Query
 	q.TSQuery = q.write(n, false, false)
 	q.Relaxed = q.write(n, false, true)
-	q.Windows = q.sets(n, false)
+	s := sets{q: &q, table: table, key: key, first: first}
+	q.Windows = s.write(n, false)
 	return q
 }
 
-// sets writes the query over the windowed entries (see Windows).
-func (q *Query) sets(n fts.Node, neg bool) string {
+type sets struct {
+	q          *Query
+	table, key string
+	first      int
+}
+
+// write writes the query over the windowed entries (see Windows).
+func (s sets) write(n fts.Node, neg bool) string {
+	q := s.q
 	switch n := n.(type) {
 	case fts.Term:
-		if len(termTokens(n)) > overlap {
+		if toks := fts.TermTokens(n); len(toks) > overlap {
 			q.Long = true
+			if !neg {
+				// A phrase longer than the windows' overlap may lie across
+				// two: the entries with a window holding each of its words,
+				// a superset that the reference matcher then narrows. (Under
+				// an exclusion the exact phrase's windows, a subset, make the
+				// answer a superset likewise.)
+				parts := make([]string, len(toks))
+				for i, t := range toks {
+					word := fts.Term{Text: t, Prefix: n.Prefix && i == len(toks)-1}
+					parts[i] = "(" + s.write(word, false) + ")"
+				}
+				return strings.Join(parts, " INTERSECT ")
+			}
 		}
 		q.Args = append(q.Args, q.write(n, neg, false), q.write(n, neg, true))
-		e, r := "$"+strconv.Itoa(1+len(q.Args)-1), "$"+strconv.Itoa(1+len(q.Args))
-		return "SELECT DISTINCT id FROM ts WHERE win AND ((exact AND tsv @@ " + e + "::tsquery) OR (NOT exact AND tsv @@ " + r + "::tsquery))"
+		e, r := "$"+strconv.Itoa(s.first+len(q.Args)-2), "$"+strconv.Itoa(s.first+len(q.Args)-1)
+		return "SELECT DISTINCT " + s.key + " FROM " + s.table + " WHERE win AND ((exact AND tsv @@ " + e + "::tsquery) OR (NOT exact AND tsv @@ " + r + "::tsquery))"
 	case fts.And:
 		var pos, negs []string
 		for _, c := range n.Pos {
-			pos = append(pos, "("+q.sets(c, neg)+")")
+			pos = append(pos, "("+s.write(c, neg)+")")
 		}
 		for _, c := range n.Neg {
-			negs = append(negs, "("+q.sets(c, !neg)+")")
+			negs = append(negs, "("+s.write(c, !neg)+")")
 		}
 		out := strings.Join(pos, " INTERSECT ")
 		if len(negs) > 0 {
-			out = "SELECT id FROM (" + out + ") p EXCEPT (" + strings.Join(negs, " UNION ") + ")"
+			out = "SELECT " + s.key + " FROM (" + out + ") p EXCEPT (" + strings.Join(negs, " UNION ") + ")"
 		}
 		return out
 	case fts.Or:
 		parts := make([]string, len(n))
 		for i, c := range n {
-			parts[i] = "(" + q.sets(c, neg) + ")"
+			parts[i] = "(" + s.write(c, neg) + ")"
 		}
 		return strings.Join(parts, " UNION ")
 	}
@@ -246,7 +292,7 @@ func (q *Query) sets(n fts.Node, neg bool) string {
 func (q *Query) write(n fts.Node, neg, relaxed bool) string {
 	switch n := n.(type) {
 	case fts.Term:
-		toks := termTokens(n)
+		toks := fts.TermTokens(n)
 		if len(toks) == 0 {
 			return never
 		}
@@ -301,7 +347,7 @@ func (q *Query) write(n fts.Node, neg, relaxed bool) string {
 func Eval(n fts.Node, toks []string) bool {
 	switch n := n.(type) {
 	case fts.Term:
-		return hasPhrase(toks, termTokens(n), n.Prefix)
+		return hasPhrase(toks, fts.TermTokens(n), n.Prefix)
 	case fts.And:
 		for _, c := range n.Pos {
 			if !Eval(c, toks) {
@@ -343,4 +389,114 @@ func hasPhrase(toks, want []string, prefix bool) bool {
 		}
 	}
 	return false
+}
+
+// eachPosition calls fn with every position (from 1) and lexeme of a
+// tsvector literal ('the':1A,5A 'fox':3).
+func eachPosition(tsv string, fn func(pos int64, word string)) {
+	for i := 0; i < len(tsv); {
+		if tsv[i] != '\'' {
+			i++
+			continue
+		}
+		// A quoted lexeme: '' is a quote, \\ a backslash.
+		var lx strings.Builder
+		j := i + 1
+		for j < len(tsv) {
+			if tsv[j] == '\\' && j+1 < len(tsv) {
+				lx.WriteByte(tsv[j+1])
+				j += 2
+				continue
+			}
+			if tsv[j] == '\'' {
+				if j+1 < len(tsv) && tsv[j+1] == '\'' {
+					lx.WriteByte('\'')
+					j += 2
+					continue
+				}
+				break
+			}
+			lx.WriteByte(tsv[j])
+			j++
+		}
+		word := lx.String()
+		j++ // the closing quote
+		if j < len(tsv) && tsv[j] == ':' {
+			j++
+			for j < len(tsv) && tsv[j] != ' ' {
+				k := j
+				for k < len(tsv) && tsv[k] >= '0' && tsv[k] <= '9' {
+					k++
+				}
+				if pos, err := strconv.ParseInt(tsv[j:k], 10, 64); err == nil && pos >= 1 {
+					fn(pos, word)
+				}
+				for k < len(tsv) && tsv[k] != ',' && tsv[k] != ' ' {
+					k++ // the weight
+				}
+				if k < len(tsv) && tsv[k] == ',' {
+					k++
+				}
+				j = k
+			}
+		}
+		i = j
+	}
+}
+
+// Place writes the lexemes of a tsvector literal into buf at their
+// positions shifted by at (position p goes to buf[at+p-1]); positions past
+// buf are dropped.
+func Place(buf []string, tsv string, at int64) {
+	eachPosition(tsv, func(pos int64, word string) {
+		if at+pos <= int64(len(buf)) {
+			buf[at+pos-1] = word
+		}
+	})
+}
+
+// Sparse is an entry's tokens as far as a query can tell: the query's
+// words at their positions (read from the entry's search rows, reduced to
+// them), the tokens between left out, a blank (NUL: no token holds one)
+// where some were. Matching and counting phrases on its Stream is
+// matching them on the entry's tokens, in space proportional to the
+// query's words, not to the entry (a windowed entry has hundreds of
+// thousands of tokens).
+type Sparse struct {
+	pos   []int64
+	words []string
+}
+
+// Reset empties s for another entry.
+func (s *Sparse) Reset() { s.pos, s.words = s.pos[:0], s.words[:0] }
+
+// Place adds a row's lexemes, its position 1 being the entry's at+1.
+func (s *Sparse) Place(tsv string, at int64) {
+	eachPosition(tsv, func(pos int64, word string) {
+		s.pos = append(s.pos, at+pos)
+		s.words = append(s.words, word)
+	})
+}
+
+// Stream is the words in position order (a position two rows hold, in a
+// windows' overlap, once), a blank between two that are not adjacent.
+func (s *Sparse) Stream() []string {
+	idx := make([]int, len(s.pos))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return s.pos[idx[a]] < s.pos[idx[b]] })
+	out := make([]string, 0, len(idx)+1)
+	last := int64(-1)
+	for _, i := range idx {
+		switch p := s.pos[i]; {
+		case p == last:
+			continue
+		case last >= 0 && p != last+1:
+			out = append(out, "\x00")
+		}
+		last = s.pos[i]
+		out = append(out, s.words[i])
+	}
+	return out
 }

@@ -1,0 +1,119 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pidex-dev/pidex/indexer"
+
+	"github.com/pidex-dev/pidex/pgstore"
+)
+
+// A team catalog (Options.Catalog, a postgres:// URL) is read, never
+// refreshed here: machines fill it with pidex push. The engine then
+// answers every read from it (pgstore.Reader), and Watch tells
+// subscribers when a push changed it.
+
+// ErrTeamCatalog: an operation that writes the local catalog, asked of an
+// engine over a team catalog.
+var ErrTeamCatalog = errors.New("a team catalog is filled by pidex push from each machine, never refreshed by a reader")
+
+// openTeam opens the team catalog at opts.Catalog for reading.
+func openTeam(ctx context.Context, opts Options) (*Engine, error) {
+	st, err := pgstore.Open(ctx, opts.Catalog, pgstore.Options{})
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{team: st, teamRd: st.Reader(), opts: opts, extra: map[string]bool{}, subs: map[chan Event]struct{}{}}
+	if behind, err := st.Behind(ctx, indexer.Derivation); err == nil && len(behind) > 0 {
+		e.notify(fmt.Sprintf("machine(s) %s pushed with another version of pidex: their rows are as that version derived them until their next push",
+			strings.Join(behind, ", ")))
+	}
+	return e, nil
+}
+
+// TeamURL is the team catalog's URL without credentials ("" for a local
+// catalog).
+func (e *Engine) TeamURL() string {
+	if e.team == nil {
+		return ""
+	}
+	return e.team.URL()
+}
+
+// local refuses work on a team catalog.
+func (e *Engine) local(what string) error {
+	if e.team != nil {
+		return fmt.Errorf("%s: %w", what, ErrTeamCatalog)
+	}
+	return nil
+}
+
+// PushOptions say what Push mirrors (see pgstore.PushOptions); the
+// engine's roots are the roots pushed.
+type PushOptions = pgstore.PushOptions
+
+// PushStats say what a push did.
+type PushStats = pgstore.PushStats
+
+// Push mirrors the local catalog (refresh it first) into the team catalog
+// at url, as o.Machine: only what changed since that machine's last push
+// travels. The team catalog's schema is migrated first.
+func (e *Engine) Push(ctx context.Context, url string, o PushOptions) (*PushStats, error) {
+	if err := e.local("push"); err != nil {
+		return nil, err
+	}
+	if err := e.writable(); err != nil {
+		return nil, fmt.Errorf("push: %w", err)
+	}
+	st, err := pgstore.Open(ctx, url, pgstore.Options{Migrate: true})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	o.Roots = e.Roots()
+	if o.Progress == nil {
+		o.Progress = e.opts.Progress
+	}
+	return st.Push(ctx, e.db, o)
+}
+
+// teamPoll is how often Watch asks a team catalog whether a push changed
+// it: a push commits file by file, and a page a second late is live.
+const teamPoll = time.Second
+
+// watchTeam tells subscribers when a push changed the team catalog (its
+// machines' change counters moved), until ctx ends.
+func (e *Engine) watchTeam(ctx context.Context, opts WatchOptions) error {
+	last, err := e.team.Changes(ctx)
+	if err != nil {
+		return err
+	}
+	t := time.NewTicker(teamPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		n, err := e.team.Changes(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if opts.OnRefresh != nil {
+				opts.OnRefresh(nil, err)
+			}
+			continue
+		}
+		if n == last {
+			continue
+		}
+		last = n
+		e.publish(Event{Pushed: true})
+	}
+}
