@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"modernc.org/sqlite"
@@ -29,6 +30,14 @@ type SQLConn struct {
 	// denied: the authorizer refused an action of the statement (SQLite
 	// reports some refusals as plain SQLITE_ERROR).
 	denied atomic.Bool
+	// files are the catalog's session files by path, as entry_json and
+	// entry_text may read them (see sqlfuncs.go), loaded at open.
+	files map[string]sqlFile
+	// offsets are the entries of the files those functions read, by file
+	// id, loaded at the first read of each (cached counts them).
+	mu      sync.Mutex
+	offsets map[int64][]entrySpan
+	cached  int
 }
 
 // OpenSQL opens the catalog at path for Query.
@@ -46,11 +55,13 @@ func OpenSQL(ctx context.Context, path string) (*SQLConn, error) {
 		db.Close()
 		return nil, fmt.Errorf("open catalog read-only: %w", err)
 	}
-	c := &SQLConn{db: db, conn: conn}
-	if err := c.loadStamps(ctx); err != nil {
-		c.Close()
+	c := &SQLConn{db: db, conn: conn, files: map[string]sqlFile{}, offsets: map[int64][]entrySpan{}}
+	if err := c.loadFiles(ctx); err != nil {
+		c.conn.Close()
+		c.db.Close()
 		return nil, err
 	}
+	register(c)
 	err = conn.Raw(func(dc any) error {
 		r, ok := dc.(sqlite.AuthorizerRegisterer)
 		if !ok {
@@ -71,27 +82,31 @@ func OpenSQL(ctx context.Context, path string) (*SQLConn, error) {
 	return c, nil
 }
 
-// loadStamps records the indexed size and mtime of every file, which
-// entry_json checks.
-func (c *SQLConn) loadStamps(ctx context.Context) error {
-	rows, err := c.conn.QueryContext(ctx, "SELECT path, size, mtime_ns FROM files WHERE kind = 'session'")
+// loadFiles records the catalog's session files with their indexed size
+// and mtime, the only files entry_json and entry_text read.
+func (c *SQLConn) loadFiles(ctx context.Context) error {
+	rows, err := c.conn.QueryContext(ctx, "SELECT id, path, size, mtime_ns FROM files WHERE kind = 'session'")
 	if err != nil {
 		return fmt.Errorf("open catalog read-only: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var p string
-		var size, mtime int64
-		if err := rows.Scan(&p, &size, &mtime); err != nil {
-			return err
+		var f sqlFile
+		if err := rows.Scan(&f.id, &p, &f.size, &f.mtime); err != nil {
+			return fmt.Errorf("open catalog read-only: %w", err)
 		}
-		stamps.Store(p, [2]int64{size, mtime})
+		c.files[p] = f
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("open catalog read-only: %w", err)
+	}
+	return nil
 }
 
 // Close closes the connection.
 func (c *SQLConn) Close() error {
+	unregister(c)
 	c.conn.Close()
 	return c.db.Close()
 }

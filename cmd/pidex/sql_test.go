@@ -243,7 +243,12 @@ function" (query the ` + "`entries`" + ` and ` + "`tool_calls`" + ` tables inste
   differ), it raises an error instead of returning other bytes: refresh and ask again.
 - ` + "`entry_text(path, offset [, length])`" + ` — the entry's searchable text (what ` + "`pidex search`" + ` indexes).
 
-Both read files, so they cost about a millisecond per row on large lines: filter first.
+Both read only what the catalog points at: a session file of the catalog, at the offset of one of its
+entries (the ` + "`path`" + ` and ` + "`offset`" + ` of ` + "`entries_v`" + `), for the entry's stored length. Any other path is refused
+with the same words whether it exists or not, a file that is no longer a regular file is not read, and
+a line over 16 MiB is an error for ` + "`entry_json`" + ` (` + "`pidex show --json`" + ` reads it) and read cut by
+` + "`entry_text`" + ` (each string keeps its first 64 KiB). Both read files, so they cost about a millisecond
+per row on large lines: filter first.
 
 ## Views
 
