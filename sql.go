@@ -30,6 +30,21 @@ type Rows struct {
 	More bool
 }
 
+// RowSink takes a statement's result as it is read, so that a result of
+// any size (an endless SELECT) costs the memory of one row: Columns once,
+// then Row for every row, which returns false to stop reading (the rest
+// of the result is never computed).
+type RowSink interface {
+	Columns(cols []string) error
+	Row(vals []any) (more bool, err error)
+}
+
+// MaxSQLValue is the largest value (text or blob) a statement may make or
+// read: a longer one fails the statement (SQLite's "string or blob too
+// big"), so that one value, such as a group_concat over every entry,
+// cannot take gigabytes.
+const MaxSQLValue = 64 << 20
+
 // ErrStatement: SQLite could not run a statement (a syntax error, an
 // unknown table or column, an error a function raised): the statement's
 // fault, whose message is SQLite's, not the catalog's.

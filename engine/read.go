@@ -238,14 +238,34 @@ func (e *Engine) Cost(ctx context.Context, o pidex.CostOptions) (*pidex.CostRepo
 }
 
 // SQL runs one read-only statement on the catalog's views, on a
-// connection of its own that cannot change anything (see query.SQLConn).
+// connection of its own that cannot change anything (see query.SQLConn),
+// and returns its rows (at most o.MaxRows).
 func (e *Engine) SQL(ctx context.Context, o pidex.SQLOptions) (*pidex.Rows, error) {
+	var rows *pidex.Rows
+	err := e.sqlConn(ctx, o, func(ctx context.Context, c *query.SQLConn) (err error) {
+		rows, err = c.Query(ctx, o.Statement, o.Params, o.MaxRows)
+		return err
+	})
+	return rows, err
+}
+
+// SQLStream runs one read-only statement as SQL does, handing each row to
+// sink as it is read (o.MaxRows does not apply: sink stops when it wants),
+// so that a result of any size costs the memory of a row.
+func (e *Engine) SQLStream(ctx context.Context, o pidex.SQLOptions, sink pidex.RowSink) error {
+	return e.sqlConn(ctx, o, func(ctx context.Context, c *query.SQLConn) error {
+		return c.Stream(ctx, o.Statement, o.Params, sink)
+	})
+}
+
+// sqlConn runs do on a read-only connection, under o.Timeout.
+func (e *Engine) sqlConn(ctx context.Context, o pidex.SQLOptions, do func(context.Context, *query.SQLConn) error) error {
 	if err := o.Check(); err != nil {
-		return nil, err
+		return err
 	}
 	c, err := query.OpenSQL(ctx, e.db.Path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer c.Close()
 	if o.Timeout > 0 {
@@ -253,5 +273,5 @@ func (e *Engine) SQL(ctx context.Context, o pidex.SQLOptions) (*pidex.Rows, erro
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	return c.Query(ctx, o.Statement, o.Params, o.MaxRows)
+	return do(ctx, c)
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/catalog"
@@ -62,6 +63,10 @@ func OpenSQL(ctx context.Context, path string) (*SQLConn, error) {
 		return nil, err
 	}
 	register(c)
+	if _, err := sqlite.Limit(conn, sqlite3.SQLITE_LIMIT_LENGTH, pidex.MaxSQLValue); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("open catalog read-only: %w", err)
+	}
 	err = conn.Raw(func(dc any) error {
 		r, ok := dc.(sqlite.AuthorizerRegisterer)
 		if !ok {
@@ -151,8 +156,38 @@ var readPragmas = map[string]bool{
 // reading at most maxRows rows (0: all; Rows.More says whether there were
 // more).
 func (c *SQLConn) Query(ctx context.Context, stmt string, params map[string]string, maxRows int) (*pidex.Rows, error) {
-	if err := (pidex.SQLOptions{Statement: stmt}).Check(); err != nil {
+	out := &collector{rows: &pidex.Rows{Rows: [][]any{}}, max: maxRows}
+	if err := c.Stream(ctx, stmt, params, out); err != nil {
 		return nil, err
+	}
+	return out.rows, nil
+}
+
+// collector keeps rows up to max (0: all).
+type collector struct {
+	rows *pidex.Rows
+	max  int
+}
+
+func (c *collector) Columns(cols []string) error { c.rows.Columns = cols; return nil }
+
+func (c *collector) Row(vals []any) (bool, error) {
+	if c.max > 0 && len(c.rows.Rows) == c.max {
+		c.rows.More = true // the rest is never read: a huge result costs nothing past the limit
+		return false, nil
+	}
+	c.rows.Rows = append(c.rows.Rows, vals)
+	return true, nil
+}
+
+// Stream runs one read-only statement with named parameters (:name) and
+// hands its rows to sink as SQLite produces them, until there are no more
+// or sink says stop. An error of the sink (writing the output) is
+// returned as it is; SQLite's are *pidex.StatementError, a refusal a
+// usage error.
+func (c *SQLConn) Stream(ctx context.Context, stmt string, params map[string]string, sink pidex.RowSink) error {
+	if err := (pidex.SQLOptions{Statement: stmt}).Check(); err != nil {
+		return err
 	}
 	var args []any
 	for k, v := range params {
@@ -161,33 +196,37 @@ func (c *SQLConn) Query(ctx context.Context, stmt string, params map[string]stri
 	c.denied.Store(false)
 	rows, err := c.conn.QueryContext(ctx, stmt, args...)
 	if err != nil {
-		return nil, c.sqlError(ctx, err)
+		return c.sqlError(ctx, err)
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
-		return nil, c.sqlError(ctx, err)
+		return c.sqlError(ctx, err)
 	}
-	out := &pidex.Rows{Columns: cols, Rows: [][]any{}}
+	if err := sink.Columns(cols); err != nil {
+		return err
+	}
 	for rows.Next() {
-		if maxRows > 0 && len(out.Rows) == maxRows {
-			out.More = true // the rest is never read: a huge result costs nothing past the limit
-			break
-		}
 		vals := make([]any, len(cols))
 		ptrs := make([]any, len(cols))
 		for i := range vals {
 			ptrs[i] = &vals[i]
 		}
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, c.sqlError(ctx, err)
+			return c.sqlError(ctx, err)
 		}
-		out.Rows = append(out.Rows, vals)
+		more, err := sink.Row(vals)
+		if err != nil {
+			return err
+		}
+		if !more {
+			return nil
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, c.sqlError(ctx, err)
+		return c.sqlError(ctx, err)
 	}
-	return out, nil
+	return nil
 }
 
 func (c *SQLConn) sqlError(ctx context.Context, err error) error {
