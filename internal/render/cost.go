@@ -152,14 +152,24 @@ func totalKeys(r *pidex.CostReport) []string {
 	return keys
 }
 
-// CostCSV writes a cost report as CSV (RFC 4180), totals last.
-func CostCSV(w io.Writer, r *pidex.CostReport) error {
+// CostCSV writes a cost report as CSV (RFC 4180), totals last. On a
+// terminal (tty) control characters in the keys (a project's cwd, a
+// model's name: session text) are shown escaped, as tables show them.
+func CostCSV(w io.Writer, r *pidex.CostReport, tty bool) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write(costHeader(r))
-	for _, row := range r.Rows {
-		_ = cw.Write(costCells(row.Keys, row.CostSums, r.Repriced, false))
+	write := func(rec []string) {
+		if tty {
+			for i := range rec {
+				rec[i] = Safe(rec[i])
+			}
+		}
+		_ = cw.Write(rec)
 	}
-	_ = cw.Write(costCells(totalKeys(r), r.Totals, r.Repriced, false))
+	write(costHeader(r))
+	for _, row := range r.Rows {
+		write(costCells(row.Keys, row.CostSums, r.Repriced, false))
+	}
+	write(costCells(totalKeys(r), r.Totals, r.Repriced, false))
 	cw.Flush()
 	return cw.Error()
 }
