@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -211,6 +212,49 @@ func TestGuard(t *testing.T) {
 				t.Errorf("%d, want %d: %.200s", code, tc.code, body)
 			}
 		})
+	}
+}
+
+// A page of another site or origin cannot make the server work, on any
+// route: Sec-Fetch-Site cross-site or same-site (another port of
+// localhost), or a foreign Origin, is 403 before the route runs; the
+// server's own pages and the user's navigation pass.
+func TestCrossSiteRefused(t *testing.T) {
+	f := newFixture(t, Options{})
+	routes := []string{"/", "/s/" + branchy, "/search?q=login", "/cost", "/events", "/static/app.js",
+		"/api/sessions", "/api/sessions/" + branchy, "/api/sessions/" + branchy + "/tree", "/api/sessions/" + branchy + "/path",
+		"/api/sessions/" + branchy + "/context", "/api/sessions/" + branchy + "/entries", "/api/search?q=login", "/api/cost", "/nothing"}
+	for _, h := range [][]string{
+		{"Sec-Fetch-Site", "cross-site"},
+		{"Sec-Fetch-Site", "same-site"},
+		{"Origin", "https://evil.example"},
+		{"Origin", "null"},
+		{"Sec-Fetch-Site", "same-origin", "Origin", "http://localhost:1"},
+	} {
+		for _, path := range routes {
+			req, _ := http.NewRequest("GET", f.ts.URL+path, nil)
+			for i := 0; i+1 < len(h); i += 2 {
+				req.Header.Set(h[i], h[i+1])
+			}
+			res, err := f.ts.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var body []byte
+			if res.StatusCode == 403 { // an answer that is not the refusal may be a stream (/events): not read
+				body, _ = io.ReadAll(res.Body)
+			}
+			res.Body.Close()
+			if res.StatusCode != 403 || !strings.Contains(string(body), "another site") {
+				t.Errorf("%s with %v: %d, want 403: %.200s", path, h, res.StatusCode, body)
+			}
+		}
+	}
+	own := "http://" + f.ts.Listener.Addr().String()
+	for _, h := range [][]string{{"Sec-Fetch-Site", "same-origin"}, {"Sec-Fetch-Site", "none"}, {"Sec-Fetch-Site", "same-origin", "Origin", own}} {
+		if code, _, _ := f.get(t, "/api/sessions?limit=1", h...); code != 200 {
+			t.Errorf("with %v: %d, want 200", h, code)
+		}
 	}
 }
 

@@ -17,6 +17,7 @@ var (
 	errForbidden    = errors.New("forbidden")
 	errUnauthorized = errors.New("unauthorized")
 	errMethod       = errors.New("method not allowed: pidex serve is read-only")
+	errCrossSite    = fmt.Errorf("%w: the request came from another site's page (pidex serve answers only its own pages and addresses opened directly)", errForbidden)
 )
 
 // status maps an error to its HTTP status: the one place where sentinel
