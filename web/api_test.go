@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pidex-dev/pidex"
@@ -147,6 +152,8 @@ func TestStatusMapsSentinels(t *testing.T) {
 		{errMethod, 405},
 		{errForbidden, 403},
 		{errUnauthorized, 401},
+		{fmt.Errorf("open session file: %w", fs.ErrNotExist), 404},
+		{fmt.Errorf("read line 3: EOF: %w", pidex.ErrFileChanged), 409},
 		{context.Canceled, 499},
 		{http.ErrBodyNotAllowed, 500},
 	} {
@@ -364,5 +371,42 @@ func TestHitOpensItsBranch(t *testing.T) {
 		if !strings.Contains(page, s) {
 			t.Errorf("page lacks %q", s)
 		}
+	}
+}
+
+// A session file that went away or changed since it was indexed (the
+// watcher catches up within a second) is 404 or 409 with words saying so,
+// not a 500 in the server's log: the stress test's requests found it.
+func TestSessionFileGoneOrChanged(t *testing.T) {
+	var mu sync.Mutex
+	var logs []string
+	f := newFixture(t, Options{Log: func(m string) { mu.Lock(); defer mu.Unlock(); logs = append(logs, m) }})
+	path := filepath.Join(f.root, "--evil--", "evil.jsonl")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rewritten with other bytes at the indexed offsets (same size: the
+	// catalog's stamp is not checked before reading).
+	if err := os.WriteFile(path, bytes.Repeat([]byte("x"), len(b)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/s/" + evilID, "/api/sessions/" + evilID + "/entries"} {
+		if code, _, body := f.get(t, p); code != 409 || !strings.Contains(body, "changed while it was read") {
+			t.Errorf("%s of a changed file: %d %.300s", p, code, body)
+		}
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/s/" + evilID, "/api/sessions/" + evilID + "/context"} {
+		if code, _, body := f.get(t, p); code != 404 || !strings.Contains(body, "no longer there") {
+			t.Errorf("%s of a removed file: %d %.300s", p, code, body)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(logs) > 0 {
+		t.Errorf("logged as internal errors: %q", logs)
 	}
 }
