@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -367,7 +368,7 @@ func TestSearchPages(t *testing.T) {
 // Every query within the parser's bounds runs in FTS5: the worst shapes at
 // fts.MaxDepth, MaxTerms and MaxExclusions, and random queries within
 // them, reach neither "parser stack overflow" nor "expression tree is too
-// large".
+// large". 300 random queries here; PIDEX_QUERIES=N for N.
 func TestQueryBoundsReachNoSQLiteLimit(t *testing.T) {
 	db, err := catalog.Open(context.Background(), filepath.Join(t.TempDir(), "c.sqlite"))
 	if err != nil {
@@ -396,8 +397,15 @@ func TestQueryBoundsReachNoSQLiteLimit(t *testing.T) {
 		strings.Repeat(`"a b" `, fts.MaxTerms),
 	}
 	// Random queries at the bounds.
+	n := 300
+	if v := os.Getenv("PIDEX_QUERIES"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil {
+			t.Fatal(err)
+		}
+	}
 	rng := rand.New(rand.NewPCG(16, 9))
-	for range 300 {
+	for range n {
 		g := &queryGen{rng: rng}
 		queries = append(queries, g.group(0))
 	}
