@@ -74,7 +74,7 @@ const skeletonLine = previewCutLine
 func (rd *Reader) buildContext(ctx context.Context, ref pidex.SessionRef, entries []pi.Entry) (*pi.SessionContext, error) {
 	var version int
 	if err := rd.db.GetContext(ctx, &version, "SELECT version FROM sessions WHERE file_id = ?", ref.FileID); err != nil {
-		return nil, fmt.Errorf("load session: %w", err)
+		return nil, sessionError(ref.FileID, err)
 	}
 	firstKept, err := rd.firstKept(ctx, ref.FileID, version)
 	if err != nil {

@@ -459,3 +459,32 @@ func (g *queryGen) group(depth int) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// A session named, then removed by another process (or a rebuild) before
+// the next read of it, is "not found", not a failure: serve's requests in
+// the stress test got a 500 ("load session: sql: no rows in result set")
+// between a watcher's refreshes.
+func TestSessionGoneAfterItWasNamed(t *testing.T) {
+	e := newSearchEnv(t)
+	p := e.file("--w--/a.jsonl", hdr("gone1", "/w"), userMsg("u1", "", "hello", "2026-05-01T10:00:01.000Z"))
+	e.refresh()
+	rd := query.New(e.ix.DB, nil)
+	ref, err := rd.Resolve(context.Background(), "gone1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	e.refresh()
+	ctx := context.Background()
+	_, err1 := rd.Session(ctx, ref.FileID)
+	_, err2 := rd.Tree(ctx, ref.FileID)
+	_, err3 := rd.Path(ctx, ref.FileID, "")
+	_, _, _, err4 := rd.Context(ctx, ref, query.ContextSpec{})
+	for i, err := range []error{err1, err2, err3, err4} {
+		if !errors.Is(err, pidex.ErrNotFound) {
+			t.Errorf("read %d of a session gone since it was named: %v, want not found", i+1, err)
+		}
+	}
+}
