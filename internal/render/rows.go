@@ -53,7 +53,6 @@ type RowWriter struct {
 	format  string
 	tty     bool
 	maxRows int
-	cols    []string
 	keys    [][]byte // JSON keys, encoded once
 	n       int      // rows written (or buffered in the table)
 	left    int      // rows counted past maxRows
@@ -72,7 +71,8 @@ const countCap = 10_000
 
 // NewRowWriter starts writing rows in format (FormatTable, FormatTSV,
 // FormatCSV, FormatJSON, FormatNDJSON). maxRows > 0 caps a table: the rows
-// past it are counted (up to countCap) and said.
+// past it are counted (up to countCap) and said; other formats write
+// every row.
 func NewRowWriter(w io.Writer, format string, tty bool, maxRows int) *RowWriter {
 	if tty && (format == FormatJSON || format == FormatNDJSON) {
 		w = TerminalJSON(w)
@@ -82,7 +82,6 @@ func NewRowWriter(w io.Writer, format string, tty bool, maxRows int) *RowWriter 
 
 // Columns starts the output with the column names.
 func (rw *RowWriter) Columns(cols []string) error {
-	rw.cols = cols
 	switch rw.format {
 	case FormatCSV:
 		rw.csv = csv.NewWriter(rw.w)
@@ -106,7 +105,7 @@ func (rw *RowWriter) Columns(cols []string) error {
 // Row writes one row (or counts it, past a table's cap); false: enough
 // rows were read.
 func (rw *RowWriter) Row(vals []any) (bool, error) {
-	if rw.maxRows > 0 && rw.n == rw.maxRows {
+	if rw.table != nil && rw.maxRows > 0 && rw.n == rw.maxRows {
 		if rw.left == 0 { // the screenful is complete: show it now
 			if err := rw.table.Flush(); err != nil {
 				return false, err
@@ -199,7 +198,11 @@ func (rw *RowWriter) csvRecord(rec []string) error {
 			rec[i] = Safe(rec[i])
 		}
 	}
-	return rw.csv.Write(rec)
+	if err := rw.csv.Write(rec); err != nil {
+		return err
+	}
+	rw.csv.Flush() // out of its own buffer, so a row is out when the caller flushes
+	return rw.csv.Error()
 }
 
 func (rw *RowWriter) tsvLine(rec []string) {
