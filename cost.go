@@ -1,6 +1,7 @@
 package pidex
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -149,3 +150,43 @@ type CostSums struct {
 	Unpriced    []string
 	PricedCalls int64 // calls in Repriced: 0 with Unpriced set means "no price", not $0
 }
+
+// Add adds o's figures to s, saturating (see Saturate), and merges their
+// unpriced models.
+func (s *CostSums) Add(o CostSums) {
+	s.Input = SaturatingAdd(s.Input, o.Input)
+	s.Output = SaturatingAdd(s.Output, o.Output)
+	s.CacheRead = SaturatingAdd(s.CacheRead, o.CacheRead)
+	s.CacheWrite = SaturatingAdd(s.CacheWrite, o.CacheWrite)
+	s.CacheWrite1h = SaturatingAdd(s.CacheWrite1h, o.CacheWrite1h)
+	s.TotalTokens = SaturatingAdd(s.TotalTokens, o.TotalTokens)
+	s.Cost = SaturatingAdd(s.Cost, o.Cost)
+	s.Repriced = SaturatingAdd(s.Repriced, o.Repriced)
+	s.Calls += o.Calls
+	s.PricedCalls += o.PricedCalls
+	for _, m := range o.Unpriced {
+		if !slices.Contains(s.Unpriced, m) {
+			s.Unpriced = append(s.Unpriced, m)
+		}
+	}
+	slices.Sort(s.Unpriced)
+}
+
+// Saturate is f within the finite range: ±Inf become the largest finite
+// values, NaN (an infinity minus another) becomes 0. Session files are
+// anyone's input: two costs of 1e308 must not sum to +Inf, which JSON
+// cannot carry and tables would show as "+Inf".
+func Saturate(f float64) float64 {
+	switch {
+	case math.IsNaN(f):
+		return 0
+	case math.IsInf(f, 1):
+		return math.MaxFloat64
+	case math.IsInf(f, -1):
+		return -math.MaxFloat64
+	}
+	return f
+}
+
+// SaturatingAdd is a+b within the finite range (see Saturate).
+func SaturatingAdd(a, b float64) float64 { return Saturate(Saturate(a) + Saturate(b)) }

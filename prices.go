@@ -3,7 +3,10 @@ package pidex
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
+	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -26,8 +29,12 @@ func (p Price) Cost(s CostSums) float64 {
 	if w1h == 0 {
 		w1h = p.CacheWrite
 	}
-	return s.Input*p.Input + s.Output*p.Output + s.CacheRead*p.CacheRead +
-		(s.CacheWrite-s.CacheWrite1h)*p.CacheWrite + s.CacheWrite1h*w1h
+	c := 0.0
+	for _, part := range [][2]float64{{s.Input, p.Input}, {s.Output, p.Output}, {s.CacheRead, p.CacheRead},
+		{s.CacheWrite - s.CacheWrite1h, p.CacheWrite}, {s.CacheWrite1h, w1h}} {
+		c = SaturatingAdd(c, part[0]*part[1]) // huge counts at finite prices stay finite
+	}
+	return c
 }
 
 // Prices is a prices file in LiteLLM's shape: model name → price.
@@ -37,8 +44,11 @@ type Prices struct {
 }
 
 // LoadPrices reads a prices file in LiteLLM's JSON shape. Entries that are
-// not price objects (LiteLLM's "sample_spec" documentation entry, or
-// anything unexpected) are skipped.
+// not objects (or LiteLLM's "sample_spec" documentation entry) are
+// skipped. A price must be a finite, non-negative number: anything else
+// (a negative price, 1e999, which no float holds, a string) is a usage
+// error naming the model, never a model silently dropped or a negative
+// cost.
 func LoadPrices(path string) (*Prices, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -48,16 +58,57 @@ func LoadPrices(path string) (*Prices, error) {
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, Usagef("read prices %s: %v", path, err)
 	}
+	names := make([]string, 0, len(raw))
+	for name := range raw {
+		names = append(names, name)
+	}
+	sort.Strings(names) // the first bad model, the same on every run
 	p := &Prices{m: map[string]Price{}, lower: map[string]string{}}
-	for name, v := range raw {
-		var pr Price
-		if name == "sample_spec" || json.Unmarshal(v, &pr) != nil {
+	for _, name := range names {
+		var fields map[string]json.RawMessage
+		if name == "sample_spec" || json.Unmarshal(raw[name], &fields) != nil {
 			continue
+		}
+		pr, err := priceOf(fields)
+		if err != nil {
+			return nil, Usagef("read prices %s: model %q: %v", path, name, err)
 		}
 		p.m[name] = pr
 		p.lower[strings.ToLower(name)] = name
 	}
 	return p, nil
+}
+
+// priceOf reads one model's price fields, each a finite, non-negative
+// number when present.
+func priceOf(fields map[string]json.RawMessage) (Price, error) {
+	var pr Price
+	for _, f := range []struct {
+		name string
+		to   *float64
+	}{
+		{"input_cost_per_token", &pr.Input}, {"output_cost_per_token", &pr.Output},
+		{"cache_read_input_token_cost", &pr.CacheRead}, {"cache_creation_input_token_cost", &pr.CacheWrite},
+		{"cache_creation_input_token_cost_above_1hr", &pr.CacheWrite1h},
+	} {
+		v, ok := fields[f.name]
+		if !ok || string(v) == "null" {
+			continue
+		}
+		var n json.Number
+		if json.Unmarshal(v, &n) != nil {
+			return pr, fmt.Errorf("%s is %s: want a number (USD per token)", f.name, v)
+		}
+		x, err := strconv.ParseFloat(string(n), 64)
+		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) || x < 0 {
+			return pr, fmt.Errorf("%s is %s: want a finite, non-negative number (USD per token)", f.name, v)
+		}
+		*f.to = x
+	}
+	if v, ok := fields["litellm_provider"]; ok {
+		_ = json.Unmarshal(v, &pr.Provider) // informative only: a non-string is left out
+	}
+	return pr, nil
 }
 
 // litellmProvider is LiteLLM's name for a pi provider, where they differ.

@@ -30,6 +30,48 @@ type Rows struct {
 	More bool
 }
 
+// RowSink takes a statement's result as it is read, so that a result of
+// any size (an endless SELECT) costs the memory of one row: Columns once,
+// then Row for every row, which returns false to stop reading (the rest
+// of the result is never computed).
+type RowSink interface {
+	Columns(cols []string) error
+	Row(vals []any) (more bool, err error)
+}
+
+// RowCollector is a RowSink that keeps the rows, at most Max (0: all);
+// Rows.More says the statement had more.
+type RowCollector struct {
+	Rows Rows
+	Max  int
+}
+
+// Columns keeps the result's columns.
+func (c *RowCollector) Columns(cols []string) error {
+	c.Rows.Columns = cols
+	if c.Rows.Rows == nil {
+		c.Rows.Rows = [][]any{}
+	}
+	return nil
+}
+
+// Row keeps a row, or stops the statement past Max (the rest is never
+// read: a huge result costs nothing past the limit).
+func (c *RowCollector) Row(vals []any) (bool, error) {
+	if c.Max > 0 && len(c.Rows.Rows) == c.Max {
+		c.Rows.More = true
+		return false, nil
+	}
+	c.Rows.Rows = append(c.Rows.Rows, vals)
+	return true, nil
+}
+
+// MaxSQLValue is the largest value (text or blob) a statement may make or
+// read: a longer one fails the statement (SQLite's "string or blob too
+// big"), so that one value, such as a group_concat over every entry,
+// cannot take gigabytes.
+const MaxSQLValue = 64 << 20
+
 // ErrStatement: SQLite could not run a statement (a syntax error, an
 // unknown table or column, an error a function raised): the statement's
 // fault, whose message is SQLite's, not the catalog's.

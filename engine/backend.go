@@ -51,7 +51,7 @@ type Backend interface {
 	Warnings(ctx context.Context) ([]pidex.Warning, error)
 	// SQL runs one read-only statement on the catalog's views (checked by
 	// pidex.SQLOptions.Check first), with its timeout.
-	SQL(ctx context.Context, o pidex.SQLOptions) (*pidex.Rows, error)
+	SQL(ctx context.Context, o pidex.SQLOptions, sink pidex.RowSink) error
 	// Machines reports whether the catalog holds several machines' files
 	// (a team catalog): only then do machine filters and the machine key
 	// apply.

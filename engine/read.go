@@ -251,10 +251,22 @@ func (e *Engine) Cost(ctx context.Context, o pidex.CostOptions) (*pidex.CostRepo
 
 // SQL runs one read-only statement on the catalog's views, on a
 // connection of its own that cannot change anything (see query.SQLConn
-// and pgstore's read-only transactions).
+// and pgstore's read-only transactions), and returns its rows (at most
+// o.MaxRows).
 func (e *Engine) SQL(ctx context.Context, o pidex.SQLOptions) (*pidex.Rows, error) {
-	if err := o.Check(); err != nil {
+	c := &pidex.RowCollector{Max: o.MaxRows}
+	if err := e.SQLStream(ctx, o, c); err != nil {
 		return nil, err
 	}
-	return e.backend().SQL(ctx, o)
+	return &c.Rows, nil
+}
+
+// SQLStream runs one read-only statement as SQL does, handing each row to
+// sink as it is read (o.MaxRows does not apply: sink stops when it wants),
+// so that a result of any size costs the memory of a row.
+func (e *Engine) SQLStream(ctx context.Context, o pidex.SQLOptions, sink pidex.RowSink) error {
+	if err := o.Check(); err != nil {
+		return err
+	}
+	return e.backend().SQL(ctx, o, sink)
 }

@@ -160,6 +160,7 @@ func TestBinaryHTTP(t *testing.T) {
 		want                   int
 	}{
 		{"rebound name", "evil.example:80", "/mcp", "Bearer s3cret", http.StatusForbidden},
+		{"another site's page", "", "/mcp", "Bearer s3cret", http.StatusForbidden},
 		{"no token", "", "/mcp", "", http.StatusUnauthorized},
 		{"other path", "", "/other", "Bearer s3cret", http.StatusNotFound},
 	}
@@ -171,6 +172,10 @@ func TestBinaryHTTP(t *testing.T) {
 			}
 			if tc.auth != "" {
 				req.Header.Set("Authorization", tc.auth)
+			}
+			if tc.name == "another site's page" { // even with the token (a page could hold it)
+				req.Header.Set("Origin", "https://evil.example")
+				req.Header.Set("Sec-Fetch-Site", "cross-site")
 			}
 			req.Header.Set("Content-Type", "application/json")
 			resp, err := http.DefaultClient.Do(req)

@@ -521,6 +521,8 @@ func TestErrors(t *testing.T) {
 		{"offset and around", "read_session", map[string]any{"session": branchy, "offset": 1, "around": "c2844159"}, []string{"offset or around, not both"}},
 		{"bad query", "search_sessions", map[string]any{"query": `"unclosed`}, []string{"unclosed quote"}},
 		{"only exclusions", "search_sessions", map[string]any{"query": "-draft"}, []string{"search query"}},
+		{"query too deep", "search_sessions", map[string]any{"query": strings.Repeat("(x ", 25) + "a" + strings.Repeat(")", 25)}, []string{"parentheses nested too deep (at most 10 levels)"}},
+		{"query too wide", "search_sessions", map[string]any{"query": "a" + strings.Repeat(" -x", 257)}, []string{"too many exclusions (at most 64)"}},
 		{"unknown session", "get_session", map[string]any{"session": "nosuchsession"}, []string{`no session matches "nosuchsession"`, "most recent sessions", "search_sessions"}},
 		{"unknown session by name", "read_session", map[string]any{"session": "flaky"}, []string{`no session matches "flaky"`, "name contains it", sameName}},
 		{"ambiguous prefix", "get_session", map[string]any{"session": "01a0"}, []string{`session "01a0" matches`, "pass one of these ids", "01a0a561-3aba-724f-a634-c15148c18a5a"}},

@@ -124,10 +124,12 @@ func (s *Server) read(ctx context.Context, tool string, in *readArgs, asContext 
 			return r, entryError(err, "around", in.Around, ref)
 		}
 	}
-	// The model context is pi's exact one; a branch reads whole only the
-	// entries its window shows (a 200 MB tool result elsewhere costs
-	// nothing).
-	doc, err := s.eng.Read(ctx, ref, pidex.ReadOptions{Leaf: leaf, Context: asContext, Whole: asContext, Window: w})
+	// A branch reads only the entries its window shows (a 200 MB tool
+	// result elsewhere costs nothing), a context every message of the
+	// branch; a line over pidex.ReadCutLine is read cut either way (its
+	// strings keep their first ReadCutString bytes, and its item says it
+	// was cut), so that a huge tool result costs kilobytes, not gigabytes.
+	doc, err := s.eng.Read(ctx, ref, pidex.ReadOptions{Leaf: leaf, Context: asContext, Window: w})
 	if err != nil {
 		return r, entryError(err, "leaf", leaf, ref)
 	}

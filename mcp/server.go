@@ -114,7 +114,8 @@ const Path = "/mcp"
 // Handler is the streamable HTTP transport (one endpoint, Path: POST,
 // GET and DELETE as the protocol has them) for clients that connect by URL, behind pidex serve's guard: a request
 // whose Host is not addr's host or localhost on its port is refused
-// (DNS rebinding), and with a token every request must carry
+// (DNS rebinding), so is one a web page of another origin sent (Origin,
+// Sec-Fetch-Site: httpguard.CrossSite), and with a token every request must carry
 // "Authorization: Bearer TOKEN". The caller refuses to listen beyond
 // loopback without a token (httpguard.IsLoopback).
 func (s *Server) Handler(addr, token string) http.Handler {
@@ -129,6 +130,10 @@ func (s *Server) Handler(addr, token string) http.Handler {
 		}
 		if !httpguard.HostAllowed(addr, r.Host) {
 			http.Error(w, "forbidden: this server answers only requests addressed to "+addr+" or localhost", http.StatusForbidden)
+			return
+		}
+		if httpguard.CrossSite(r) { // a web page the user visits must not drive the tools
+			http.Error(w, "forbidden: the request came from a web page of another origin (Origin, Sec-Fetch-Site)", http.StatusForbidden)
 			return
 		}
 		if token != "" && !httpguard.Bearer(r, token) {

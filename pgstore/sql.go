@@ -24,12 +24,12 @@ import (
 // its own, closed after the statement, so that nothing a statement sets
 // (set_config on the session) outlives it. The timeout is the
 // transaction's statement_timeout (and the context's deadline).
-func (r *Reader) SQL(ctx context.Context, o pidex.SQLOptions) (*pidex.Rows, error) {
+func (r *Reader) SQL(ctx context.Context, o pidex.SQLOptions, sink pidex.RowSink) error {
 	if err := o.Check(); err != nil {
-		return nil, err
+		return err
 	}
 	if first, _ := firstWord(o.Statement); strings.EqualFold(first, "PRAGMA") {
-		return nil, pidex.Usagef("PRAGMA is SQLite's: a team catalog is PostgreSQL (its catalogs are information_schema and pg_catalog)")
+		return pidex.Usagef("PRAGMA is SQLite's: a team catalog is PostgreSQL (its catalogs are information_schema and pg_catalog)")
 	}
 	stmt, args := namedParams(o.Statement, o.Params)
 	db := sql.OpenDB(stdlib.GetConnector(*r.s.cfg))
@@ -42,25 +42,27 @@ func (r *Reader) SQL(ctx context.Context, o pidex.SQLOptions) (*pidex.Rows, erro
 	}
 	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return nil, sqlError(ctx, err)
+		return sqlError(ctx, err)
 	}
 	defer tx.Rollback()
 	if o.Timeout > 0 {
 		ms := max(1, o.Timeout.Milliseconds())
 		if _, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = "+strconv.FormatInt(ms, 10)); err != nil {
-			return nil, sqlError(ctx, err)
+			return sqlError(ctx, err)
 		}
 	}
 	rows, err := tx.QueryContext(ctx, stmt, args...)
 	if err != nil {
-		return nil, sqlError(ctx, err)
+		return sqlError(ctx, err)
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
-		return nil, sqlError(ctx, err)
+		return sqlError(ctx, err)
 	}
-	out := &pidex.Rows{Columns: cols, Rows: [][]any{}}
+	if err := sink.Columns(cols); err != nil {
+		return err
+	}
 	for rows.Next() {
 		vals := make([]any, len(cols))
 		ptrs := make([]any, len(cols))
@@ -68,17 +70,23 @@ func (r *Reader) SQL(ctx context.Context, o pidex.SQLOptions) (*pidex.Rows, erro
 			ptrs[i] = &vals[i]
 		}
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, sqlError(ctx, err)
+			return sqlError(ctx, err)
 		}
 		for i, v := range vals {
 			vals[i] = sqlValue(v)
 		}
-		out.Rows = append(out.Rows, vals)
+		more, err := sink.Row(vals)
+		if err != nil {
+			return err
+		}
+		if !more {
+			return nil
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, sqlError(ctx, err)
+		return sqlError(ctx, err)
 	}
-	return out, nil
+	return nil
 }
 
 // sqlValue is a value as the local catalog's SQL gives it: int64,

@@ -166,12 +166,13 @@ func TestPushRedact(t *testing.T) {
 		ss[0].Name == nil || strings.Contains(*ss[0].Name, "ghp_") {
 		t.Fatalf("listing: %+v", ss)
 	}
-	rows, err := r.SQL(context.Background(), pidex.SQLOptions{Statement: `SELECT convert_from(raw, 'UTF8') FROM entry_lines
-		UNION ALL SELECT text FROM entry_text UNION ALL SELECT label FROM labels UNION ALL SELECT tsv::text FROM text_index`})
+	var rows pidex.RowCollector
+	err := r.SQL(context.Background(), pidex.SQLOptions{Statement: `SELECT convert_from(raw, 'UTF8') FROM entry_lines
+		UNION ALL SELECT text FROM entry_text UNION ALL SELECT label FROM labels UNION ALL SELECT tsv::text FROM text_index`}, &rows)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, row := range rows.Rows {
+	for _, row := range rows.Rows.Rows {
 		s := fmt.Sprint(row[0])
 		for _, secret := range []string{key, "hunter2pass", "b3BlbnNzaC1rZXk", "ghp_0123", "AKIAIOSFODNN7EXAMPLE", "zx9qw8er7ty6"} {
 			if strings.Contains(strings.ToLower(s), strings.ToLower(secret)) {
@@ -287,29 +288,29 @@ func TestSQLReadOnly(t *testing.T) {
 		"PRAGMA table_info(files)",
 		"WITH x AS (UPDATE push_state SET files = 0 RETURNING 1) SELECT * FROM x",
 	} {
-		_, err := r.SQL(ctx, pidex.SQLOptions{Statement: stmt})
+		_, err := collect(ctx, r, pidex.SQLOptions{Statement: stmt})
 		if !errors.Is(err, pidex.ErrUsage) {
 			t.Errorf("%s: %v, want a refusal (usage error)", stmt, err)
 		}
 	}
-	if _, err := r.SQL(ctx, pidex.SQLOptions{Statement: "SELECT pg_sleep(10)", Timeout: 200 * time.Millisecond}); !errors.Is(err, pidex.ErrTimeout) {
+	if _, err := collect(ctx, r, pidex.SQLOptions{Statement: "SELECT pg_sleep(10)", Timeout: 200 * time.Millisecond}); !errors.Is(err, pidex.ErrTimeout) {
 		t.Errorf("pg_sleep past the timeout: %v", err)
 	}
-	rows, err := r.SQL(ctx, pidex.SQLOptions{Statement: "SELECT session_id, :n + 1 AS next, ':n' AS text, 1::int AS cast FROM sessions_v WHERE session_id = :id",
+	rows, err := collect(ctx, r, pidex.SQLOptions{Statement: "SELECT session_id, :n + 1 AS next, ':n' AS text, 1::int AS cast FROM sessions_v WHERE session_id = :id",
 		Params: map[string]string{"id": "s", "n": "41"}})
 	if err != nil || len(rows.Rows) != 1 || fmt.Sprint(rows.Rows[0]) != "[s 42 :n 1]" {
 		t.Errorf("named parameters: %v %v", rows, err)
 	}
 	// What PostgreSQL lets a read-only transaction do anyway (a large
 	// object) is rolled back with it: the transaction never commits.
-	if _, err := r.SQL(ctx, pidex.SQLOptions{Statement: "SELECT lo_create(0)"}); err != nil {
+	if _, err := collect(ctx, r, pidex.SQLOptions{Statement: "SELECT lo_create(0)"}); err != nil {
 		t.Fatal(err)
 	}
-	if rows, err := r.SQL(ctx, pidex.SQLOptions{Statement: "SELECT count(*) FROM pg_largeobject_metadata"}); err != nil || fmt.Sprint(rows.Rows) != "[[0]]" {
+	if rows, err := collect(ctx, r, pidex.SQLOptions{Statement: "SELECT count(*) FROM pg_largeobject_metadata"}); err != nil || fmt.Sprint(rows.Rows) != "[[0]]" {
 		t.Errorf("a large object outlived its statement: %v %v", rows, err)
 	}
 	// set_config reaches only the statement's own connection.
-	if _, err := r.SQL(ctx, pidex.SQLOptions{Statement: "SELECT set_config('search_path', 'nowhere', false)"}); err != nil {
+	if _, err := collect(ctx, r, pidex.SQLOptions{Statement: "SELECT set_config('search_path', 'nowhere', false)"}); err != nil {
 		t.Fatal(err)
 	}
 	if ss := list(t, r, pidex.ListFilter{}); len(ss) != 1 {
@@ -339,7 +340,7 @@ func TestViewsPinned(t *testing.T) {
 	m.push(t, url, pgstore.PushOptions{})
 	r := reader(t, url)
 	for _, v := range pidex.TeamViews() {
-		rows, err := r.SQL(context.Background(), pidex.SQLOptions{Statement: "SELECT * FROM " + v.Name + " LIMIT 0"})
+		rows, err := collect(context.Background(), r, pidex.SQLOptions{Statement: "SELECT * FROM " + v.Name + " LIMIT 0"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,4 +352,11 @@ func TestViewsPinned(t *testing.T) {
 			t.Errorf("%s: columns %s, documented %s", v.Name, got, strings.Join(want, " "))
 		}
 	}
+}
+
+// collect runs a statement and keeps every row.
+func collect(ctx context.Context, r *pgstore.Reader, o pidex.SQLOptions) (pidex.Rows, error) {
+	var c pidex.RowCollector
+	err := r.SQL(ctx, o, &c)
+	return c.Rows, err
 }

@@ -30,7 +30,7 @@ func (rd *Reader) Facts(ctx context.Context, fileID int64) (readside.Facts, erro
 		Root    string `db:"root"`
 	}
 	if err := rd.db.GetContext(ctx, &s, "SELECT s.version, s.source, f.root FROM sessions s JOIN files f ON f.id = s.file_id WHERE s.file_id = ?", fileID); err != nil {
-		return readside.Facts{}, fmt.Errorf("load session: %w", err)
+		return readside.Facts{}, sessionError(fileID, err)
 	}
 	firstKept, err := rd.firstKept(ctx, fileID, s.Version)
 	if err != nil {

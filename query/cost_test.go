@@ -1,7 +1,9 @@
 package query_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -15,6 +17,7 @@ import (
 	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
+	"github.com/pidex-dev/pidex/internal/render"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/query"
 )
@@ -423,5 +426,60 @@ func TestCostUnderRoots(t *testing.T) {
 	}
 	if got := total(a, b); got != want+7 {
 		t.Errorf("under both: %d calls, want %d", got, want+7)
+	}
+}
+
+// Costs and counts past the largest double (files are anyone's input)
+// saturate in every figure of a report, repriced ones too, so that its
+// JSON is a valid document and its table shows no +Inf: SQLite's sums
+// of a rollup bucket reach +Inf, and an infinity minus another NaN.
+func TestCostReportSaturates(t *testing.T) {
+	root := t.TempDir()
+	huge := func(id, parent, ts string, cost float64) string {
+		return fmt.Sprintf(`{"type":"usage","id":%q,"parentId":%s,"timestamp":%q,"kind":"x","provider":"p","model":"m",`+
+			`"usage":{"input":1e308,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":1e308,"cost":{"total":%g}}}`+"\n", id, parent, ts, cost)
+	}
+	for i, f := range []string{"a", "b"} {
+		h := fmt.Sprintf(`{"type":"session","version":3,"id":"s%d","timestamp":"2026-05-01T10:00:00.000Z","cwd":"/w"}`, i) + "\n"
+		catalogtest.WriteFile(t, filepath.Join(root, "--w--", f+".jsonl"), h+
+			huge("u1", "null", "2026-05-01T10:00:01.000Z", 1e308)+huge("u2", `"u1"`, "2026-05-01T10:00:02.000Z", 1e308)+
+			huge("u3", `"u2"`, "2026-05-02T10:00:01.000Z", 1e308)+huge("u4", `"u3"`, "2026-05-02T10:00:02.000Z", -1e308)+
+			huge("u5", `"u4"`, "2026-05-02T10:00:03.000Z", -1e308)+huge("u6", `"u5"`, "2026-05-02T10:00:04.000Z", 1e308))
+	}
+	db := costCatalog(t, root)
+	pricesFile := filepath.Join(t.TempDir(), "prices.json")
+	catalogtest.WriteFile(t, pricesFile, `{"p/m":{"input_cost_per_token":1e300,"output_cost_per_token":1e300}}`)
+	prices, err := pidex.LoadPrices(pricesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, by := range [][]string{{"day"}, {"model"}, {"day", "session"}, {}} {
+		r, err := query.New(db, nil).Cost(context.Background(), pidex.CostFilter{By: by, TZ: time.UTC, Prices: prices, NoDedup: true})
+		if err != nil {
+			t.Fatalf("by %v: %v", by, err)
+		}
+		all := append([]pidex.CostSums{r.Totals}, func() (s []pidex.CostSums) {
+			for _, row := range r.Rows {
+				s = append(s, row.CostSums)
+			}
+			return s
+		}()...)
+		for _, s := range all {
+			for _, v := range []float64{s.Input, s.Output, s.TotalTokens, s.Cost, s.Repriced} {
+				if math.IsInf(v, 0) || math.IsNaN(v) {
+					t.Errorf("by %v: a figure is %v: %+v", by, v, s)
+				}
+			}
+		}
+		if r.Totals.Input != math.MaxFloat64 {
+			t.Errorf("by %v: total input %v, want the largest finite value", by, r.Totals.Input)
+		}
+		var js, table bytes.Buffer
+		if err := render.CostJSON(&js, r); err != nil || !json.Valid(js.Bytes()) {
+			t.Errorf("by %v: cost JSON (%v) is not valid:\n%s", by, err, js.String())
+		}
+		if err := render.CostTable(&table, r, false); err != nil || strings.Contains(table.String(), "Inf") || strings.Contains(table.String(), "NaN") {
+			t.Errorf("by %v: table (%v):\n%s", by, err, table.String())
+		}
 	}
 }

@@ -34,7 +34,7 @@ func (rd *Reader) Path(ctx context.Context, fileID int64, leafID string) ([]pide
 		Entries int64   `db:"entry_count"`
 	}
 	if err := rd.db.GetContext(ctx, &s, "SELECT leaf_id, entry_count FROM sessions WHERE file_id = ?", fileID); err != nil {
-		return nil, fmt.Errorf("load session: %w", err)
+		return nil, sessionError(fileID, err)
 	}
 	if leafID == "" {
 		if s.Leaf == nil {

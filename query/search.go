@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/internal/readside"
 	"github.com/pidex-dev/pidex/pi"
-	"github.com/pidex-dev/pidex/schema"
 )
 
 // searchFrom is the matching entries with their session, filtered.
@@ -174,6 +174,16 @@ func (rd *Reader) hits(ctx context.Context, q string, args []any) ([]pidex.Hit, 
 	return hits, lengths, nil
 }
 
+// A hit's line longer than snippetCutLine (one huge tool result) is read
+// as a stream into a cut copy whose strings keep their first
+// snippetCutString bytes, as show reads it: reading and decoding a 300 MB
+// line whole for a 160-character snippet cost gigabytes. The snippet then
+// comes from the kept part (its start when the match lies beyond it).
+const (
+	snippetCutLine   = pidex.ReadCutLine
+	snippetCutString = 16 << 10
+)
+
 // snippets reads each hit's line back from its file and cuts a snippet
 // around the match (the index holds no text). A line that cannot be read
 // (the file changed since the last refresh) gets an empty snippet.
@@ -194,15 +204,12 @@ func snippets(hits []pidex.Hit, lengths []int64, terms []fts.Term) {
 		if f == nil {
 			continue
 		}
-		buf := make([]byte, lengths[i])
-		if _, err := f.ReadAt(buf, h.Offset); err != nil {
+		e, err := readside.Decode(pidex.Entry{Offset: h.Offset, Length: lengths[i]}, io.NewSectionReader(f, h.Offset, lengths[i]),
+			lengths[i] > snippetCutLine, snippetCutString, h.Path)
+		if err != nil || e.Decoded == nil {
 			continue
 		}
-		l, _ := schema.DecodeLine(buf)
-		if l == nil {
-			continue
-		}
-		readside.Snippet(h, pi.SearchText(h.Path, l, true), terms) // only omp's lines name artifacts
+		readside.Snippet(h, pi.SearchText(h.Path, e.Decoded, true), terms) // only omp's lines name artifacts
 	}
 }
 

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -435,5 +437,129 @@ func testSearchPages(t *testing.T, e *searchEnv) {
 	ss, _ := r.SearchSessions(context.Background(), q, pidex.SearchFilter{Limit: 3, Offset: 6})
 	if len(ss) != 1 {
 		t.Errorf("the last page of sessions holds %d, want 1", len(ss))
+	}
+}
+
+// Every query within the parser's bounds runs in FTS5: the worst shapes at
+// fts.MaxDepth, MaxTerms and MaxExclusions, and random queries within
+// them, reach neither "parser stack overflow" nor "expression tree is too
+// large". 300 random queries here; PIDEX_QUERIES=N for N.
+func TestQueryBoundsReachNoSQLiteLimit(t *testing.T) {
+	db, err := catalog.Open(context.Background(), filepath.Join(t.TempDir(), "c.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.MustExec("INSERT INTO text_index (rowid, text) VALUES (1, 'a b x y z')")
+	nest := func(open, inner, close string) string {
+		return strings.Repeat(open, fts.MaxDepth) + inner + strings.Repeat(close, fts.MaxDepth)
+	}
+	negs := func(n int, what string) string { return strings.Repeat(" -"+what, n) }
+	queries := []string{
+		nest("(x OR ", "a", ")"),
+		nest("(x ", "a", ")"),
+		nest("x -(y ", "a", ")"),
+		nest("(x OR y -z ", "a", ")"),
+		strings.Repeat("(x OR (y ", fts.MaxDepth/2) + "a" + strings.Repeat("))", fts.MaxDepth/2),
+		nest("(x OR ", "a"+negs(fts.MaxExclusions, "b"), ")"),
+		nest("x -(y OR ", "a", ")") + negs(fts.MaxExclusions-fts.MaxDepth, "b"),
+		"a" + negs(fts.MaxExclusions, "x"),
+		"a" + negs(fts.MaxExclusions, "(x OR y)"),
+		"a" + negs(fts.MaxExclusions, "(x OR (y OR (z OR b)))"),
+		strings.Repeat("w ", fts.MaxTerms),
+		strings.Repeat("w OR ", fts.MaxTerms-1) + "a",
+		strings.Repeat("(a b) OR ", fts.MaxTerms/2-1) + "(a b)",
+		strings.Repeat(`"a b" `, fts.MaxTerms),
+	}
+	// Random queries at the bounds.
+	n := 300
+	if v := os.Getenv("PIDEX_QUERIES"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rng := rand.New(rand.NewPCG(16, 9))
+	for range n {
+		g := &queryGen{rng: rng}
+		queries = append(queries, g.group(0))
+	}
+	for _, q := range queries {
+		n, err := fts.Parse(q)
+		if err != nil {
+			if errors.Is(err, pidex.ErrUsage) && strings.Contains(err.Error(), "at most") {
+				continue // the generator may pass a bound: the parser refuses it, fine
+			}
+			t.Fatalf("Parse(%.60q…): %v", q, err)
+		}
+		var c int
+		if err := db.Get(&c, "SELECT count(*) FROM text_index WHERE text_index MATCH ?", n.Match()); err != nil {
+			t.Fatalf("Parse(%.60q…) → %.80s…: %v", q, n.Match(), err)
+		}
+	}
+}
+
+// queryGen writes random queries that stay near the parser's bounds.
+type queryGen struct {
+	rng         *rand.Rand
+	terms, negs int
+}
+
+func (g *queryGen) group(depth int) string {
+	var parts []string
+	for i := range 1 + g.rng.IntN(4) {
+		if g.terms >= fts.MaxTerms-2 {
+			break
+		}
+		item := "a"
+		switch r := g.rng.IntN(10); {
+		case r < 6 && depth < fts.MaxDepth:
+			item = "(" + g.group(depth+1) + ")"
+		case r < 8:
+			item = `"a b"`
+		}
+		g.terms++
+		if i > 0 && g.negs < fts.MaxExclusions && g.rng.IntN(3) == 0 {
+			g.negs++
+			item = "-" + item
+		}
+		if i > 0 && g.rng.IntN(3) == 0 {
+			parts = append(parts, "OR")
+			item = strings.TrimPrefix(item, "-")
+		}
+		parts = append(parts, item)
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "a")
+	}
+	return strings.Join(parts, " ")
+}
+
+// A session named, then removed by another process (or a rebuild) before
+// the next read of it, is "not found", not a failure: serve's requests in
+// the stress test got a 500 ("load session: sql: no rows in result set")
+// between a watcher's refreshes.
+func TestSessionGoneAfterItWasNamed(t *testing.T) {
+	e := newSearchEnv(t)
+	p := e.file("--w--/a.jsonl", hdr("gone1", "/w"), userMsg("u1", "", "hello", "2026-05-01T10:00:01.000Z"))
+	e.refresh()
+	rd := query.New(e.ix.DB, nil)
+	ref, err := rd.Resolve(context.Background(), "gone1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	e.refresh()
+	ctx := context.Background()
+	_, err1 := rd.Session(ctx, ref.FileID)
+	_, err2 := rd.Tree(ctx, ref.FileID)
+	_, err3 := rd.Path(ctx, ref.FileID, "")
+	_, _, _, err4 := rd.Context(ctx, ref, query.ContextSpec{})
+	for i, err := range []error{err1, err2, err3, err4} {
+		if !errors.Is(err, pidex.ErrNotFound) {
+			t.Errorf("read %d of a session gone since it was named: %v, want not found", i+1, err)
+		}
 	}
 }

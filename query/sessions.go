@@ -2,6 +2,8 @@ package query
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -106,9 +108,21 @@ var orderSQL = map[string]string{
 func (rd *Reader) Session(ctx context.Context, fileID int64) (pidex.Session, error) {
 	si, err := scanInfo(rd.db.QueryRowContext(ctx, infoSQL+" WHERE s.file_id = ?", fileID))
 	if err != nil {
-		return pidex.Session{}, fmt.Errorf("load session: %w", err)
+		return pidex.Session{}, sessionError(fileID, err)
 	}
 	return si, nil
+}
+
+// sessionError is the error of reading a session's row by its file id. A
+// missing row is a session that went away after it was resolved: another
+// process removed its file or rebuilt the catalog in between (a server's
+// request, say, between a watcher's refreshes); that is "not found", not
+// a failure of pidex.
+func sessionError(fileID int64, err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("load session: session file %d is no longer in the catalog (removed, or the catalog rebuilt, since it was named): %w", fileID, pidex.ErrNotFound)
+	}
+	return fmt.Errorf("load session: %w", err)
 }
 
 // scanInfo reads one row of infoSQL. Scanned by hand: reflection-based

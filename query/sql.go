@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/catalog"
@@ -29,6 +31,14 @@ type SQLConn struct {
 	// denied: the authorizer refused an action of the statement (SQLite
 	// reports some refusals as plain SQLITE_ERROR).
 	denied atomic.Bool
+	// files are the catalog's session files by path, as entry_json and
+	// entry_text may read them (see sqlfuncs.go), loaded at open.
+	files map[string]sqlFile
+	// offsets are the entries of the files those functions read, by file
+	// id, loaded at the first read of each (cached counts them).
+	mu      sync.Mutex
+	offsets map[int64][]entrySpan
+	cached  int
 }
 
 // OpenSQL opens the catalog at path for Query.
@@ -46,10 +56,16 @@ func OpenSQL(ctx context.Context, path string) (*SQLConn, error) {
 		db.Close()
 		return nil, fmt.Errorf("open catalog read-only: %w", err)
 	}
-	c := &SQLConn{db: db, conn: conn}
-	if err := c.loadStamps(ctx); err != nil {
-		c.Close()
+	c := &SQLConn{db: db, conn: conn, files: map[string]sqlFile{}, offsets: map[int64][]entrySpan{}}
+	if err := c.loadFiles(ctx); err != nil {
+		c.conn.Close()
+		c.db.Close()
 		return nil, err
+	}
+	register(c)
+	if _, err := sqlite.Limit(conn, sqlite3.SQLITE_LIMIT_LENGTH, pidex.MaxSQLValue); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("open catalog read-only: %w", err)
 	}
 	err = conn.Raw(func(dc any) error {
 		r, ok := dc.(sqlite.AuthorizerRegisterer)
@@ -71,34 +87,37 @@ func OpenSQL(ctx context.Context, path string) (*SQLConn, error) {
 	return c, nil
 }
 
-// loadStamps records the indexed size and mtime of every file, which
-// entry_json checks.
-func (c *SQLConn) loadStamps(ctx context.Context) error {
-	rows, err := c.conn.QueryContext(ctx, "SELECT path, size, mtime_ns FROM files WHERE kind = 'session'")
+// loadFiles records the catalog's session files with their indexed size
+// and mtime, the only files entry_json and entry_text read.
+func (c *SQLConn) loadFiles(ctx context.Context) error {
+	rows, err := c.conn.QueryContext(ctx, "SELECT id, path, size, mtime_ns FROM files WHERE kind = 'session'")
 	if err != nil {
 		return fmt.Errorf("open catalog read-only: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var p string
-		var size, mtime int64
-		if err := rows.Scan(&p, &size, &mtime); err != nil {
-			return err
+		var f sqlFile
+		if err := rows.Scan(&f.id, &p, &f.size, &f.mtime); err != nil {
+			return fmt.Errorf("open catalog read-only: %w", err)
 		}
-		stamps.Store(p, [2]int64{size, mtime})
+		c.files[p] = f
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("open catalog read-only: %w", err)
+	}
+	return nil
 }
 
 // SQL runs one read-only statement on the catalog's views, on a
 // connection of its own that cannot change anything (see SQLConn).
-func (rd *Reader) SQL(ctx context.Context, o pidex.SQLOptions) (*pidex.Rows, error) {
+func (rd *Reader) SQL(ctx context.Context, o pidex.SQLOptions, sink pidex.RowSink) error {
 	if err := o.Check(); err != nil {
-		return nil, err
+		return err
 	}
 	c, err := OpenSQL(ctx, rd.path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer c.Close()
 	if o.Timeout > 0 {
@@ -106,11 +125,12 @@ func (rd *Reader) SQL(ctx context.Context, o pidex.SQLOptions) (*pidex.Rows, err
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	return c.Query(ctx, o.Statement, o.Params, o.MaxRows)
+	return c.Stream(ctx, o.Statement, o.Params, sink)
 }
 
 // Close closes the connection.
 func (c *SQLConn) Close() error {
+	unregister(c)
 	c.conn.Close()
 	return c.db.Close()
 }
@@ -155,8 +175,21 @@ var readPragmas = map[string]bool{
 // reading at most maxRows rows (0: all; Rows.More says whether there were
 // more).
 func (c *SQLConn) Query(ctx context.Context, stmt string, params map[string]string, maxRows int) (*pidex.Rows, error) {
-	if err := (pidex.SQLOptions{Statement: stmt}).Check(); err != nil {
+	out := &pidex.RowCollector{Max: maxRows}
+	if err := c.Stream(ctx, stmt, params, out); err != nil {
 		return nil, err
+	}
+	return &out.Rows, nil
+}
+
+// Stream runs one read-only statement with named parameters (:name) and
+// hands its rows to sink as SQLite produces them, until there are no more
+// or sink says stop. An error of the sink (writing the output) is
+// returned as it is; SQLite's are *pidex.StatementError, a refusal a
+// usage error.
+func (c *SQLConn) Stream(ctx context.Context, stmt string, params map[string]string, sink pidex.RowSink) error {
+	if err := (pidex.SQLOptions{Statement: stmt}).Check(); err != nil {
+		return err
 	}
 	var args []any
 	for k, v := range params {
@@ -165,33 +198,37 @@ func (c *SQLConn) Query(ctx context.Context, stmt string, params map[string]stri
 	c.denied.Store(false)
 	rows, err := c.conn.QueryContext(ctx, stmt, args...)
 	if err != nil {
-		return nil, c.sqlError(ctx, err)
+		return c.sqlError(ctx, err)
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
-		return nil, c.sqlError(ctx, err)
+		return c.sqlError(ctx, err)
 	}
-	out := &pidex.Rows{Columns: cols, Rows: [][]any{}}
+	if err := sink.Columns(cols); err != nil {
+		return err
+	}
 	for rows.Next() {
-		if maxRows > 0 && len(out.Rows) == maxRows {
-			out.More = true // the rest is never read: a huge result costs nothing past the limit
-			break
-		}
 		vals := make([]any, len(cols))
 		ptrs := make([]any, len(cols))
 		for i := range vals {
 			ptrs[i] = &vals[i]
 		}
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, c.sqlError(ctx, err)
+			return c.sqlError(ctx, err)
 		}
-		out.Rows = append(out.Rows, vals)
+		more, err := sink.Row(vals)
+		if err != nil {
+			return err
+		}
+		if !more {
+			return nil
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, c.sqlError(ctx, err)
+		return c.sqlError(ctx, err)
 	}
-	return out, nil
+	return nil
 }
 
 func (c *SQLConn) sqlError(ctx context.Context, err error) error {

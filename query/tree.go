@@ -25,7 +25,7 @@ func (rd *Reader) Tree(ctx context.Context, fileID int64) ([]*pidex.TreeNode, er
 	}
 	var leaf *string
 	if err := rd.db.GetContext(ctx, &leaf, "SELECT leaf_id FROM sessions WHERE file_id = ?", fileID); err != nil {
-		return nil, fmt.Errorf("load leaf: %w", err)
+		return nil, sessionError(fileID, err)
 	}
 	return readside.BuildTree(rows, labels, leaf), nil
 }

@@ -4,9 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pidex-dev/pidex"
@@ -99,6 +105,8 @@ func TestAPIShapesAndErrors(t *testing.T) {
 		{"/api/sessions?sort=age", 400, []string{`"error":`}},
 		{"/api/sessions?limit=-1", 400, []string{`"error":`}},
 		{"/api/search?q=%22unclosed", 400, []string{`unclosed quote`}},
+		{"/api/search?q=a" + strings.Repeat("+-x", 257), 400, []string{`too many exclusions (at most 64)`}},
+		{"/api/search?q=" + strings.Repeat("(x+", 25) + "a" + strings.Repeat(")", 25), 400, []string{`nested too deep`}},
 		{"/api/search", 400, []string{`"error":`}},
 		{"/api/search?q=x&role=robot", 400, []string{`role`}},
 		{"/api/search?q=x&branch=dead", 400, []string{`branch`}},
@@ -144,6 +152,8 @@ func TestStatusMapsSentinels(t *testing.T) {
 		{errMethod, 405},
 		{errForbidden, 403},
 		{errUnauthorized, 401},
+		{fmt.Errorf("open session file: %w", fs.ErrNotExist), 404},
+		{fmt.Errorf("read line 3: EOF: %w", pidex.ErrFileChanged), 409},
 		{context.Canceled, 499},
 		{http.ErrBodyNotAllowed, 500},
 	} {
@@ -212,6 +222,49 @@ func TestGuard(t *testing.T) {
 	}
 }
 
+// A page of another site or origin cannot make the server work, on any
+// route: Sec-Fetch-Site cross-site or same-site (another port of
+// localhost), or a foreign Origin, is 403 before the route runs; the
+// server's own pages and the user's navigation pass.
+func TestCrossSiteRefused(t *testing.T) {
+	f := newFixture(t, Options{})
+	routes := []string{"/", "/s/" + branchy, "/search?q=login", "/cost", "/events", "/static/app.js",
+		"/api/sessions", "/api/sessions/" + branchy, "/api/sessions/" + branchy + "/tree", "/api/sessions/" + branchy + "/path",
+		"/api/sessions/" + branchy + "/context", "/api/sessions/" + branchy + "/entries", "/api/search?q=login", "/api/cost", "/nothing"}
+	for _, h := range [][]string{
+		{"Sec-Fetch-Site", "cross-site"},
+		{"Sec-Fetch-Site", "same-site"},
+		{"Origin", "https://evil.example"},
+		{"Origin", "null"},
+		{"Sec-Fetch-Site", "same-origin", "Origin", "http://localhost:1"},
+	} {
+		for _, path := range routes {
+			req, _ := http.NewRequest("GET", f.ts.URL+path, nil)
+			for i := 0; i+1 < len(h); i += 2 {
+				req.Header.Set(h[i], h[i+1])
+			}
+			res, err := f.ts.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var body []byte
+			if res.StatusCode == 403 { // an answer that is not the refusal may be a stream (/events): not read
+				body, _ = io.ReadAll(res.Body)
+			}
+			res.Body.Close()
+			if res.StatusCode != 403 || !strings.Contains(string(body), "another site") {
+				t.Errorf("%s with %v: %d, want 403: %.200s", path, h, res.StatusCode, body)
+			}
+		}
+	}
+	own := "http://" + f.ts.Listener.Addr().String()
+	for _, h := range [][]string{{"Sec-Fetch-Site", "same-origin"}, {"Sec-Fetch-Site", "none"}, {"Sec-Fetch-Site", "same-origin", "Origin", own}} {
+		if code, _, _ := f.get(t, "/api/sessions?limit=1", h...); code != 200 {
+			t.Errorf("with %v: %d, want 200", h, code)
+		}
+	}
+}
+
 func TestHostAllowedUnspecified(t *testing.T) {
 	s := &Server{opts: Options{Addr: "0.0.0.0:7373"}}
 	if !s.hostAllowed("pidex.lan:7373") {
@@ -241,6 +294,7 @@ func TestPages(t *testing.T) {
 		{"/search?q=login", 200, []string{`<mark>`, "/s/"}},
 		{"/search?q=login&sessionsOnly=1", 200, []string{`<td class="num">`}},
 		{"/search?q=%22open", 400, []string{"unclosed quote"}},
+		{"/search?q=a" + strings.Repeat("+-x", 257), 400, []string{"too many exclusions"}},
 		{"/search?q=login&partial=1", 200, []string{`<ol class="hits">`}},
 		{"/search", 200, []string{`id="q"`}},
 		{"/cost?tz=UTC", 200, []string{`<svg class="cost-chart"`, `<rect class="c0"`, "abandoned branches", `<table class="cost">`}},
@@ -317,5 +371,42 @@ func TestHitOpensItsBranch(t *testing.T) {
 		if !strings.Contains(page, s) {
 			t.Errorf("page lacks %q", s)
 		}
+	}
+}
+
+// A session file that went away or changed since it was indexed (the
+// watcher catches up within a second) is 404 or 409 with words saying so,
+// not a 500 in the server's log: the stress test's requests found it.
+func TestSessionFileGoneOrChanged(t *testing.T) {
+	var mu sync.Mutex
+	var logs []string
+	f := newFixture(t, Options{Log: func(m string) { mu.Lock(); defer mu.Unlock(); logs = append(logs, m) }})
+	path := filepath.Join(f.root, "--evil--", "evil.jsonl")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rewritten with other bytes at the indexed offsets (same size: the
+	// catalog's stamp is not checked before reading).
+	if err := os.WriteFile(path, bytes.Repeat([]byte("x"), len(b)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/s/" + evilID, "/api/sessions/" + evilID + "/entries"} {
+		if code, _, body := f.get(t, p); code != 409 || !strings.Contains(body, "changed while it was read") {
+			t.Errorf("%s of a changed file: %d %.300s", p, code, body)
+		}
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/s/" + evilID, "/api/sessions/" + evilID + "/context"} {
+		if code, _, body := f.get(t, p); code != 404 || !strings.Contains(body, "no longer there") {
+			t.Errorf("%s of a removed file: %d %.300s", p, code, body)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(logs) > 0 {
+		t.Errorf("logged as internal errors: %q", logs)
 	}
 }

@@ -185,8 +185,8 @@ func niceCeil(v float64) float64 {
 	p := math.Pow(10, math.Floor(math.Log10(v)))
 	for _, m := range []float64{1, 2, 5, 10} {
 		if m*p >= v {
-			return m * p
+			return min(m*p, math.MaxFloat64) // a saturated total's axis stays finite
 		}
 	}
-	return 10 * p
+	return min(10*p, math.MaxFloat64)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"strings"
 
@@ -17,6 +18,7 @@ var (
 	errForbidden    = errors.New("forbidden")
 	errUnauthorized = errors.New("unauthorized")
 	errMethod       = errors.New("method not allowed: pidex serve is read-only")
+	errCrossSite    = fmt.Errorf("%w: the request came from another site's page (pidex serve answers only its own pages and addresses opened directly)", errForbidden)
 )
 
 // status maps an error to its HTTP status: the one place where sentinel
@@ -28,6 +30,10 @@ func status(err error) int {
 	case errors.Is(err, pidex.ErrNotFound):
 		return http.StatusNotFound
 	case errors.Is(err, pidex.ErrAmbiguous):
+		return http.StatusConflict
+	case errors.Is(err, fs.ErrNotExist): // the session file went away since it was indexed
+		return http.StatusNotFound
+	case errors.Is(err, pidex.ErrFileChanged): // rewritten between the catalog's answer and the read
 		return http.StatusConflict
 	case errors.Is(err, errForbidden):
 		return http.StatusForbidden
@@ -49,6 +55,14 @@ func status(err error) int {
 func (s *Server) httpError(w http.ResponseWriter, r *http.Request, err error) {
 	code := status(err)
 	msg := err.Error()
+	// A session file that changed under the server (the watcher catches
+	// up within a second) is a moment's state, not the server's fault.
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		msg = "the session file is no longer there (deleted or moved since it was indexed): the list shows the sessions as they are now"
+	case errors.Is(err, pidex.ErrFileChanged):
+		msg = "the session file changed while it was read (pi is writing it): reload in a moment"
+	}
 	if code == http.StatusInternalServerError {
 		s.log("%s %s: %v", r.Method, r.URL.Path, err)
 		msg = "internal error: the server could not answer (its log says why)"

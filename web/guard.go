@@ -16,6 +16,9 @@ const tokenCookie = "pidex_token"
 //     another site whose name was rebound to 127.0.0.1 (DNS rebinding)
 //     cannot read the answers (a server bound to every interface, 0.0.0.0,
 //     has no one name: there the token is the protection);
+//   - a request a page of another site or origin made is refused
+//     (Sec-Fetch-Site, Origin: httpguard.CrossSite), so that a page the
+//     user visits cannot make the server work;
 //   - with a token, every request must carry it: "Authorization: Bearer
 //     T", the cookie, or ?token=T (which sets the cookie);
 //   - answers say what they are (nosniff), cannot be framed, and pages may
@@ -35,6 +38,10 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		if !s.hostAllowed(r.Host) {
 			s.httpError(w, r, errForbidden)
+			return
+		}
+		if httpguard.CrossSite(r) {
+			s.httpError(w, r, errCrossSite)
 			return
 		}
 		if s.opts.Token != "" && !s.authorized(w, r) {

@@ -213,9 +213,10 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 		leaf = view.BranchLeaf(n)
 	}
 	v := sessionView{Info: info, Title: view.SessionTitle(&info, 100), Context: q.Get("view") == "context", Full: boolParam(q, "full")}
-	// The model context is pi's exact one; the conversation reads whole
-	// only the window it shows, unless full.
-	o := pidex.ReadOptions{Leaf: leaf, Context: v.Context, Whole: v.Full || v.Context,
+	// The conversation reads only the window it shows, the model context
+	// every message of the branch; a line over pidex.ReadCutLine (a huge
+	// tool result) is read cut unless full, so that a page never holds it.
+	o := pidex.ReadOptions{Leaf: leaf, Context: v.Context, Whole: v.Full,
 		Window: pidex.Window{From: -1, Around: at, Size: window}}
 	if f, err := strconv.Atoi(q.Get("from")); err == nil {
 		o.Window.From = max(0, f)

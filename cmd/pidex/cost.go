@@ -61,9 +61,9 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 			}
 			switch {
 			case a.json:
-				return render.CostJSON(a.stdout, r)
+				return render.CostJSON(a.jsonOut(), r)
 			case csv:
-				return render.CostCSV(a.stdout, r)
+				return render.CostCSV(a.stdout, r, a.io.OutTTY)
 			case chart:
 				return render.CostChart(a.stdout, r, a.io.Width)
 			}

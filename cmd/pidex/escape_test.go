@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,4 +61,64 @@ func TestHostileTextIsEscaped(t *testing.T) {
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// On a terminal no format lets session text drive it: sql --format
+// csv|tsv|json|ndjson, cost --csv and every --json escape ESC, BEL,
+// backspace, DEL and the C1 controls (JSON as \u escapes); piped, csv,
+// tsv and JSON stay exact.
+func TestHostileTextIsEscapedInEveryFormat(t *testing.T) {
+	root := t.TempDir()
+	evil := "\x1b]0;pwned\x07\x1b[2J\bX\x7f\u009b31m\u009d8;;x\u009c\x1bP1$r\x1b\\"
+	lines := []string{
+		`{"type":"session","version":3,"id":"s1","timestamp":"2026-05-01T10:00:00.000Z","cwd":` + jsonString("/w/"+evil) + `}`,
+		`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-05-01T10:00:01.000Z","message":{"role":"user","content":` + jsonString("hello "+evil) + `,"timestamp":1777629601000}}`,
+		`{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-05-01T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"provider":"p","model":` + jsonString("m"+evil) +
+			`,"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"total":0.5}}}}`,
+	}
+	catalogtest.WriteFile(t, filepath.Join(root, "--w--", "a.jsonl"), strings.Join(lines, "\n")+"\n")
+	db := filepath.Join(t.TempDir(), "c.sqlite")
+	run := func(tty bool, args ...string) string {
+		t.Helper()
+		var out bytes.Buffer
+		a := newAppIO(&render.IOStreams{Out: &out, ErrOut: &bytes.Buffer{}, OutTTY: tty, Width: 200, Height: 50})
+		if err := a.execute(context.Background(), append([]string{"--db", db, "--sessions", root, "-q"}, args...)); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return out.String()
+	}
+	stmt := "SELECT s.cwd, m.text, u.model FROM sessions_v s, messages_v m, usage_v u WHERE m.role = 'user'"
+	raw := func(s string) int { return strings.IndexFunc(s, func(r rune) bool { return r == 0x1b || r == 7 || r == 8 || r == 0x7f || (r >= 0x80 && r < 0xa0) }) }
+	for _, args := range [][]string{
+		{"sql", "--format", "csv", stmt}, {"sql", "--format", "tsv", stmt}, {"sql", "--format", "json", stmt},
+		{"sql", "--format", "ndjson", stmt}, {"sql", "--format", "table", stmt},
+		{"cost", "--csv", "--by", "model,project"}, {"cost", "--json", "--by", "model,project"}, {"cost", "--by", "model,project", "--chart"},
+		{"list", "--json"}, {"search", "hello", "--json"}, {"show", "s1", "--json"}, {"show", "s1", "--context", "--json"},
+		{"tree", "s1", "--json"}, {"tree", "s1", "--json", "--flat"}, {"path", "s1", "--json"}, {"index", "--json"},
+	} {
+		out := run(true, args...)
+		if i := raw(out); i >= 0 {
+			t.Errorf("%v on a terminal prints a raw control character: %q", args, out[max(0, i-20):min(len(out), i+20)])
+		}
+		if strings.Contains(strings.Join(args, " "), "json") && !slices.Contains(args, "ndjson") && !json.Valid([]byte(out)) {
+			t.Errorf("%v on a terminal is not valid JSON: %q", args, out)
+		}
+	}
+	// The terminal's JSON is the same JSON.
+	var tty, piped []map[string]any
+	if err := json.Unmarshal([]byte(run(true, "sql", "--json", stmt)), &tty); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(run(false, "sql", "--json", stmt)), &piped); err != nil {
+		t.Fatal(err)
+	}
+	if len(tty) != 1 || tty[0]["text"] != "hello "+evil || tty[0]["cwd"] != piped[0]["cwd"] {
+		t.Errorf("JSON on a terminal decodes to %q, want %q", tty, "hello "+evil)
+	}
+	// Piped, every format is exact.
+	for _, args := range [][]string{{"sql", "--format", "csv", stmt}, {"sql", "--format", "ndjson", stmt}, {"cost", "--csv", "--by", "model"}} {
+		if out := run(false, args...); !strings.Contains(out, "\u009b31m") && !strings.Contains(out, `\u009b31m`) {
+			t.Errorf("%v piped lost the text: %q", args, out)
+		}
+	}
 }

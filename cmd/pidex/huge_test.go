@@ -11,8 +11,8 @@ import (
 
 // `pidex show` over a session with one huge line (a 24 MB tool result,
 // like the 200 MB one of the hardening issue) reads that line as a stream
-// and shows it cut: memory does not grow with the line. --json still
-// prints it exactly.
+// and shows it cut: memory does not grow with the line, nor does a search
+// hit's snippet in it. --json still prints it exactly.
 func TestShowHugeLine(t *testing.T) {
 	root := t.TempDir()
 	file := filepath.Join(root, "--w--", "a.jsonl")
@@ -46,6 +46,17 @@ func TestShowHugeLine(t *testing.T) {
 			if !strings.Contains(out, want) {
 				t.Errorf("%v: no %q in\n%.2000s", args, want, out)
 			}
+		}
+	}
+	// A search hit in the line: its snippet is read from a cut copy
+	// (before: the line read and decoded whole, over 1 GB allocated).
+	for _, args := range [][]string{{"search", "BEGIN"}, {"search", "BEGIN", "--json"}} {
+		out, alloc := run(append(args, "--no-refresh")...)
+		if alloc > 8<<20 {
+			t.Errorf("%v allocated %d MB for a 24 MB line", args, alloc>>20)
+		}
+		if !strings.Contains(out, "BEGIN line of tool output") {
+			t.Errorf("%v: no snippet in\n%.2000s", args, out)
 		}
 	}
 	out, _ := run("show", "huge", "--json", "--no-refresh")

@@ -40,9 +40,9 @@ one object per line).`,
 			a.report(st, true)
 			switch {
 			case watch && a.json:
-				err = render.WriteJSONLine(a.stdout, st)
+				err = render.WriteJSONLine(a.jsonOut(), st)
 			case a.json:
-				err = render.WriteJSON(a.stdout, st)
+				err = render.WriteJSON(a.jsonOut(), st)
 			default:
 				err = a.printStats(st)
 			}
@@ -82,7 +82,7 @@ func (a *app) watch(cmd *cobra.Command, eng *engine.Engine) error {
 		}
 		a.report(st, true)
 		if a.json {
-			werr = render.WriteJSONLine(a.stdout, st)
+			werr = render.WriteJSONLine(a.jsonOut(), st)
 		} else {
 			_, werr = fmt.Fprintf(a.stdout, "%s new %d, appended %d, rewritten %d, removed %d; %d entries, %s\n",
 				time.Now().Format(time.TimeOnly), st.New, st.Appended, st.Rewritten, st.Removed, st.Entries, text.Bytes(st.Bytes))

@@ -39,7 +39,7 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 				return err
 			}
 			if a.json {
-				return render.WriteJSONLines(a.stdout, sessions)
+				return render.WriteJSONLines(a.jsonOut(), sessions)
 			}
 			return render.Sessions(a.stdout, sessions, a.io.OutTTY, a.io.Width, time.Now())
 		},

@@ -14,12 +14,20 @@ import (
 	"github.com/pidex-dev/pidex"
 )
 
-// Exit codes, mapped from errors in exactly one place (exitCode).
+// Exit codes, mapped from errors in exactly one place (exitCode); README,
+// Output contract, lists them.
 const (
 	exitOK       = 0
 	exitError    = 1
 	exitUsage    = 2
-	exitWarnings = 3   // done, but some input could not be read (see stderr)
+	exitWarnings = 3 // done, but some input could not be read (see stderr)
+	// exitStatement: a SQL statement pidex accepted failed while it ran
+	// (SQLite's error, a value too big, --timeout): the statement's
+	// failure, told apart from a refused one (usage) and from pidex's own.
+	exitStatement = 4
+	// exitInternal: a bug (a panic), reported with its stack. Go's own
+	// exit code for it is 2, the usage code.
+	exitInternal = 5
 	exitSignal   = 130 // interrupted (Ctrl-C), as shells report SIGINT
 )
 
@@ -53,7 +61,13 @@ func tuneGC() {
 
 // run executes the CLI and returns its exit code. Separated from main so
 // tests (testscript) can run the command in-process.
-func run(args []string) int {
+func run(args []string) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(os.Stderr, "pidex: internal error (a bug; please report it with this message): %v\n%s", p, debug.Stack())
+			code = exitInternal
+		}
+	}()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	out := newBufWriter(os.Stdout)
@@ -94,6 +108,8 @@ func exitCode(err error, warned bool) int {
 		return exitSignal
 	case errors.Is(err, errUsage):
 		return exitUsage
+	case errors.Is(err, pidex.ErrStatement), errors.Is(err, pidex.ErrTimeout):
+		return exitStatement
 	default:
 		return exitError
 	}

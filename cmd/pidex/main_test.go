@@ -75,6 +75,9 @@ func TestExitCode(t *testing.T) {
 		{nil, true, exitWarnings},
 		{errors.New("boom"), false, exitError},
 		{fmt.Errorf("bad flag: %w", errUsage), true, exitUsage},
+		{fmt.Errorf("sql: %w", &pidex.StatementError{Err: errors.New("no such column: x")}), false, exitStatement},
+		{fmt.Errorf("%w (--timeout 2s)", pidex.ErrTimeout), false, exitStatement},
+		{pidex.Usagef("pidex sql is read-only: DELETE statements are refused"), false, exitUsage},
 	}
 	for _, tt := range tests {
 		if got := exitCode(tt.err, tt.warned); got != tt.want {

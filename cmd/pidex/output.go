@@ -2,12 +2,24 @@ package main
 
 import (
 	"bufio"
+	"io"
 	"os"
 
 	"github.com/pidex-dev/pidex/internal/render"
 )
 
 func itoa(n int64) string { return render.Itoa(n) }
+
+// jsonOut is stdout for a JSON document: on a terminal, C1 controls and
+// DEL inside its strings are written as \u escapes (render.TerminalJSON),
+// so session text cannot drive the terminal; files and pipes get the
+// exact bytes.
+func (a *app) jsonOut() io.Writer {
+	if a.io.OutTTY {
+		return render.TerminalJSON(a.stdout)
+	}
+	return a.stdout
+}
 
 // flush pushes buffered stdout out now (a watch prints as it goes).
 func (a *app) flush() error {

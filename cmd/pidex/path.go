@@ -26,7 +26,7 @@ id, a unique id prefix or a unique session name.`,
 				return err
 			}
 			if a.json {
-				return render.WriteJSON(a.stdout, path)
+				return render.WriteJSON(a.jsonOut(), path)
 			}
 			return render.Path(a.stdout, path, a.io.OutTTY)
 		},

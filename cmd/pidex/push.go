@@ -127,7 +127,7 @@ func (a *app) pushOnce(ctx context.Context, eng *engine.Engine, to string, o eng
 	case a.json && watch:
 		return render.WriteJSONLine(a.stdout, ps)
 	case a.json:
-		return render.WriteJSON(a.stdout, ps)
+		return render.WriteJSON(a.jsonOut(), ps)
 	}
 	secs := time.Since(start).Seconds()
 	_, err = fmt.Fprintf(a.stdout, "pushed %s as %s: files %d: new %d, appended %d, rewritten %d, rederived %d, removed %d, unchanged %d, excluded %d\nentries %d, lines %s (%s/s), secrets redacted %d\n",

@@ -24,7 +24,7 @@ it is read. --json: an array of {path, source, flat, why, found, note, read}.`,
 			}
 			roots := eng.RootInfo()
 			if a.json {
-				return render.WriteJSON(a.stdout, roots)
+				return render.WriteJSON(a.jsonOut(), roots)
 			}
 			t := render.NewTable(a.stdout, a.io.OutTTY, "SOURCE", "PATH", "FOUND", "WHY", "NOTE")
 			for _, r := range roots {

@@ -68,7 +68,7 @@ firstMessage, hits}]).`,
 					return err
 				}
 				if a.json {
-					return render.WriteJSONLines(a.stdout, ss)
+					return render.WriteJSONLines(a.jsonOut(), ss)
 				}
 				return render.SessionHits(a.stdout, ss, a.io.OutTTY, a.io.Width)
 			}
@@ -77,7 +77,7 @@ firstMessage, hits}]).`,
 				return err
 			}
 			if a.json {
-				return render.WriteJSONLines(a.stdout, hits)
+				return render.WriteJSONLines(a.jsonOut(), hits)
 			}
 			return render.Hits(a.stdout, hits, a.io.OutTTY, a.io.Width)
 		},

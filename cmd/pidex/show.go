@@ -49,13 +49,13 @@ loads it preceded by "line" and followed by pidex's annotations "currentLabel",
 				if err != nil {
 					return err
 				}
-				return render.WriteJSON(a.stdout, sc)
+				return render.WriteJSON(a.jsonOut(), sc)
 			case a.json:
 				es, err := eng.EntryObjects(ctx, ref, o.Leaf)
 				if err != nil {
 					return err
 				}
-				return render.WriteJSON(a.stdout, es)
+				return render.WriteJSON(a.jsonOut(), es)
 			}
 			o.Whole = opts.Full // only exact output reads a huge line whole; reading cuts it
 			doc, err := eng.Read(ctx, ref, o)

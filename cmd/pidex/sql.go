@@ -35,8 +35,10 @@ entry back from its session file.
 --format table (the default on a terminal, capped at a screenful), tsv (the
 default when piped: tab, newline and backslash escaped as \t, \n, \\), csv,
 json (an array of objects keyed by column name; --json is the same) or
-ndjson. --param name=value binds :name (integers and reals as numbers).
---timeout interrupts a long query.`,
+ndjson. Rows are printed as they are read, so a long result starts at once.
+--param name=value binds :name (integers and reals as numbers). --timeout
+interrupts a long query. A statement that fails while it runs (an SQLite
+error, a value over 64 MiB, --timeout) exits with code 4.`,
 		Args: atMostOne,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -60,18 +62,23 @@ ndjson. --param name=value binds :name (integers and reals as numbers).
 			if err != nil {
 				return err
 			}
-			rows, err := eng.SQL(ctx, o)
-			if err != nil {
-				if errors.Is(err, pidex.ErrTimeout) {
-					return fmt.Errorf("%w (--timeout %s)", err, timeout)
-				}
-				return err
-			}
 			limit := 0 // a screenful on a terminal
 			if format == render.FormatTable && a.io.OutTTY {
 				limit = max(a.io.Height-4, 5)
 			}
-			return render.Rows(a.stdout, rows, format, limit)
+			// Rows print as SQLite produces them: an endless SELECT prints
+			// as it goes, in the memory of a row; on a terminal each row is
+			// shown at once.
+			rw := render.NewRowWriter(a.stdout, format, a.io.OutTTY, limit)
+			var sink pidex.RowSink = rw
+			if a.io.OutTTY {
+				sink = flushing{rw, a.flush}
+			}
+			err = rw.End(eng.SQLStream(ctx, o, sink))
+			if errors.Is(err, pidex.ErrTimeout) {
+				return fmt.Errorf("%w (--timeout %s)", err, timeout)
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -80,6 +87,20 @@ ndjson. --param name=value binds :name (integers and reals as numbers).
 	f.StringArrayVar(&params, "param", nil, "bind :NAME to VALUE (NAME=VALUE, repeatable)")
 	f.DurationVar(&timeout, "timeout", 0, "interrupt the query after DURATION (e.g. 5s)")
 	return cmd
+}
+
+// flushing pushes each row out as soon as it is written (a terminal).
+type flushing struct {
+	*render.RowWriter
+	flush func() error
+}
+
+func (f flushing) Row(vals []any) (bool, error) {
+	more, err := f.RowWriter.Row(vals)
+	if err == nil {
+		err = f.flush()
+	}
+	return more, err
 }
 
 // sqlText is the query from the argument, -f FILE or standard input.
@@ -144,7 +165,7 @@ func (a *app) schemaCmd() *cobra.Command {
 				views = pidex.TeamViews()
 			}
 			if a.json {
-				return render.WriteJSON(a.stdout, views)
+				return render.WriteJSON(a.jsonOut(), views)
 			}
 			_, err := io.WriteString(a.stdout, render.ViewReference(views))
 			return err

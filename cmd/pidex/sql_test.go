@@ -6,8 +6,10 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -243,7 +245,12 @@ function" (query the ` + "`entries`" + ` and ` + "`tool_calls`" + ` tables inste
   differ), it raises an error instead of returning other bytes: refresh and ask again.
 - ` + "`entry_text(path, offset [, length])`" + ` — the entry's searchable text (what ` + "`pidex search`" + ` indexes).
 
-Both read files, so they cost about a millisecond per row on large lines: filter first.
+Both read only what the catalog points at: a session file of the catalog, at the offset of one of its
+entries (the ` + "`path`" + ` and ` + "`offset`" + ` of ` + "`entries_v`" + `), for the entry's stored length. Any other path is refused
+with the same words whether it exists or not, a file that is no longer a regular file is not read, and
+a line over 16 MiB is an error for ` + "`entry_json`" + ` (` + "`pidex show --json`" + ` reads it) and read cut by
+` + "`entry_text`" + ` (each string keeps its first 64 KiB). Both read files, so they cost about a millisecond
+per row on large lines: filter first.
 
 ## Views
 
@@ -280,3 +287,68 @@ func TestSQLSchemaAndStdin(t *testing.T) {
 		t.Errorf("query from stdin: %v %q", err, out)
 	}
 }
+
+// failingWriter takes n bytes, then fails as a closed pipe does; it
+// records the largest heap it saw while taking them.
+type failingWriter struct {
+	n, got, nextSample int
+	maxHeap            uint64
+}
+
+var errPipeClosed = errors.New("write: broken pipe")
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if w.got >= w.n {
+		return 0, errPipeClosed
+	}
+	w.got += len(p)
+	if w.got >= w.nextSample {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		w.maxHeap = max(w.maxHeap, ms.HeapAlloc)
+		w.nextSample += 1 << 20
+	}
+	return len(p), nil
+}
+
+// pidex sql streams: an endless SELECT prints as it goes, in the memory of
+// a few rows, until the reader goes away (or --timeout): before, it held
+// every row until the statement ended, printed nothing and died out of
+// memory.
+func TestSQLStreams(t *testing.T) {
+	e := newSQLEnv(t, showSessions)
+	endless := "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x, printf('%.200c', 'y') AS pad FROM c"
+	run := func(w io.Writer, args ...string) error {
+		a := newAppIO(&render.IOStreams{Out: w, ErrOut: &bytes.Buffer{}, Width: 80, Height: 24})
+		return a.execute(context.Background(), append([]string{"--db", e.db, "--sessions", e.root, "-q", "sql", "--no-refresh"}, args...))
+	}
+	for _, format := range []string{"tsv", "csv", "json", "ndjson", "table"} {
+		w := &failingWriter{n: 32 << 20}
+		err := run(w, "--format", format, "--timeout", "60s", endless)
+		if !errors.Is(err, errPipeClosed) || w.got < w.n {
+			t.Fatalf("--format %s: %v after %d bytes, want the write error after %d", format, err, w.got, w.n)
+		}
+		if w.maxHeap > 64<<20 {
+			t.Errorf("--format %s: the heap reached %d MB while streaming 32 MB of rows", format, w.maxHeap>>20)
+		}
+	}
+	// On a terminal the table shows a screenful, counts some more rows and
+	// stops the statement.
+	var screen bytes.Buffer
+	a := newAppIO(&render.IOStreams{Out: &screen, ErrOut: &bytes.Buffer{}, OutTTY: true, Width: 80, Height: 10})
+	err := a.execute(context.Background(), []string{"--db", e.db, "--sessions", e.root, "-q", "sql", "--no-refresh", endless})
+	if err != nil || !strings.HasSuffix(screen.String(), "… more than 10,000 more rows: --format tsv, csv or json prints them all\n") || strings.Count(screen.String(), "\n") != 8 {
+		t.Errorf("an endless SELECT on a terminal: %v\n%s", err, screen.String())
+	}
+	// --timeout stops an endless statement that is printing: what was read
+	// is out, and the error is the statement's.
+	var out countingWriter
+	err = run(&out, "--format", "ndjson", "--timeout", "200ms", endless)
+	if !errors.Is(err, pidex.ErrTimeout) || out == 0 || exitCode(err, false) != exitStatement {
+		t.Errorf("--timeout on an endless SELECT: %v (exit %d) after %d bytes", err, exitCode(err, false), out)
+	}
+}
+
+type countingWriter int
+
+func (c *countingWriter) Write(p []byte) (int, error) { *c += countingWriter(len(p)); return len(p), nil }

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,10 +24,12 @@ import (
 
 // Four processes share one catalog while pi-style writers change the
 // session files and an editor edits others in place: `index` in a loop,
-// `index --watch`, `list` in a loop and `index --full` in a loop.
+// `index --watch`, `list` in a loop and `index --full` in a loop; and a
+// fifth, `serve`, answers requests for pages and the API all along.
 // Afterwards the catalog equals a fresh full index of the same files, no
-// command failed, and no row is duplicated. It runs 4 s here;
-// PIDEX_STRESS=1m runs it for a minute.
+// command failed, no request got a server error or invalid JSON, and no
+// row is duplicated. It runs 4 s here; PIDEX_STRESS=1m runs it for a
+// minute.
 func TestStressFourProcesses(t *testing.T) {
 	bin, err := exec.LookPath("pidex")
 	if err != nil {
@@ -69,6 +76,21 @@ func TestStressFourProcesses(t *testing.T) {
 	loop("index", "index")
 	loop("list", "list")
 	loop("index --full", "index", "--full")
+	serve := exec.Command(bin, args("serve", "--addr", "127.0.0.1:0")...)
+	var serveErr strings.Builder
+	serve.Stderr = &serveErr
+	serveOut, err := serve.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	url, err := bufio.NewReader(serveOut).ReadString('\n')
+	if err != nil {
+		t.Fatalf("serve printed no URL: %v\n%s", err, serveErr.String())
+	}
+	wg.Go(func() { requests(ctx, strings.TrimSpace(url), fail) })
 
 	wg.Add(1)
 	go func() { // pi-style writers
@@ -79,6 +101,15 @@ func TestStressFourProcesses(t *testing.T) {
 	_ = watch.Process.Signal(os.Interrupt)
 	if err := watch.Wait(); err != nil && !isExit(err, exitWarnings) {
 		fail("index --watch", err, []byte(watchOut.String()))
+	}
+	_ = serve.Process.Signal(os.Interrupt)
+	if err := serve.Wait(); err != nil && !isExit(err, exitWarnings) {
+		fail("serve", err, []byte(serveErr.String()))
+	}
+	for _, l := range strings.Split(serveErr.String(), "\n") {
+		if strings.Contains(l, "refresh:") || strings.Contains(l, "internal error") || strings.Contains(l, " GET ") {
+			fail("serve", errors.New("an error in its log"), []byte(l))
+		}
 	}
 	for _, f := range failures {
 		t.Error(f)
@@ -98,6 +129,62 @@ func TestStressFourProcesses(t *testing.T) {
 	live.Close()
 	if want := freshDump(t, root); got != want {
 		t.Errorf("after the stress run the catalog differs from a fresh index")
+	}
+}
+
+// requests asks serve for pages and the API in a loop, as a browser and
+// a script would, until ctx ends: the session list, a listed session's
+// page, tree, path, entries and context, a search, the cost report. A
+// session may vanish or be copied (a fork shares its id) between the list
+// and the next request: 404 and 409 are answers; a 5xx, or an API answer
+// that is not JSON, is a failure.
+func requests(ctx context.Context, base string, fail func(string, error, []byte)) {
+	client := &http.Client{Timeout: time.Minute}
+	get := func(path string) []byte {
+		req, _ := http.NewRequestWithContext(ctx, "GET", strings.TrimSuffix(base, "/")+path, nil)
+		res, err := client.Do(req)
+		if err != nil {
+			if ctx.Err() == nil {
+				fail("GET "+path, err, nil)
+			}
+			return nil
+		}
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err != nil:
+			fail("GET "+path, err, nil)
+		case res.StatusCode >= 500:
+			fail("GET "+path, fmt.Errorf("status %d", res.StatusCode), body)
+		case strings.HasPrefix(path, "/api/") && !json.Valid(body):
+			fail("GET "+path, errors.New("not JSON"), body)
+		case res.StatusCode == 200:
+			return body
+		case res.StatusCode != 404 && res.StatusCode != 409:
+			fail("GET "+path, fmt.Errorf("status %d", res.StatusCode), body)
+		}
+		return nil
+	}
+	for ctx.Err() == nil {
+		var ss []struct{ ID string }
+		_ = json.Unmarshal(get("/api/sessions?limit=20"), &ss)
+		for _, p := range []string{"/", "/search?q=message", "/api/search?q=archived", "/api/search?q=message&sessionsOnly=1", "/api/cost?by=day,model", "/cost"} {
+			get(p)
+		}
+		for i, s := range ss {
+			if i%4 != 0 {
+				continue
+			}
+			for _, p := range []string{"/s/", "/api/sessions/", "/api/sessions/%s/tree", "/api/sessions/%s/path", "/api/sessions/%s/entries", "/api/sessions/%s/context", "/s/%s?view=context"} {
+				if strings.Contains(p, "%s") {
+					get(fmt.Sprintf(p, s.ID))
+				} else {
+					get(p + s.ID)
+				}
+			}
+		}
 	}
 }
 

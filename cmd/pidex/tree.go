@@ -35,10 +35,10 @@ with "depth" and without "children".`,
 				return err
 			}
 			if a.json && flat {
-				return render.WriteJSONLines(a.stdout, render.FlatTree(roots))
+				return render.WriteJSONLines(a.jsonOut(), render.FlatTree(roots))
 			}
 			if a.json {
-				return render.TreeJSON(a.stdout, roots)
+				return render.TreeJSON(a.jsonOut(), roots)
 			}
 			previews, err := eng.Previews(ctx, ref)
 			if err != nil {

@@ -22,7 +22,7 @@ func (a *app) warningsCmd() *cobra.Command {
 				return err
 			}
 			if a.json {
-				return render.WriteJSON(a.stdout, ws)
+				return render.WriteJSON(a.jsonOut(), ws)
 			}
 			t := render.NewTable(a.stdout, a.io.OutTTY, "FILE", "LINE", "WARNING")
 			for _, w := range ws {

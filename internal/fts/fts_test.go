@@ -193,3 +193,36 @@ func cjkOnly(s string) bool {
 
 func lastRune(s string) rune  { r, _ := utf8.DecodeLastRuneInString(s); return r }
 func firstRune(s string) rune { r, _ := utf8.DecodeRuneInString(s); return r }
+
+// Deep or wide queries, as a hostile tester wrote them (each reached
+// SQLite's "parser stack overflow" or "expression tree is too large"
+// before): a usage error that says what bound they passed, and where.
+func TestParseBounds(t *testing.T) {
+	nest := func(open, inner, close string, n int) string {
+		return strings.Repeat(open, n) + inner + strings.Repeat(close, n)
+	}
+	for _, tt := range []struct{ name, q, msg string }{
+		{"25 nested groups", nest("(x ", "a", ")", 25), "nested too deep"},
+		{"a 24-deep OR chain", nest("(x OR ", "a", ")", 24), "nested too deep"},
+		{"34 nested exclusions", nest("x -(y ", "a", ")", 34), "nested too deep"},
+		{"257 exclusions", "a " + strings.Repeat("-x ", 257), "too many exclusions"},
+		{"a thousand words", strings.Repeat("w ", 1000), "too many words"},
+		{"a million parentheses", strings.Repeat("(", 1_000_000) + "a" + strings.Repeat(")", 1_000_000), "nested too deep"},
+	} {
+		_, err := Parse(tt.q)
+		var se *SyntaxError
+		if !errors.As(err, &se) || !errors.Is(err, pidex.ErrUsage) || !strings.Contains(se.Msg, tt.msg) {
+			t.Errorf("%s: %v, want a usage error saying %q", tt.name, err, tt.msg)
+		}
+	}
+	// At the bounds, queries parse.
+	for _, q := range []string{
+		nest("(x ", "a", ")", MaxDepth),
+		"a " + strings.Repeat("-x ", MaxExclusions),
+		strings.Repeat("w ", MaxTerms),
+	} {
+		if _, err := Parse(q); err != nil {
+			t.Errorf("Parse(%.40q…): %v", q, err)
+		}
+	}
+}

@@ -124,6 +124,22 @@ func (e *SyntaxError) Error() string {
 // Unwrap makes a syntax error a usage error.
 func (e *SyntaxError) Unwrap() error { return pidex.ErrUsage }
 
+// Bounds of a query. SQLite's FTS5 parses a MATCH expression with a
+// fixed stack and refuses trees deeper than 256 levels (each exclusion is
+// one: "a NOT b NOT c" nests), failing with "parser stack overflow" or
+// "expression tree is too large" near 25 nested groups or 256 exclusions.
+// The parser stops well before, and says so as a usage error: with these
+// bounds every query it accepts runs (TestQueryBoundsReachNoSQLiteLimit
+// tries the worst shapes in FTS5).
+const (
+	// MaxDepth is how deep parentheses may nest.
+	MaxDepth = 10
+	// MaxTerms is how many words and phrases a query may hold.
+	MaxTerms = 256
+	// MaxExclusions is how many '-' a query may hold.
+	MaxExclusions = 64
+)
+
 // Parse reads a query:
 //
 //	word          a word; punctuation inside splits it into an exact phrase
@@ -134,6 +150,9 @@ func (e *SyntaxError) Unwrap() error { return pidex.ErrUsage }
 //	a b           both (AND in capitals may be written too)
 //	-word         not containing word (also -"phrase", -(a OR b))
 //	( … )         grouping
+//
+// A query nests at most MaxDepth parentheses and holds at most MaxTerms
+// words and phrases and MaxExclusions exclusions.
 func Parse(q string) (Node, error) {
 	p := &parser{toks: nil}
 	if err := p.lex(q); err != nil {
@@ -194,6 +213,9 @@ func (t token) describe() string {
 type parser struct {
 	toks []token
 	i    int
+	// depth is the parentheses open at the token being read; terms and
+	// negs count the words and phrases and the exclusions so far.
+	depth, terms, negs int
 }
 
 func (p *parser) lex(q string) error {
@@ -296,6 +318,9 @@ func (p *parser) and() (Node, error) {
 		}
 		neg := t.kind == tokNot
 		if neg {
+			if p.negs++; p.negs > MaxExclusions {
+				return nil, &SyntaxError{Col: t.col, Msg: fmt.Sprintf("too many exclusions (at most %d)", MaxExclusions)}
+			}
 			p.i++
 		}
 		n, err := p.primary()
@@ -339,7 +364,11 @@ func (p *parser) primary() (Node, error) {
 		if c := p.peek(); c != nil && c.kind == tokClose {
 			return nil, &SyntaxError{Col: t.col, Msg: "empty parentheses"}
 		}
+		if p.depth++; p.depth > MaxDepth {
+			return nil, &SyntaxError{Col: t.col, Msg: fmt.Sprintf("parentheses nested too deep (at most %d levels)", MaxDepth)}
+		}
 		n, err := p.or()
+		p.depth--
 		if err != nil {
 			return nil, err
 		}
@@ -354,6 +383,9 @@ func (p *parser) primary() (Node, error) {
 				return nil, &SyntaxError{Col: t.col, Msg: "empty phrase"}
 			}
 			return nil, nil
+		}
+		if p.terms++; p.terms > MaxTerms {
+			return nil, &SyntaxError{Col: t.col, Msg: fmt.Sprintf("too many words and phrases (at most %d)", MaxTerms)}
 		}
 		return Term{Text: t.text, Phrase: t.kind == tokPhrase, Prefix: t.prefix}, nil
 	}

@@ -65,3 +65,31 @@ func Bearer(r *http.Request, token string) bool {
 	given, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	return found && TokenOK(given, token)
 }
+
+// CrossSite reports whether a browser sent r on behalf of a page of
+// another site or origin: a web page the user visits could otherwise make
+// the server work (search, read, cost) by a link, an image, a form or a
+// fetch, even though it cannot read the answer. Browsers say where a
+// request comes from in Sec-Fetch-Site, whose only passing values are
+// "same-origin" and "none" (the user typed the address, used a bookmark
+// or opened it from another program; "same-site" is another port of the
+// same host: another server's page), and in Origin, which must then be
+// the server's own (the request's Host, already checked by HostAllowed).
+// A request without either header (curl, an MCP client, an old browser's
+// navigation) passes: the Host check and the token hold there.
+func CrossSite(r *http.Request) bool {
+	switch site := r.Header.Get("Sec-Fetch-Site"); site {
+	case "", "same-origin", "none":
+	default:
+		return true
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return false
+	}
+	scheme, host, ok := strings.Cut(origin, "://")
+	if !ok || (scheme != "http" && scheme != "https") {
+		return true // "null" (a sandboxed frame, a file: page) and anything else
+	}
+	return !strings.EqualFold(strings.TrimSuffix(host, "/"), r.Host)
+}

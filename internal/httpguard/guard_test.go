@@ -61,3 +61,42 @@ func TestToken(t *testing.T) {
 		t.Error("Basic passed as Bearer")
 	}
 }
+
+// A request a page of another site or origin made is refused; the
+// server's own pages, the user's navigation and clients that are not
+// browsers pass.
+func TestCrossSite(t *testing.T) {
+	tests := []struct {
+		name         string
+		site, origin string
+		want         bool
+	}{
+		{"curl or an MCP client", "", "", false},
+		{"typed, bookmarked, opened by --open", "none", "", false},
+		{"the server's own page", "same-origin", "", false},
+		{"its own fetch with Origin", "same-origin", "http://127.0.0.1:7373", false},
+		{"its own origin by name", "", "http://LOCALHOST:7373", false},
+		{"another site's link or image", "cross-site", "", true},
+		{"another site's fetch", "cross-site", "https://evil.example", true},
+		{"another port of localhost", "same-site", "http://localhost:3000", true},
+		{"a foreign Origin alone", "", "http://evil.example", true},
+		{"a foreign port alone", "", "http://localhost:8080", true},
+		{"a sandboxed frame or file: page", "", "null", true},
+		{"a made-up Sec-Fetch-Site", "nearby", "", true},
+	}
+	for _, tc := range tests {
+		r := httptest.NewRequest("GET", "http://localhost:7373/api/search?q=x", nil)
+		if tc.name == "the server's own page" || tc.name == "its own fetch with Origin" {
+			r.Host = "127.0.0.1:7373"
+		}
+		if tc.site != "" {
+			r.Header.Set("Sec-Fetch-Site", tc.site)
+		}
+		if tc.origin != "" {
+			r.Header.Set("Origin", tc.origin)
+		}
+		if got := CrossSite(r); got != tc.want {
+			t.Errorf("%s: CrossSite = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -59,8 +59,8 @@ func GroupCost(f pidex.CostFilter, parts []CostPart) *pidex.CostReport {
 			r.Rows = append(r.Rows, pidex.CostRow{Keys: keys})
 		}
 		s := sumsOf(p, f.Prices)
-		addSums(&r.Rows[n].CostSums, s)
-		addSums(&r.Totals, s)
+		r.Rows[n].Add(s)
+		r.Totals.Add(s)
 	}
 	slices.SortStableFunc(r.Rows, func(a, b pidex.CostRow) int { return compareRows(f.By, a, b) })
 	return r
@@ -113,8 +113,10 @@ func costKey(k string, p *CostPart) string {
 }
 
 func sumsOf(p *CostPart, prices *pidex.Prices) pidex.CostSums {
-	s := pidex.CostSums{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite,
-		CacheWrite1h: p.CacheWrite1h, TotalTokens: p.TotalTokens, Cost: p.Cost, Calls: p.Calls}
+	// A backend's sums of a bucket may pass the largest double (+Inf).
+	sat := pidex.Saturate
+	s := pidex.CostSums{Input: sat(p.Input), Output: sat(p.Output), CacheRead: sat(p.CacheRead), CacheWrite: sat(p.CacheWrite),
+		CacheWrite1h: sat(p.CacheWrite1h), TotalTokens: sat(p.TotalTokens), Cost: sat(p.Cost), Calls: p.Calls}
 	if prices != nil {
 		if price, ok := prices.Lookup(p.Provider, p.Model); ok {
 			s.Repriced, s.PricedCalls = price.Cost(s), s.Calls
@@ -123,25 +125,6 @@ func sumsOf(p *CostPart, prices *pidex.Prices) pidex.CostSums {
 		}
 	}
 	return s
-}
-
-func addSums(s *pidex.CostSums, o pidex.CostSums) {
-	s.Input += o.Input
-	s.Output += o.Output
-	s.CacheRead += o.CacheRead
-	s.CacheWrite += o.CacheWrite
-	s.CacheWrite1h += o.CacheWrite1h
-	s.TotalTokens += o.TotalTokens
-	s.Cost += o.Cost
-	s.Calls += o.Calls
-	s.Repriced += o.Repriced
-	s.PricedCalls += o.PricedCalls
-	for _, m := range o.Unpriced {
-		if !slices.Contains(s.Unpriced, m) {
-			s.Unpriced = append(s.Unpriced, m)
-		}
-	}
-	slices.Sort(s.Unpriced)
 }
 
 // compareRows orders time keys oldest first, then the most expensive

@@ -18,9 +18,10 @@ import (
 // "totalTokens", "cost", "calls"}], "totals":{…}}; with prices, each also
 // has "repricedCost" (null when no call of the row has a price) and
 // "unpriced" (models the prices file lacks). The
-// document is built whole before it is written.
+// document is built whole before it is written, and a value JSON cannot
+// carry (a sum that did not saturate) fails it: never "cost": , on stdout.
 func CostJSON(w io.Writer, r *pidex.CostReport) error {
-	var b bytes.Buffer
+	b := &jsonBuf{}
 	b.WriteString("{\n  \"rows\": [")
 	for i, row := range r.Rows {
 		if i > 0 {
@@ -28,23 +29,26 @@ func CostJSON(w io.Writer, r *pidex.CostReport) error {
 		}
 		b.WriteString("\n    {")
 		for j, k := range r.By {
-			writeMember(&b, k, row.Keys[j])
+			b.member(k, row.Keys[j])
 			b.WriteString(", ")
 		}
-		writeSums(&b, row.CostSums, r.Repriced)
+		writeSums(b, row.CostSums, r.Repriced)
 		b.WriteByte('}')
 	}
 	if len(r.Rows) > 0 {
 		b.WriteString("\n  ")
 	}
 	b.WriteString("],\n  \"totals\": {")
-	writeSums(&b, r.Totals, r.Repriced)
+	writeSums(b, r.Totals, r.Repriced)
 	b.WriteString("}\n}\n")
+	if b.err != nil {
+		return fmt.Errorf("write cost report: %w", b.err)
+	}
 	_, err := w.Write(b.Bytes())
 	return err
 }
 
-func writeSums(b *bytes.Buffer, s pidex.CostSums, repriced bool) {
+func writeSums(b *jsonBuf, s pidex.CostSums, repriced bool) {
 	for i, f := range []struct {
 		k string
 		v any
@@ -53,7 +57,7 @@ func writeSums(b *bytes.Buffer, s pidex.CostSums, repriced bool) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		writeMember(b, f.k, f.v)
+		b.member(f.k, f.v)
 	}
 	if repriced {
 		b.WriteString(", ")
@@ -61,22 +65,37 @@ func writeSums(b *bytes.Buffer, s pidex.CostSums, repriced bool) {
 		if noPrice(s) {
 			rc = nil
 		}
-		writeMember(b, "repricedCost", rc)
+		b.member("repricedCost", rc)
 		b.WriteString(", ")
 		un := s.Unpriced
 		if un == nil {
 			un = []string{}
 		}
-		writeMember(b, "unpriced", un)
+		b.member("unpriced", un)
 	}
 }
 
-func writeMember(b *bytes.Buffer, k string, v any) {
-	kb, _ := json.Marshal(k)
-	vb, _ := json.Marshal(v) // strings and finite numbers (sums saturate)
-	b.Write(kb)
-	b.WriteString(": ")
-	b.Write(vb)
+// jsonBuf is a document being built, with the first value that could not
+// be encoded.
+type jsonBuf struct {
+	bytes.Buffer
+	err error
+}
+
+func (b *jsonBuf) member(k string, v any) {
+	kb, err := json.Marshal(k)
+	if err == nil {
+		var vb []byte
+		if vb, err = json.Marshal(v); err == nil {
+			b.Write(kb)
+			b.WriteString(": ")
+			b.Write(vb)
+			return
+		}
+	}
+	if b.err == nil {
+		b.err = fmt.Errorf("%s: %w", k, err)
+	}
 }
 
 // costHeader names the columns of the table and CSV forms.
@@ -133,14 +152,24 @@ func totalKeys(r *pidex.CostReport) []string {
 	return keys
 }
 
-// CostCSV writes a cost report as CSV (RFC 4180), totals last.
-func CostCSV(w io.Writer, r *pidex.CostReport) error {
+// CostCSV writes a cost report as CSV (RFC 4180), totals last. On a
+// terminal (tty) control characters in the keys (a project's cwd, a
+// model's name: session text) are shown escaped, as tables show them.
+func CostCSV(w io.Writer, r *pidex.CostReport, tty bool) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write(costHeader(r))
-	for _, row := range r.Rows {
-		_ = cw.Write(costCells(row.Keys, row.CostSums, r.Repriced, false))
+	write := func(rec []string) {
+		if tty {
+			for i := range rec {
+				rec[i] = Safe(rec[i])
+			}
+		}
+		_ = cw.Write(rec)
 	}
-	_ = cw.Write(costCells(totalKeys(r), r.Totals, r.Repriced, false))
+	write(costHeader(r))
+	for _, row := range r.Rows {
+		write(costCells(row.Keys, row.CostSums, r.Repriced, false))
+	}
+	write(costCells(totalKeys(r), r.Totals, r.Repriced, false))
 	cw.Flush()
 	return cw.Error()
 }

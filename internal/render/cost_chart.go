@@ -81,8 +81,8 @@ func ChartSeries(r *pidex.CostReport, maxSeries int) (*CostSeries, error) {
 			cost[p] = map[string]float64{}
 			periods = append(periods, p)
 		}
-		cost[p][s] += row.Cost
-		series[s] += row.Cost
+		cost[p][s] = pidex.SaturatingAdd(cost[p][s], row.Cost)
+		series[s] = pidex.SaturatingAdd(series[s], row.Cost)
 	}
 	order := seriesOrder(series)
 	cs := &CostSeries{Periods: periods, Stacked: sk >= 0, Series: order}
@@ -96,9 +96,9 @@ func ChartSeries(r *pidex.CostReport, maxSeries int) (*CostSeries, error) {
 		total := 0.0
 		for i, s := range order {
 			c := cost[p][s]
-			row[min(i, last)] += c
-			cs.SeriesTotals[min(i, last)] += c
-			total += c
+			row[min(i, last)] = pidex.SaturatingAdd(row[min(i, last)], c)
+			cs.SeriesTotals[min(i, last)] = pidex.SaturatingAdd(cs.SeriesTotals[min(i, last)], c)
+			total = pidex.SaturatingAdd(total, c)
 		}
 		cs.Cost = append(cs.Cost, row)
 		cs.Totals = append(cs.Totals, total)

@@ -25,111 +25,223 @@ const (
 	FormatNDJSON = "ndjson"
 )
 
-// Rows writes a SQL result. maxRows > 0 caps a table (a screenful on a
-// terminal) and says how many rows were left out.
+// Rows writes a whole SQL result (piped: tsv, csv and json exact).
+// maxRows > 0 caps a table and says how many rows were left out.
 func Rows(w io.Writer, r *pidex.Rows, format string, maxRows int) error {
-	switch format {
-	case FormatCSV:
-		cw := csv.NewWriter(w)
-		_ = cw.Write(r.Columns)
-		for _, row := range r.Rows {
-			rec := make([]string, len(row))
-			for i, v := range row {
-				rec[i] = cell(v)
-			}
-			_ = cw.Write(rec)
+	rw := NewRowWriter(w, format, false, maxRows)
+	err := rw.Columns(r.Columns)
+	for _, row := range r.Rows {
+		if err != nil {
+			break
 		}
-		cw.Flush()
-		return cw.Error()
-	case FormatTSV:
-		return rowsTSV(w, r)
-	case FormatJSON, FormatNDJSON:
-		return rowsJSON(w, r, format == FormatNDJSON)
+		var more bool
+		if more, err = rw.Row(row); !more {
+			break
+		}
 	}
-	return rowsTable(w, r, maxRows)
+	return rw.End(err)
 }
 
-func rowsTable(w io.Writer, r *pidex.Rows, maxRows int) error {
-	t := NewTable(w, true, r.Columns...)
-	n := len(r.Rows)
-	if maxRows > 0 && n > maxRows {
-		n = maxRows
+// RowWriter writes a statement's rows as they are read (a pidex.RowSink),
+// so that a result of any size, an endless one too, prints as it goes in
+// the memory of a few rows. On a terminal (tty) control characters in
+// values are shown escaped in every format: csv and tsv cells as tables
+// show them (Safe), JSON strings with C1 controls and DEL as \u escapes
+// (TerminalJSON); piped, every format is exact.
+type RowWriter struct {
+	w       io.Writer
+	format  string
+	tty     bool
+	maxRows int
+	keys    [][]byte // JSON keys, encoded once
+	n       int      // rows written (or buffered in the table)
+	left    int      // rows counted past maxRows
+	table   *Table
+	csv     *csv.Writer
+	ew      *errWriter
+}
+
+// tableBlock: a table without a row cap (not on a terminal) is aligned in
+// blocks of this many rows, so that it never holds a whole result.
+const tableBlock = 1000
+
+// countCap: past a terminal's screenful, rows are only counted, up to
+// this many; then the statement is stopped (the rest is not computed).
+const countCap = 10_000
+
+// NewRowWriter starts writing rows in format (FormatTable, FormatTSV,
+// FormatCSV, FormatJSON, FormatNDJSON). maxRows > 0 caps a table: the rows
+// past it are counted (up to countCap) and said; other formats write
+// every row.
+func NewRowWriter(w io.Writer, format string, tty bool, maxRows int) *RowWriter {
+	if tty && (format == FormatJSON || format == FormatNDJSON) {
+		w = TerminalJSON(w)
 	}
-	for _, row := range r.Rows[:n] {
-		cells := make([]string, len(row))
-		for i, v := range row {
+	return &RowWriter{w: w, format: format, tty: tty, maxRows: maxRows, ew: &errWriter{w: w}}
+}
+
+// Columns starts the output with the column names.
+func (rw *RowWriter) Columns(cols []string) error {
+	switch rw.format {
+	case FormatCSV:
+		rw.csv = csv.NewWriter(rw.w)
+		return rw.csvRecord(cols)
+	case FormatTSV:
+		rw.tsvLine(cols)
+	case FormatJSON, FormatNDJSON:
+		rw.keys = make([][]byte, len(cols))
+		for i, c := range cols {
+			rw.keys[i] = append(js.JSONString(c), ':')
+		}
+		if rw.format == FormatJSON {
+			rw.ew.str("[")
+		}
+	default:
+		rw.table = NewTable(rw.w, true, cols...)
+	}
+	return rw.ew.err
+}
+
+// Row writes one row (or counts it, past a table's cap); false: enough
+// rows were read.
+func (rw *RowWriter) Row(vals []any) (bool, error) {
+	if rw.table != nil && rw.maxRows > 0 && rw.n == rw.maxRows {
+		if rw.left == 0 { // the screenful is complete: show it now
+			if err := rw.table.Flush(); err != nil {
+				return false, err
+			}
+		}
+		rw.left++
+		return rw.left <= countCap, nil
+	}
+	rw.n++
+	switch rw.format {
+	case FormatCSV:
+		rec := make([]string, len(vals))
+		for i, v := range vals {
+			rec[i] = cell(v)
+		}
+		return true, rw.csvRecord(rec)
+	case FormatTSV:
+		rec := make([]string, len(vals))
+		for i, v := range vals {
+			rec[i] = cell(v)
+		}
+		rw.tsvLine(rec)
+	case FormatJSON, FormatNDJSON:
+		rw.jsonRow(vals)
+	default:
+		cells := make([]string, len(vals))
+		for i, v := range vals {
 			cells[i] = text.Cut(Safe(strings.Join(strings.Fields(cell(v)), " ")), 60)
 		}
-		t.Row(cells...)
+		rw.table.Row(cells...)
+		if rw.maxRows == 0 && rw.n%tableBlock == 0 {
+			if err := rw.table.Flush(); err != nil {
+				return false, err
+			}
+		}
 	}
-	if err := t.Flush(); err != nil {
-		return err
-	}
-	if left := len(r.Rows) - n; left > 0 {
-		_, err := fmt.Fprintf(w, "… %d more rows (%d in all): --format tsv, csv or json prints them all\n", left, len(r.Rows))
-		return err
-	}
-	_, err := fmt.Fprintf(w, "(%d rows)\n", len(r.Rows))
-	return err
+	return true, rw.ew.err
 }
 
-func rowsTSV(w io.Writer, r *pidex.Rows) error {
-	ew := &errWriter{w: w}
-	for i, c := range r.Columns {
+// End finishes the output after the statement ended with err (nil: it
+// read every row it wanted) and returns err, or the output's error. A
+// failed statement keeps what was written, and a JSON array is left open:
+// an output cut short never reads as a whole result.
+func (rw *RowWriter) End(err error) error {
+	switch rw.format {
+	case FormatCSV:
+		if rw.csv != nil {
+			rw.csv.Flush()
+			if err == nil {
+				err = rw.csv.Error()
+			}
+		}
+		return err
+	case FormatTSV, FormatNDJSON:
+	case FormatJSON:
+		if err == nil && rw.keys != nil {
+			if rw.n > 0 {
+				rw.ew.str("\n")
+			}
+			rw.ew.str("]\n")
+		}
+	default:
+		if rw.table == nil {
+			return err
+		}
+		if ferr := rw.table.Flush(); err == nil {
+			err = ferr
+		}
+		if err != nil {
+			return err
+		}
+		switch {
+		case rw.left > countCap:
+			rw.ew.str(fmt.Sprintf("… more than %s more rows: --format tsv, csv or json prints them all\n", text.GroupDigits(Itoa(countCap))))
+		case rw.left > 0:
+			rw.ew.str(fmt.Sprintf("… %d more rows (%d in all): --format tsv, csv or json prints them all\n", rw.left, rw.n+rw.left))
+		default:
+			rw.ew.str(fmt.Sprintf("(%d rows)\n", rw.n))
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return rw.ew.err
+}
+
+func (rw *RowWriter) csvRecord(rec []string) error {
+	if rw.tty {
+		for i := range rec {
+			rec[i] = Safe(rec[i])
+		}
+	}
+	if err := rw.csv.Write(rec); err != nil {
+		return err
+	}
+	rw.csv.Flush() // out of its own buffer, so a row is out when the caller flushes
+	return rw.csv.Error()
+}
+
+func (rw *RowWriter) tsvLine(rec []string) {
+	for i, c := range rec {
 		if i > 0 {
-			ew.str("\t")
+			rw.ew.str("\t")
 		}
-		ew.str(tsvEscape.Replace(c))
-	}
-	ew.str("\n")
-	for _, row := range r.Rows {
-		for i, v := range row {
-			if i > 0 {
-				ew.str("\t")
-			}
-			ew.str(tsvEscape.Replace(cell(v)))
+		c = tsvEscape.Replace(c)
+		if rw.tty {
+			c = Safe(c)
 		}
-		ew.str("\n")
+		rw.ew.str(c)
 	}
-	return ew.err
+	rw.ew.str("\n")
 }
 
-// rowsJSON writes objects keyed by column name, in column order: numbers
+// jsonRow writes an object keyed by column name, in column order: numbers
 // as numbers, NULL as null, text as strings, blobs as base64 strings.
-func rowsJSON(w io.Writer, r *pidex.Rows, ndjson bool) error {
+func (rw *RowWriter) jsonRow(vals []any) {
 	var b bytes.Buffer
-	if !ndjson {
-		b.WriteString("[")
+	if rw.format == FormatJSON {
+		if rw.n > 1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
 	}
-	for k, row := range r.Rows {
-		if !ndjson && k > 0 {
-			b.WriteString(",")
+	b.WriteByte('{')
+	for i, v := range vals {
+		if i > 0 {
+			b.WriteByte(',')
 		}
-		if !ndjson {
-			b.WriteString("\n")
-		}
-		b.WriteByte('{')
-		for i, v := range row {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.Write(js.JSONString(r.Columns[i]))
-			b.WriteByte(':')
-			b.WriteString(jsonValue(v))
-		}
-		b.WriteByte('}')
-		if ndjson {
-			b.WriteByte('\n')
-		}
+		b.Write(rw.keys[i])
+		b.WriteString(jsonValue(v))
 	}
-	if !ndjson {
-		if len(r.Rows) > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString("]\n")
+	b.WriteByte('}')
+	if rw.format == FormatNDJSON {
+		b.WriteByte('\n')
 	}
-	_, err := w.Write(b.Bytes()) // built whole: a failure never leaves half a document
-	return err
+	rw.ew.bytes(b.Bytes())
 }
 
 func jsonValue(v any) string {

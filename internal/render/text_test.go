@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"testing"
 	"time"
 
@@ -42,6 +43,22 @@ func TestCut(t *testing.T) {
 	for _, tt := range tests {
 		if got := text.Cut(tt.in, tt.n); got != tt.want {
 			t.Errorf("text.Cut(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
+
+// TerminalJSON writes C1 controls and DEL as \u escapes, whatever the
+// write boundaries (a C1 is two bytes in UTF-8), and leaves the rest.
+func TestTerminalJSON(t *testing.T) {
+	in := "{\"a\":\"x\u009b31m\u0085\x7f é\u00a0\u009c\"}\n"
+	want := "{\"a\":\"x\\u009b31m\\u0085\\u007f é\u00a0\\u009c\"}\n"
+	for cut := 0; cut <= len(in); cut++ {
+		var b bytes.Buffer
+		w := TerminalJSON(&b)
+		w.Write([]byte(in[:cut]))
+		w.Write([]byte(in[cut:]))
+		if b.String() != want {
+			t.Fatalf("cut at %d: %q, want %q", cut, b.String(), want)
 		}
 	}
 }
