@@ -401,8 +401,10 @@ func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
 		s.Name = f.Name.Name // the latest session_info wins; empty clears
 	}
 	if p.inlineText {
-		if text := pi.SearchText(p.file.Path, ln, s.Source == pidex.SourceOmp); text != "" {
-			b.text = append(b.text, textRow{rowid: p.file.ID<<40 | l.Offset, text: fts.Prepare(text)})
+		if rowid, ok := fts.RowID(p.file.ID, l.Number); ok {
+			if text := pi.SearchText(p.file.Path, ln, s.Source == pidex.SourceOmp); text != "" {
+				b.text = append(b.text, textRow{rowid: rowid, text: fts.Prepare(text)})
+			}
 		}
 	}
 	if p.path != nil {

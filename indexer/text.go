@@ -198,16 +198,16 @@ func (ix *Indexer) textJobs(ctx context.Context, roots []string) ([]textJob, err
 // readText reads the lines of a file's entries from the text cursor to
 // the planned offset and sends their text in batches.
 func (ix *Indexer) readText(ctx context.Context, j textJob, out chan<- *textBatch) error {
-	type ent struct{ offset, length int64 }
+	type ent struct{ offset, length, line int64 }
 	var ents []ent
-	rows, err := ix.DB.QueryContext(ctx, `SELECT offset, length FROM entries WHERE file_id = ? AND offset >= ? AND offset < ? ORDER BY offset`,
+	rows, err := ix.DB.QueryContext(ctx, `SELECT offset, length, line FROM entries WHERE file_id = ? AND offset >= ? AND offset < ? ORDER BY offset`,
 		j.fileID, j.from, j.to)
 	if err != nil {
 		return fmt.Errorf("list entries: %w", err)
 	}
 	for rows.Next() {
 		var e ent
-		if err := rows.Scan(&e.offset, &e.length); err != nil {
+		if err := rows.Scan(&e.offset, &e.length, &e.line); err != nil {
 			rows.Close()
 			return err
 		}
@@ -230,9 +230,11 @@ func (ix *Indexer) readText(ctx context.Context, j textJob, out chan<- *textBatc
 			return fmt.Errorf("read line at offset %d: %w", e.offset, err)
 		}
 		b.bytes += e.length
-		if l, _ := decodeLine(line); l != nil {
-			if text := pi.SearchText(j.path, l, j.source == pidex.SourceOmp); text != "" {
-				b.rows = append(b.rows, textRow{rowid: j.fileID<<40 | e.offset, text: fts.Prepare(text)})
+		if rowid, ok := fts.RowID(j.fileID, e.line); ok {
+			if l, _ := decodeLine(line); l != nil {
+				if text := pi.SearchText(j.path, l, j.source == pidex.SourceOmp); text != "" {
+					b.rows = append(b.rows, textRow{rowid: rowid, text: fts.Prepare(text)})
+				}
 			}
 		}
 		if b.bytes >= textBatchBytes && i < len(ents)-1 {

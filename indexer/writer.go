@@ -123,7 +123,7 @@ func clearRows(ctx context.Context, tx *wtx, id int64) error {
 		return err
 	}
 	// The text index first, while the entries still say which rows it has.
-	if err := tx.exec(ctx, `DELETE FROM text_index WHERE rowid IN (SELECT (e.file_id << 40) | e.offset FROM entries e
+	if err := tx.exec(ctx, `DELETE FROM text_index WHERE rowid IN (SELECT (e.file_id << 28) | e.line FROM entries e
 		JOIN files f ON f.id = e.file_id WHERE e.file_id = ? AND e.offset < f.text_offset)`, id); err != nil {
 		return fmt.Errorf("clear text index: %w", err)
 	}

@@ -298,10 +298,12 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, q fts.Node, f pide
 
 // score confirms each candidate against the query on its tokens (dropping
 // the rare one the index could not decide and that does not match) and
-// gives it FTS5's bm25 over the whole team catalog. matched is the
-// number of the query's matches the keys statement counted: when the query
-// is one phrase that the index decides alone, its FTS5 nHit.
-func (r *Reader) score(ctx context.Context, tx *sqlx.Tx, q fts.Node, cs []candidate, matched int64) ([]candidate, error) {
+// scores it as a local catalog does: a local index keeps no positions
+// (migration 00010 of the SQLite catalog), so its score is fts.Rank of the
+// query's terms and the entry's length in tokens, over the catalog's
+// average length; the same function on the same figures gives the same
+// number here.
+func (r *Reader) score(ctx context.Context, tx *sqlx.Tx, q fts.Node, cs []candidate, _ int64) ([]candidate, error) {
 	if len(cs) == 0 {
 		return cs, nil
 	}
@@ -312,26 +314,11 @@ func (r *Reader) score(ctx context.Context, tx *sqlx.Tx, q fts.Node, cs []candid
 	if err := tx.GetContext(ctx, &st, `SELECT COALESCE(sum(text_entries), 0)::bigint AS rows, COALESCE(sum(text_tokens), 0)::bigint AS tokens FROM push_state`); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	phrases := pgsearch.Phrases(q)
-	tq := pgsearch.ToQuery(q, "text_index", `file_id, "offset"`, 2)
-	if err := seqscan(ctx, tx, false); err != nil {
-		return nil, err
+	avgdl := 1.0
+	if st.Rows > 0 && st.Tokens > 0 {
+		avgdl = float64(st.Tokens) / float64(st.Rows)
 	}
-	defer seqscan(ctx, tx, true)
-	tls := pgsearch.NewTLS()
-	defer tls.Close()
-	idf := make([]float64, len(phrases))
-	for i, p := range phrases {
-		hits := matched
-		if _, one := q.(fts.Term); !one || tq.Long || tq.Truncated { // else its matches are the keys counted
-			var err error
-			if hits, err = count(ctx, tx, p); err != nil {
-				return nil, err
-			}
-		}
-		idf[i] = pgsearch.IDF(tls, st.Rows, hits)
-	}
-	avgdl := pgsearch.AvgDL(st.Rows, st.Tokens)
+	terms := len(fts.Highlights(q))
 	out := cs[:0]
 	var sp pgsearch.Sparse
 	for _, c := range cs {
@@ -359,22 +346,10 @@ func (r *Reader) score(ctx context.Context, tx *sqlx.Tx, q fts.Node, cs []candid
 		if !pgsearch.Eval(q, toks) {
 			continue
 		}
-		c.Score = pgsearch.Score(idf, pgsearch.Freqs(q, toks), n, avgdl)
+		c.Score = fts.Rank(terms, float64(n), avgdl)
 		out = append(out, c)
 	}
 	return out, nil
-}
-
-// count is the number of entries holding a phrase, over the whole team
-// catalog (FTS5's nHit for the phrase's IDF).
-func count(ctx context.Context, tx *sqlx.Tx, p fts.Term) (int64, error) {
-	tq := pgsearch.ToQuery(p, "text_index", `file_id, "offset"`, 2)
-	cte, args := matches(tq)
-	var n int64
-	if err := tx.QueryRowContext(ctx, `WITH `+cte+` SELECT count(*) FROM m`, args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("search: %w", err)
-	}
-	return n, nil
 }
 
 // newer breaks the last ties as a local catalog does: the path, then

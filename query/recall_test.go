@@ -305,3 +305,61 @@ func TestToolArgumentsRecall(t *testing.T) {
 		t.Errorf("%d (word, entry) pairs of %d words missed", missed, len(want))
 	}
 }
+
+// A phrase matches only where its words stand together, in order: an
+// entry that holds them apart (or in another order) is not a hit, though
+// the catalog's index, which keeps no positions, finds it as a candidate.
+// The same for identifiers (parse_header is the phrase "parse header"),
+// CJK words of three characters or more (a phrase of bigrams), prefix
+// phrases, and a phrase under an exclusion, which must not exclude the
+// entry that holds the words apart.
+func TestPhraseWordsApartDoNotMatch(t *testing.T) { onBackends(t, testPhraseWordsApart) }
+
+func testPhraseWordsApart(t *testing.T, e *searchEnv) {
+	e.file("--w-apart--/a.jsonl",
+		hdr("apart", "/w/apart"),
+		userMsg("a1", "", "the brown dog and the quick fox; header of the parse step", "2026-05-01T10:00:01.000Z"),
+		asstMsg("a2", "a1", "m", "fox quick, then brown; a brownie, quick", "再構成してから構築します"),
+		toolResult("a3", "a2", "quick\nred\nbrown fox header\nparse"),
+	)
+	e.file("--w-together--/b.jsonl",
+		hdr("together", "/w/together"),
+		userMsg("b1", "", "the quick brown fox jumps; parse_header fails", "2026-05-02T10:00:01.000Z"),
+		asstMsg("b2", "b1", "m", "rebuilt the index", "インデックスを再構築しました"),
+	)
+	e.refresh()
+	tests := []struct{ q, want string }{
+		{"quick brown", "apart together"},          // both words anywhere
+		{`"quick brown"`, "together"},              // together only
+		{`"brown quick"`, ""},                      // order matters
+		{`"quick brown fox"`, "together"},          // three words
+		{`"quick bro"*`, "together"},               // a prefix phrase (brownie stands apart)
+		{"parse_header", "together"},               // an identifier is a phrase
+		{"header parse", "apart together"},         // two words
+		{`"header parse"`, "apart"},                // a line break between words is no gap (a3)
+		{`"parse header"`, "together"},             // the identifier's order
+		{"再構築", "together"},                        // a CJK word of three characters: its bigrams in a row
+		{"fox -\"quick brown\"", "apart"},          // an exclusion of a phrase excludes only the phrase
+		{"fox -(dog OR \"quick brown\")", "apart"}, // and inside a group (a1 has dog, a2 and a3 neither)
+		{"jumps OR \"fox quick\"", "apart together"},
+	}
+	for _, tt := range tests {
+		got := strings.Join(e.sessions(tt.q, pidex.SearchFilter{}), " ")
+		if got != tt.want {
+			t.Errorf("search %q = [%s], want [%s]", tt.q, got, tt.want)
+		}
+	}
+	// Hits too, not only sessions: the phrase's one entry, and the first
+	// page of an unfiltered search (the newest matches ranked).
+	q, err := fts.Parse(`"quick brown"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := e.searcher().Search(context.Background(), q, pidex.SearchFilter{Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 || hits[0].EntryID != "b1" {
+		t.Errorf(`"quick brown": hits %+v, want entry b1 alone`, hits)
+	}
+}

@@ -2,6 +2,9 @@ package query
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,15 +14,17 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/internal/readside"
 	"github.com/pidex-dev/pidex/pi"
 )
 
-// searchFrom is the matching entries with their session, filtered.
-func (rd *Reader) searchFrom(q fts.Node, f pidex.SearchFilter) (string, []any) {
+// searchFrom is the matching entries (the CTE m) with their session,
+// filtered; args are the filters' values.
+func (rd *Reader) searchFrom(f pidex.SearchFilter) (string, []any) {
 	var where []string
-	args := []any{q.Match()}
+	var args []any
 	add := func(cond string, a ...any) {
 		where = append(where, cond)
 		args = append(args, a...)
@@ -54,7 +59,7 @@ func (rd *Reader) searchFrom(q fts.Node, f pidex.SearchFilter) (string, []any) {
 		add("e.ts_ms < ?", f.Until.UnixMilli())
 	}
 	from := `m
-		JOIN entries e ON e.file_id = (m.r >> 40) AND e.offset = (m.r & 1099511627775)
+		JOIN entries e ON e.file_id = (m.r >> 28) AND e.line = (m.r & 268435455)
 		JOIN sessions s ON s.file_id = e.file_id
 		JOIN files fl ON fl.id = e.file_id`
 	if f.Active {
@@ -66,16 +71,6 @@ func (rd *Reader) searchFrom(q fts.Node, f pidex.SearchFilter) (string, []any) {
 	return from, args
 }
 
-// matchCTE evaluates the query once, with bm25 (FTS5's auxiliary
-// functions only work in the statement that scans the index, so the
-// matches are materialised before any join or grouping).
-const matchCTE = `WITH RECURSIVE m(r, score) AS MATERIALIZED (
-		SELECT rowid, bm25(text_index) FROM text_index WHERE text_index MATCH ?)`
-
-// newestCTE ranks only the newest matches (see RankCap).
-var newestCTE = `WITH RECURSIVE m(r, score) AS MATERIALIZED (
-		SELECT rowid, bm25(text_index) FROM text_index WHERE text_index MATCH ? ORDER BY rowid DESC LIMIT ` + strconv.Itoa(RankCap) + `)`
-
 // RankCap bounds the matches a plain search ranks (see readside.RankCap):
 // text rowids grow with session start time (indexer.reserveIDs), so the
 // newest matches are the highest rowids.
@@ -86,7 +81,7 @@ const RankCap = readside.RankCap
 const activeCTE = `,
 	walk(file_id, id, depth) AS (
 		SELECT s.file_id, s.leaf_id, 0 FROM sessions s
-		WHERE s.file_id IN (SELECT DISTINCT r >> 40 FROM m) AND s.leaf_id IS NOT NULL
+		WHERE s.file_id IN (SELECT DISTINCT r >> 28 FROM m) AND s.leaf_id IS NOT NULL
 		UNION ALL
 		SELECT w.file_id, ed.parent_id, w.depth + 1 FROM walk w
 		JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id
@@ -95,21 +90,195 @@ const activeCTE = `,
 		SELECT ed.file_id, ed.offset FROM walk w JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id)
 `
 
-// with is the WITH clause a search statement starts with.
-func with(f pidex.SearchFilter, capped bool) string {
-	switch {
-	case f.Active:
-		return matchCTE + activeCTE
-	case capped:
-		return newestCTE + "\n"
+// matched is a search's matches as the CTEs m0(r) (the matching rowids)
+// and m(r, score), with their arguments: what every search statement
+// starts with.
+type matched struct {
+	with string
+	args []any
+	// loose: m holds candidates that the caller confirms (see confirmer);
+	// else every row of m matches.
+	loose bool
+}
+
+// matches evaluates q for a statement filtered by f; capped keeps only the
+// newest RankCap matches. The index holds no positions (migration 00010):
+// a query IndexMatch cannot run exactly is run loosely. With lazy, m is
+// then those candidates (loose), and the caller confirms the rows it
+// reads in order until it has enough (Search's pages); else each candidate
+// is confirmed here on its entry's text (confirm) and m is the confirmed
+// rows (capped: the newest RankCap of them).
+//
+// The score is bm25 as far as an index without positions can tell: FTS5's
+// formula with each of the query's terms counted once in a matching entry
+// and the same weight (idf 1), so that among the matches the shorter
+// entries (in tokens, FTS5's own count of the entry) rank first. FTS5's
+// bm25() itself needs the positions (it gives 0 without them).
+func (rd *Reader) matches(ctx context.Context, q fts.Node, f pidex.SearchFilter, capped, lazy bool) (matched, error) {
+	expr, exact := fts.IndexMatch(q)
+	avgdl, err := rd.avgLen(ctx)
+	if err != nil {
+		return matched{}, err
 	}
-	return matchCTE + "\n"
+	var m0 string
+	var args []any
+	if exact || lazy {
+		m0 = `m0(r) AS MATERIALIZED (SELECT rowid FROM text_index WHERE text_index MATCH ?`
+		if capped {
+			m0 += ` ORDER BY rowid DESC LIMIT ` + strconv.Itoa(RankCap)
+		}
+		m0 += `)`
+		args = append(args, expr)
+	} else {
+		n := 0
+		if capped {
+			n = RankCap
+		}
+		ids, err := rd.confirm(ctx, q, expr, f, n)
+		if err != nil {
+			return matched{}, err
+		}
+		b, _ := json.Marshal(ids)
+		m0 = `m0(r) AS MATERIALIZED (SELECT value FROM json_each(?))`
+		args = append(args, string(b))
+	}
+	terms := len(fts.Highlights(q))
+	with := `WITH RECURSIVE ` + m0 + `,
+	m(r, score) AS MATERIALIZED (SELECT m0.r, pidex_rank(d.sz, ?, ?) FROM m0 LEFT JOIN text_index_docsize d ON d.id = m0.r)`
+	args = append(args, avgdl, terms)
+	if f.Active {
+		with += activeCTE
+	}
+	return matched{with: with + "\n", args: args, loose: !exact}, nil
+}
+
+// avgLen is the index's average entry length in tokens (FTS5's averages
+// record: the number of rows, then the tokens of each column).
+func (rd *Reader) avgLen(ctx context.Context) (float64, error) {
+	var b []byte
+	err := rd.db.QueryRowContext(ctx, `SELECT block FROM text_index_data WHERE id = 1`).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 1, nil // an empty index
+	}
+	if err != nil {
+		return 0, fmt.Errorf("search: %w", err)
+	}
+	rows, n := fts.Varint(b)
+	tokens, k := fts.Varint(b[n:])
+	if n == 0 || k == 0 || rows == 0 || tokens == 0 {
+		return 1, nil
+	}
+	return float64(tokens) / float64(rows), nil
+}
+
+// confirm returns the rowids of the entries that match q, newest first
+// (at most n of them unless n is 0), among the candidates that expr (q
+// loosened by fts.IndexMatch) finds within f: each candidate's line is
+// read back from its file and its text matched exactly (fts.Eval on
+// fts.Tokens, FTS5's own tokens). A line that cannot be read (the file
+// changed since the last refresh) does not match.
+func (rd *Reader) confirm(ctx context.Context, q fts.Node, expr string, f pidex.SearchFilter, n int) ([]int64, error) {
+	from, args := rd.searchFrom(f)
+	with := `WITH RECURSIVE m(r) AS MATERIALIZED (SELECT rowid FROM text_index WHERE text_index MATCH ?)`
+	if f.Active {
+		with += activeCTE
+	}
+	rows, err := rd.db.QueryContext(ctx, with+`SELECT m.r, fl.path, e.offset, e.length FROM `+from+` ORDER BY m.r DESC`,
+		append([]any{expr}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	type cand struct {
+		r, offset, length int64
+		path              string
+	}
+	var cs []cand
+	for rows.Next() {
+		var c cand
+		if err := rows.Scan(&c.r, &c.path, &c.offset, &c.length); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		cs = append(cs, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	cf := newConfirmer(q)
+	defer cf.close()
+	ids := []int64{}
+	for _, c := range cs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if cf.match(c.path, c.offset, c.length) {
+			ids = append(ids, c.r)
+			if n > 0 && len(ids) >= n {
+				break
+			}
+		}
+	}
+	return ids, nil
+}
+
+// confirmer matches a query exactly on entries read back from their
+// files, keeping each file open for the next of its entries.
+type confirmer struct {
+	m     *fts.Matcher
+	files map[string]*os.File
+	buf   []byte
+}
+
+func newConfirmer(q fts.Node) *confirmer {
+	return &confirmer{m: fts.NewMatcher(q), files: map[string]*os.File{}}
+}
+
+// match reports whether the entry at offset (its line of length bytes)
+// matches q: its searchable text (as the indexer took it) tokenized as
+// FTS5 does, then fts.Eval. A line that cannot be read (the file changed
+// since the last refresh) does not match.
+func (c *confirmer) match(path string, offset, length int64) bool {
+	fh, ok := c.files[path]
+	if !ok {
+		fh, _ = os.Open(path)
+		c.files[path] = fh
+	}
+	if fh == nil {
+		return false
+	}
+	// Whole, never cut: the phrase may lie anywhere in the entry. The
+	// indexer's decoder: the line is read as the indexer read it.
+	if int64(cap(c.buf)) < length {
+		c.buf = make([]byte, length)
+	}
+	buf := c.buf[:length]
+	if _, err := fh.ReadAt(buf, offset); err != nil {
+		return false
+	}
+	l, _ := indexer.DecodeLine(buf)
+	if l == nil {
+		return false
+	}
+	ok = c.m.Match(pi.SearchText(path, l, true))
+	if length > 1<<20 {
+		c.buf = nil // a huge line's buffer is not kept
+	}
+	return ok
+}
+
+func (c *confirmer) close() {
+	for _, fh := range c.files {
+		if fh != nil {
+			fh.Close()
+		}
+	}
 }
 
 // Search returns the entries matching q and f, best first (or newest
 // first), with a snippet of each read back from its session file.
 func (rd *Reader) Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) ([]pidex.Hit, error) {
-	from, args := rd.searchFrom(q, f)
+	from, fargs := rd.searchFrom(f)
 	// The path and offset break the last ties (a fork's copy of an entry
 	// has its score and time), so the order is the same on every run and
 	// on a team catalog (pgstore orders alike, then by machine).
@@ -118,9 +287,23 @@ func (rd *Reader) Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) 
 		order = "e.ts_ms DESC, m.score, fl.path DESC, e.offset DESC"
 	}
 	run := func(capped bool) ([]pidex.Hit, []int64, error) {
-		return rd.hits(ctx, with(f, capped)+`SELECT fl.path, s.session_id, e.id, e.offset, e.length, e.line,
+		m, err := rd.matches(ctx, q, f, capped, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		stmt := m.with + `SELECT fl.path, s.session_id, e.id, e.offset, e.length, e.line,
 			COALESCE(e.role, e.type), e.ts_ms, m.score, COALESCE(s.name, ''), COALESCE(s.first_message, ''), s.cwd
-			FROM `+from+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset))
+			FROM ` + from + ` ORDER BY ` + order
+		args := append(m.args, fargs...)
+		if !m.loose {
+			return rd.hits(ctx, stmt+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset), nil, 0, 0)
+		}
+		// Candidates in the page's order, each confirmed as it comes, until
+		// the page is full: the best-ranked are the shortest entries, the
+		// cheapest to read.
+		cf := newConfirmer(q)
+		defer cf.close()
+		return rd.hits(ctx, stmt, args, cf, f.Offset, f.Limit)
 	}
 	// Ranking only the newest RankCap matches serves the first pages; a
 	// page past them ranks every match.
@@ -138,15 +321,23 @@ func (rd *Reader) Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) 
 	return hits, nil
 }
 
-// atLeast reports whether the query matches n entries or more.
+// atLeast reports whether the query may match n entries or more (its
+// loosened form does: the rare retry above then confirms them all).
 func (rd *Reader) atLeast(ctx context.Context, q fts.Node, n int) bool {
 	var c int
-	err := rd.db.GetContext(ctx, &c, `SELECT count(*) FROM (SELECT 1 FROM text_index WHERE text_index MATCH ? LIMIT ?)`, q.Match(), n)
+	expr, _ := fts.IndexMatch(q)
+	err := rd.db.GetContext(ctx, &c, `SELECT count(*) FROM (SELECT 1 FROM text_index WHERE text_index MATCH ? LIMIT ?)`, expr, n)
 	return err == nil && c >= n
 }
 
 // hits runs a search statement; lengths are the hits' line lengths.
-func (rd *Reader) hits(ctx context.Context, q string, args []any) ([]pidex.Hit, []int64, error) {
+//
+// With cf, every row is a candidate that cf confirms or drops: the first
+// skip confirmed rows are passed over and reading stops at limit.
+func (rd *Reader) hits(ctx context.Context, q string, args []any, cf *confirmer, skip, limit int) ([]pidex.Hit, []int64, error) {
+	if cf != nil && limit == 0 {
+		return []pidex.Hit{}, nil, nil
+	}
 	rows, err := rd.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("search: %w", err)
@@ -166,7 +357,22 @@ func (rd *Reader) hits(ctx context.Context, q string, args []any) ([]pidex.Hit, 
 			t := pidex.Time(*ts)
 			h.Timestamp = &t
 		}
+		if cf != nil {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+			if !cf.match(h.Path, h.Offset, length) {
+				continue
+			}
+			if skip > 0 {
+				skip--
+				continue
+			}
+		}
 		hits, lengths = append(hits, h), append(lengths, length)
+		if cf != nil && limit >= 0 && len(hits) >= limit { // as SQL's LIMIT: a negative one is none
+			break
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("search: %w", err)
@@ -216,15 +422,19 @@ func snippets(hits []pidex.Hit, lengths []int64, terms []fts.Term) {
 // SearchSessions returns one row per session with its number of matching
 // entries, best match first (or most recently modified first).
 func (rd *Reader) SearchSessions(ctx context.Context, q fts.Node, f pidex.SearchFilter) ([]pidex.SessionHits, error) {
-	from, args := rd.searchFrom(q, f)
+	from, fargs := rd.searchFrom(f)
 	order := "min(m.score), modified DESC, fl.path"
 	if f.Newest {
 		order = "modified DESC, fl.path"
 	}
-	stmt := with(f, false) + `SELECT fl.path, s.session_id, s.name, COALESCE(s.first_message, '(no messages)'), count(*), s.cwd,
+	m, err := rd.matches(ctx, q, f, false, false)
+	if err != nil {
+		return nil, err
+	}
+	stmt := m.with + `SELECT fl.path, s.session_id, s.name, COALESCE(s.first_message, '(no messages)'), count(*), s.cwd,
 		COALESCE(s.last_activity_ms, s.created_ms, fl.mtime_ns / 1000000) AS modified
 		FROM ` + from + ` GROUP BY e.file_id ORDER BY ` + order + ` LIMIT ? OFFSET ?`
-	args = append(args, f.Limit, f.Offset)
+	args := append(append(m.args, fargs...), f.Limit, f.Offset)
 	rows, err := rd.db.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)

@@ -15,6 +15,7 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/jsonl"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
@@ -39,6 +40,19 @@ import (
 // offset is not at a line start or the line is not the stored length, or
 // the line is not a JSON object.
 func init() {
+	// pidex_rank(docsize, avgdl, terms): a search match's score from FTS5's
+	// record of the entry's size (text_index_docsize.sz), see fts.Rank.
+	sqlite.MustRegisterDeterministicScalarFunction("pidex_rank", 3, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		avgdl, _ := args[1].(float64)
+		terms, _ := args[2].(int64)
+		d := avgdl
+		if sz, ok := args[0].([]byte); ok {
+			if v, n := fts.Varint(sz); n > 0 {
+				d = float64(v)
+			}
+		}
+		return fts.Rank(int(terms), d, avgdl), nil
+	})
 	sqlite.MustRegisterScalarFunction("entry_json", -1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		b, err := entryLine("entry_json", args, false)
 		if err != nil || b == nil {

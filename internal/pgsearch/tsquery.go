@@ -344,52 +344,7 @@ func (q *Query) write(n fts.Node, neg, relaxed bool) string {
 // may be longer in the text); AND, OR and exclusion as written. It is what
 // FTS5 answers, written independently of any index; the confirmation of a
 // lossy row's hit runs it on the entry's text.
-func Eval(n fts.Node, toks []string) bool {
-	switch n := n.(type) {
-	case fts.Term:
-		return hasPhrase(toks, fts.TermTokens(n), n.Prefix)
-	case fts.And:
-		for _, c := range n.Pos {
-			if !Eval(c, toks) {
-				return false
-			}
-		}
-		for _, c := range n.Neg {
-			if Eval(c, toks) {
-				return false
-			}
-		}
-		return true
-	case fts.Or:
-		for _, c := range n {
-			if Eval(c, toks) {
-				return true
-			}
-		}
-		return false
-	}
-	panic("pgsearch: unknown query node")
-}
-
-func hasPhrase(toks, want []string, prefix bool) bool {
-	if len(want) == 0 {
-		return false
-	}
-	for i := 0; i+len(want) <= len(toks); i++ {
-		ok := true
-		for k, w := range want {
-			got := toks[i+k]
-			if got != w && !(prefix && k == len(want)-1 && strings.HasPrefix(got, w)) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return true
-		}
-	}
-	return false
-}
+func Eval(n fts.Node, toks []string) bool { return fts.Eval(n, toks) }
 
 // eachPosition calls fn with every position (from 1) and lexeme of a
 // tsvector literal ('the':1A,5A 'fox':3).

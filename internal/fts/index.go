@@ -1,0 +1,271 @@
+package fts
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// IndexMatch is q as the local catalog's index can run it. The index
+// keeps which entries hold each token, not where (FTS5 detail=none: no
+// positions), so FTS5 refuses a phrase of several tokens. A term of one
+// token is written as Match writes it; a term of several (a quoted
+// phrase, an identifier such as parse_header, a CJK word of three or more
+// characters) becomes the AND of its tokens, which every entry holding
+// the phrase matches and some others too. An exclusion holding such a
+// term cannot be loosened that way (it would exclude entries that hold
+// the words apart), so it is left out of the expression.
+//
+// exact reports that the expression matches exactly the entries q
+// matches; when it is false, the caller confirms each candidate with Eval
+// on the entry's tokens (the entry's line, read back from its file).
+func IndexMatch(q Node) (expr string, exact bool) {
+	return indexMatch(q)
+}
+
+func indexMatch(n Node) (string, bool) {
+	switch n := n.(type) {
+	case Term:
+		toks := TermTokens(n)
+		if len(toks) < 2 {
+			return n.Match(), true
+		}
+		parts := make([]string, len(toks))
+		for i, tok := range toks {
+			parts[i] = `"` + strings.ReplaceAll(tok, `"`, `""`) + `"`
+		}
+		if n.Prefix {
+			parts[len(parts)-1] += "*"
+		}
+		return "(" + strings.Join(parts, " AND ") + ")", false
+	case And:
+		exact := true
+		parts := make([]string, len(n.Pos))
+		for i, c := range n.Pos {
+			var ok bool
+			parts[i], ok = indexMatch(c)
+			exact = exact && ok
+		}
+		s := strings.Join(parts, " AND ")
+		if len(parts) > 1 {
+			s = "(" + s + ")"
+		}
+		for _, c := range n.Neg {
+			e, ok := indexMatch(c)
+			if !ok {
+				exact = false // confirmed by Eval instead
+				continue
+			}
+			s += " NOT (" + e + ")"
+		}
+		return s, exact
+	case Or:
+		exact := true
+		parts := make([]string, len(n))
+		for i, c := range n {
+			var ok bool
+			parts[i], ok = indexMatch(c)
+			exact = exact && ok
+		}
+		return "(" + strings.Join(parts, " OR ") + ")", exact
+	}
+	panic("fts: unknown query node")
+}
+
+// Eval is the reference matcher: does the token stream (Tokens of an
+// entry's text) match the query? A term is the exact sequence of its
+// tokens (a prefix term's last token may be longer in the text); AND, OR
+// and exclusion as written. It answers what FTS5 with positions answers
+// (pgsearch's TestEvalAndScoreEqualFTS5), written independently of any
+// index: the confirmation of an inexact IndexMatch candidate.
+func Eval(n Node, toks []string) bool {
+	switch n := n.(type) {
+	case Term:
+		return HasPhrase(toks, TermTokens(n), n.Prefix)
+	case And:
+		for _, c := range n.Pos {
+			if !Eval(c, toks) {
+				return false
+			}
+		}
+		for _, c := range n.Neg {
+			if Eval(c, toks) {
+				return false
+			}
+		}
+		return true
+	case Or:
+		for _, c := range n {
+			if Eval(c, toks) {
+				return true
+			}
+		}
+		return false
+	}
+	panic("fts: unknown query node")
+}
+
+// HasPhrase reports whether want occurs in toks as consecutive tokens (a
+// prefix phrase's last token may be longer in toks).
+func HasPhrase(toks, want []string, prefix bool) bool {
+	if len(want) == 0 {
+		return false
+	}
+	for i := 0; i+len(want) <= len(toks); i++ {
+		ok := true
+		for k, w := range want {
+			got := toks[i+k]
+			if got != w && !(prefix && k == len(want)-1 && strings.HasPrefix(got, w)) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Varint decodes an SQLite varint (FTS5's records use them: big-endian
+// groups of 7 bits, the high bit set on every byte but the last, a ninth
+// byte of 8 bits); n is 0 when b holds none.
+func Varint(b []byte) (v uint64, n int) {
+	for i := 0; i < len(b) && i < 9; i++ {
+		if i == 8 {
+			return v<<8 | uint64(b[i]), 9
+		}
+		v = v<<7 | uint64(b[i]&0x7f)
+		if b[i] < 0x80 {
+			return v, i + 1
+		}
+	}
+	return 0, 0
+}
+
+// bm25's parameters, as FTS5's.
+const (
+	k1 = 1.2
+	b  = 0.75
+)
+
+// Rank is an entry's score when the index holds no positions: FTS5's
+// bm25 with each of the query's terms found once in the entry and an idf
+// of 1, for an entry of d tokens in an index of avgdl tokens an entry on
+// average (lower is better, as bm25()).
+func Rank(terms int, d, avgdl float64) float64 {
+	if avgdl <= 0 {
+		avgdl = 1
+	}
+	return -float64(terms) * (k1 + 1) / (1 + k1*(1-b+b*d/avgdl))
+}
+
+// LineBits is how many low bits of a text index rowid hold the entry's
+// line number: rowid = file id << LineBits | line (the 1-based physical
+// line, entries.line). Within a file the rowids of its entries then differ
+// by their line distance, a byte or so in FTS5's delta-encoded lists,
+// where byte offsets took two or three.
+const LineBits = 28
+
+// RowID is the text index rowid of a file's entry at line; ok is false
+// for a line beyond what LineBits holds (more than 268 million lines in
+// one file), whose text is not indexed.
+func RowID(file, line int64) (rowid int64, ok bool) {
+	if line <= 0 || line >= 1<<LineBits {
+		return 0, false
+	}
+	return file<<LineBits | line, true
+}
+
+// Matcher confirms a query on entries' texts: Eval on the text's tokens,
+// where only the tokens the query can match are kept (the others are
+// gaps, which keep the positions: a phrase still needs its tokens side by
+// side). It answers what Eval(q, Tokens(text)) answers, without a string
+// for every token of a long tool output.
+type Matcher struct {
+	q      Node
+	vocab  map[string]bool // every token of the query's terms
+	prefix []string        // the last tokens of its prefix terms
+	buf    []byte
+	toks   []string
+}
+
+// NewMatcher returns a Matcher of q.
+func NewMatcher(q Node) *Matcher {
+	m := &Matcher{q: q, vocab: map[string]bool{}}
+	var walk func(Node)
+	walk = func(n Node) {
+		switch n := n.(type) {
+		case Term:
+			toks := TermTokens(n)
+			for _, t := range toks {
+				m.vocab[t] = true
+			}
+			if n.Prefix && len(toks) > 0 {
+				m.prefix = append(m.prefix, toks[len(toks)-1])
+			}
+		case And:
+			for _, c := range n.Pos {
+				walk(c)
+			}
+			for _, c := range n.Neg {
+				walk(c)
+			}
+		case Or:
+			for _, c := range n {
+				walk(c)
+			}
+		}
+	}
+	walk(q)
+	return m
+}
+
+// Match reports whether text (an entry's searchable text, before Prepare)
+// matches the query.
+func (m *Matcher) Match(text string) bool {
+	m.toks = m.toks[:0]
+	s := Prepare(text)
+	tok := m.buf[:0]
+	in := false
+	flush := func() {
+		if !in || len(tok) == 0 {
+			return
+		}
+		switch {
+		case m.vocab[string(tok)]:
+			m.toks = append(m.toks, string(tok))
+		case m.hasPrefix(tok):
+			m.toks = append(m.toks, string(tok))
+		default:
+			m.toks = append(m.toks, "") // a gap: no query token is empty
+		}
+	}
+	for i := 0; i < len(s); {
+		r, n := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[i:])
+		}
+		i += n
+		if !isToken(r) {
+			flush()
+			tok, in = tok[:0], false
+			continue
+		}
+		in = true
+		if f := foldRune(r); f != 0 {
+			tok = utf8.AppendRune(tok, f)
+		}
+	}
+	flush()
+	m.buf = tok[:0]
+	return Eval(m.q, m.toks)
+}
+
+func (m *Matcher) hasPrefix(tok []byte) bool {
+	for _, p := range m.prefix {
+		if len(tok) >= len(p) && string(tok[:len(p)]) == p {
+			return true
+		}
+	}
+	return false
+}
