@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"github.com/pidex-dev/pidex/internal/readside"
 	"math"
 
 	"github.com/pidex-dev/pidex"
@@ -30,8 +31,12 @@ type batch struct {
 	inlineText bool
 	text       []textRow
 	calls      []toolCallRow
-	bytes      int64 // bytes read for this batch, for progress
-	last       bool  // last batch of this file in this refresh
+	// previews: the entries' previews, kept with them (entry_previews);
+	// previewData is the block deflated, by the parser (flush).
+	previews    readside.PreviewBlock
+	previewData []byte
+	bytes       int64 // bytes read for this batch, for progress
+	last        bool  // last batch of this file in this refresh
 	// pathUsage: on the last batch of a file read from its start, the
 	// offsets of its usage records on the current path (nil otherwise).
 	pathUsage []int64

@@ -426,7 +426,9 @@ func (ix *Indexer) addError(st *pidex.IndexStats, path string, err error) {
 //	5: the cost report's derived columns and rollup
 //	6: tool-call arguments searched as decoded strings; sources (pi, omp,
 //	   openclaw) and oh-my-pi's format (title slot, kinds, usage)
-const Derivation = 6
+//	7: the text index without positions, by line (migration 00010); entry
+//	   previews kept at ingest (entry_previews)
+const Derivation = 7
 
 // reserveIDs gives new files their catalog ids in the order of their
 // names before they are read (in parallel, biggest first): pi names a

@@ -13,6 +13,7 @@ import (
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/internal/js"
+	"github.com/pidex-dev/pidex/internal/readside"
 	"github.com/pidex-dev/pidex/jsonl"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
@@ -182,6 +183,13 @@ func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
 	}
 	b.file, b.last, b.notSession = p.file, last, p.notSession
 	b.sum = p.sum
+	if b.previews.Len() > 0 { // deflated here, in parallel, not by the writer
+		data, err := b.previews.Bytes()
+		if err != nil {
+			return err
+		}
+		b.previewData = data
+	}
 	if !last {
 		// Until the last batch commits, the stored stat must not look
 		// current, or a crash in between would make the rest look read.
@@ -373,6 +381,9 @@ func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
 		if ms, ok := js.ParseDate(row.TS); ok {
 			row.TSMs = &ms
 		}
+	}
+	if pv, ok := readside.IngestPreview(l.Data, ln); ok {
+		b.previews.Add(l.Offset, int64(len(l.Data)), pv)
 	}
 	f := pi.FactsOf(ln)
 	row.Provider, row.Model, row.TargetID = strp(f.Provider), strp(f.Model), strp(f.Target)

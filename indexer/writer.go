@@ -15,7 +15,7 @@ import (
 )
 
 // rowTables are the tables holding a file's rows, cleared on rewrite/removal.
-var rowTables = []string{"entries", "edges", "labels", "usage", "usage_rollup", "usage_rollup_hour", "tool_calls", "warnings", "sessions"}
+var rowTables = []string{"entries", "entry_previews", "edges", "labels", "usage", "usage_rollup", "usage_rollup_hour", "tool_calls", "warnings", "sessions"}
 
 // apply writes one batch in one IMMEDIATE transaction: the rows and the
 // file's new offset commit together or not at all.
@@ -58,6 +58,12 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch) (err error) {
 	}
 	if err := insertEntries(ctx, tx, id, b.entries); err != nil {
 		return err
+	}
+	if len(b.previewData) > 0 {
+		if err := tx.exec(ctx, `INSERT OR REPLACE INTO entry_previews (file_id, offset, data) VALUES (?, ?, ?)`,
+			id, b.previews.First(), b.previewData); err != nil {
+			return fmt.Errorf("insert previews: %w", err)
+		}
 	}
 	if b.inlineText { // an append's text with its entries (one file: rowid order already)
 		if err := insertText(ctx, tx, b.text); err != nil {

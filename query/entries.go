@@ -60,3 +60,27 @@ type files struct{}
 func (files) Lines(_ context.Context, ref pidex.SessionRef, rows []pidex.Entry, maxLine int64, maxString int) ([]pi.Entry, error) {
 	return ReadEntries(ref.Path, rows, maxLine, maxString)
 }
+
+// StoredPreviews returns the previews the indexer kept for a session's
+// entries (readside.PreviewStore), by offset.
+func (rd *Reader) StoredPreviews(ctx context.Context, ref pidex.SessionRef) (map[int64]readside.KeptPreview, error) {
+	rows, err := rd.db.QueryContext(ctx, `SELECT data FROM entry_previews WHERE file_id = ? ORDER BY offset`, ref.FileID)
+	if err != nil {
+		return nil, fmt.Errorf("read previews: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]readside.KeptPreview{}
+	for rows.Next() {
+		var data []byte
+		if err := rows.Scan(&data); err != nil {
+			return nil, fmt.Errorf("read previews: %w", err)
+		}
+		if err := readside.ReadPreviewBlock(data, out); err != nil {
+			return nil, err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read previews: %w", err)
+	}
+	return out, nil
+}

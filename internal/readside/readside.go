@@ -76,12 +76,26 @@ func DecodeRaw(row pidex.Entry, raw []byte, maxLine int64, maxString int, where 
 // (pi.Preview), by entry offset: the text of tree views. A line longer
 // than PreviewMaxLine is not read (a 200 MB tool result would cost a
 // gigabyte to decode for a one-line preview): its preview gives its size.
+//
+// A src that keeps previews (PreviewStore) gives them without reading a
+// line: the tree of a 50 MB session without decoding it.
 func Previews(ctx context.Context, src Lines, ref pidex.SessionRef, rows []pidex.Entry) (map[int64]string, error) {
 	out := make(map[int64]string, len(rows))
+	var kept map[int64]KeptPreview
+	if ps, ok := src.(PreviewStore); ok {
+		var err error
+		if kept, err = ps.StoredPreviews(ctx, ref); err != nil {
+			return nil, err
+		}
+	}
 	small := rows[:0:0]
 	for _, r := range rows {
 		if r.Length > PreviewMaxLine {
 			out[r.Offset] = fmt.Sprintf("[%.1f MB line, not previewed]", float64(r.Length)/(1<<20))
+			continue
+		}
+		if p, ok := kept[r.Offset]; ok && p.Length == r.Length {
+			out[r.Offset] = p.Text
 			continue
 		}
 		small = append(small, r)

@@ -1,0 +1,121 @@
+package readside
+
+import (
+	"bytes"
+	"compress/flate"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/pi"
+	"github.com/pidex-dev/pidex/schema"
+)
+
+// PreviewStore is a Lines that keeps entries' previews (pi.Preview),
+// made when the entries were ingested: Previews reads them instead of the
+// lines. A local catalog keeps them (entry_previews, see PreviewBlock).
+type PreviewStore interface {
+	// StoredPreviews returns the kept previews of a session's entries, by
+	// offset; an entry without one (its line longer than PreviewMaxLine,
+	// or a catalog made before them) is missing from the map.
+	StoredPreviews(ctx context.Context, ref pidex.SessionRef) (map[int64]KeptPreview, error)
+}
+
+// KeptPreview is an entry's preview as kept, with its line's length (a
+// preview is used only for the line it was made of).
+type KeptPreview struct {
+	Length int64
+	Text   string
+}
+
+// IngestPreview is the preview Previews would make of a line read back
+// (raw, decoded as ln by the indexer), made at ingest; ok is false for a
+// line Previews does not read (longer than PreviewMaxLine). A line longer
+// than PreviewCutLine is cut first, as Previews cuts it.
+func IngestPreview(raw []byte, ln *schema.Line) (preview string, ok bool) {
+	switch n := int64(len(raw)); {
+	case n > PreviewMaxLine:
+		return "", false
+	case n > PreviewCutLine:
+		e, err := DecodeRaw(pidex.Entry{Length: n}, raw, PreviewCutLine, PreviewCutString, "")
+		if err != nil {
+			return "", false
+		}
+		return pi.Preview(e.Decoded), true
+	}
+	return pi.Preview(ln), true
+}
+
+// PreviewBlock builds the kept previews of a run of entries: for each,
+// its offset, its line's length and its preview, as uvarints and bytes,
+// deflated. One block
+// is written per ingest batch, in the batch's transaction.
+type PreviewBlock struct {
+	raw   []byte
+	first int64
+	n     int
+}
+
+// Add appends an entry's preview.
+func (b *PreviewBlock) Add(offset, length int64, preview string) {
+	if b.n == 0 {
+		b.first = offset
+	}
+	b.n++
+	b.raw = binary.AppendUvarint(b.raw, uint64(offset))
+	b.raw = binary.AppendUvarint(b.raw, uint64(length))
+	b.raw = binary.AppendUvarint(b.raw, uint64(len(preview)))
+	b.raw = append(b.raw, preview...)
+}
+
+// Len is the number of previews added.
+func (b *PreviewBlock) Len() int { return b.n }
+
+// First is the offset of the first entry added.
+func (b *PreviewBlock) First() int64 { return b.first }
+
+// Bytes returns the block deflated.
+func (b *PreviewBlock) Bytes() ([]byte, error) {
+	var out bytes.Buffer
+	w, err := flate.NewWriter(&out, flate.BestSpeed)
+	if err != nil {
+		return nil, fmt.Errorf("compress previews: %w", err)
+	}
+	if _, err := w.Write(b.raw); err != nil {
+		return nil, fmt.Errorf("compress previews: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("compress previews: %w", err)
+	}
+	return out.Bytes(), nil
+}
+
+// ReadPreviewBlock adds a block's previews to out, by offset.
+func ReadPreviewBlock(data []byte, out map[int64]KeptPreview) error {
+	raw, err := io.ReadAll(flate.NewReader(bytes.NewReader(data)))
+	if err != nil {
+		return fmt.Errorf("read previews: %w", err)
+	}
+	for len(raw) > 0 {
+		off, n := binary.Uvarint(raw)
+		if n <= 0 {
+			return fmt.Errorf("read previews: bad offset")
+		}
+		raw = raw[n:]
+		length, n := binary.Uvarint(raw)
+		if n <= 0 {
+			return fmt.Errorf("read previews: bad line length")
+		}
+		raw = raw[n:]
+		l, n := binary.Uvarint(raw)
+		if n <= 0 || uint64(len(raw)-n) < l {
+			return fmt.Errorf("read previews: bad length")
+		}
+		raw = raw[n:]
+		out[int64(off)] = KeptPreview{Length: int64(length), Text: string(raw[:l])}
+		raw = raw[l:]
+	}
+	return nil
+}
