@@ -3,6 +3,9 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // Content is a message's content: in pi's format either a JSON string or an
@@ -48,6 +51,23 @@ func (c Content) Blocks() ([]Block, error) {
 			return nil, err
 		}
 		return []Block{{Type: BlockText, Text: s}}, nil
+	}
+	return decodeBlocks(c)
+}
+
+// decodeBlocks decodes an array of blocks with goccy/go-json, about four
+// times faster than encoding/json on pi's content (a fifth of a cold
+// index decoded blocks: every entry's searchable text and preview). What
+// goccy may read differently goes to encoding/json, so the blocks are
+// always what encoding/json makes of them (TestBlocksMatchStdlib,
+// FuzzBlocks): invalid UTF-8 and escaped surrogates (which encoding/json
+// turns into U+FFFD), and any input goccy rejects.
+func decodeBlocks(c Content) ([]Block, error) {
+	if utf8.Valid(c) && !bytes.Contains(c, []byte(`\u`)) {
+		var bs []Block
+		if err := gojson.Unmarshal(c, &bs); err == nil {
+			return bs, nil
+		}
 	}
 	var bs []Block
 	err := json.Unmarshal(c, &bs)
