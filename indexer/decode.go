@@ -1,10 +1,6 @@
 package indexer
 
 import (
-	"errors"
-
-	gojson "github.com/goccy/go-json"
-
 	"github.com/pidex-dev/pidex/schema"
 )
 
@@ -15,19 +11,7 @@ import (
 // decode or a syntax error — a field of an unexpected type, a non-object
 // line — goes to schema.DecodeLine, so those rare lines get exactly the
 // standard library's semantics (which keeps the other fields).
-func decodeLine(b []byte) (*schema.Line, error) {
-	var l schema.Line
-	err := gojson.Unmarshal(b, &l)
-	if err == nil {
-		l.Raw = b
-		return &l, nil
-	}
-	var syn *gojson.SyntaxError
-	if errors.As(err, &syn) {
-		return nil, err
-	}
-	return schema.DecodeLine(b)
-}
+func decodeLine(b []byte) (*schema.Line, error) { return schema.DecodeLineFast(b) }
 
 // DecodeLine is the indexer's decoder of a line (schema.DecodeLine's
 // semantics, faster), for readers of many lines such as pidex push.

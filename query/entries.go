@@ -14,8 +14,7 @@ import (
 // Entries returns every entry of a session in file order (the catalog's
 // rows, without the file's bytes).
 func (rd *Reader) Entries(ctx context.Context, fileID int64) ([]pidex.Entry, error) {
-	var es []pidex.Entry
-	err := rd.db.SelectContext(ctx, &es, `SELECT id, parent_id, type, COALESCE(role, '') AS role, ts, offset, length, line
+	es, err := rd.entryRows(ctx, `SELECT id, parent_id, type, COALESCE(role, '') AS role, ts, offset, length, line
 		FROM entries WHERE file_id = ? ORDER BY offset`, fileID)
 	if err != nil {
 		return nil, fmt.Errorf("list entries: %w", err)

@@ -11,17 +11,17 @@ import (
 
 var blockCases = []string{
 	`[]`, `null`, `[{"type":"text","text":"hi"}]`,
-	`[{"type":"text","text":"a","text":"b"}]`,                     // a repeated key: the last wins
-	`[{"TYPE":"text","Text":"case-blind keys"}]`,                   // encoding/json matches keys case-insensitively
+	`[{"type":"text","text":"a","text":"b"}]`,    // a repeated key: the last wins
+	`[{"TYPE":"text","Text":"case-blind keys"}]`, // encoding/json matches keys case-insensitively
 	`[{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls -l","n":[1,2.5e3,null,true]}}]`,
 	`[{"type":"thinking","thinking":"hm","thinkingSignature":"sig","redacted":true}]`,
 	`[{"type":"image","data":"aGk=","mimeType":"image/png"}]`,
 	`[{"type":"text","text":"esc \" \\ \/ \b\f\n\r\t \u001b[0m \u00e9 \ud83d\ude00 \ud800 lone"}]`,
 	"[{\"type\":\"text\",\"text\":\"bad utf8 \xff\xfe here\"}]",
 	`[{"type":"text","text":"x"},"not an object",3]`, // wrong-typed elements
-	`[{"type":"text","text":5}]`,                       // a wrong-typed field
-	`[{"type":"text","text":"unterminated"`,            // a syntax error
-	`{"type":"text"}`,                                  // not an array
+	`[{"type":"text","text":5}]`,                     // a wrong-typed field
+	`[{"type":"text","text":"unterminated"`,          // a syntax error
+	`{"type":"text"}`,                                // not an array
 	`[{"type":"text","redacted":"yes"}]`,
 	`[{"type":"text","text":"日本語のテキスト、😀 emoji"}]`,
 }

@@ -3,6 +3,8 @@ package schema
 import (
 	"encoding/json"
 	"errors"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // Entry types (the `type` field of a line).
@@ -119,6 +121,26 @@ func DecodeLine(b []byte) (*Line, error) {
 		return &l, err
 	}
 	return nil, err
+}
+
+// DecodeLineFast is DecodeLine, faster: goccy/go-json decodes the same
+// struct about five times faster and rejects the same malformed input
+// (indexer's TestDecodeLineMatchesStdlib and FuzzDecodeLine). Anything
+// but a clean decode or a syntax error — a field of an unexpected type, a
+// non-object line — goes to DecodeLine, so those rare lines get exactly
+// the standard library's semantics (which keeps the other fields).
+func DecodeLineFast(b []byte) (*Line, error) {
+	var l Line
+	err := gojson.Unmarshal(b, &l)
+	if err == nil {
+		l.Raw = b
+		return &l, nil
+	}
+	var syn *gojson.SyntaxError
+	if errors.As(err, &syn) {
+		return nil, err
+	}
+	return DecodeLine(b)
 }
 
 // Header returns the line as a session header.

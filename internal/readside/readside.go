@@ -56,7 +56,7 @@ func Decode(row pidex.Entry, r io.Reader, cut bool, maxString int, where string)
 
 // DecodeBytes decodes a line already read (cut or whole).
 func DecodeBytes(row pidex.Entry, buf []byte, cut bool, where string) (pi.Entry, error) {
-	l, err := schema.DecodeLine(buf)
+	l, err := schema.DecodeLineFast(buf)
 	if l == nil {
 		return pi.Entry{}, fmt.Errorf("read %s line %d: %v: %w", where, row.Line, err, pidex.ErrFileChanged)
 	}

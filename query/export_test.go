@@ -1,0 +1,4 @@
+package query
+
+// PathWalkAt lets tests walk every path in Go (see pathWalkAt).
+var PathWalkAt = &pathWalkAt
