@@ -536,7 +536,7 @@ func DetectSource(dir string) string {
 	if exists(filepath.Join(dir, "sessions.json")) {
 		return pidex.SourceOpenClaw
 	}
-	if m, _ := filepath.Glob(filepath.Join(dir, "*", "sessions", "sessions.json")); len(m) > 0 {
+	if agentsFolder(dir) {
 		return pidex.SourceOpenClaw
 	}
 	if fi, err := os.Stat(filepath.Join(filepath.Dir(dir), "blobs")); err == nil && fi.IsDir() {
@@ -548,6 +548,23 @@ func DetectSource(dir string) string {
 		}
 	}
 	return pidex.SourcePi
+}
+
+// agentsFolder reports whether dir/*/sessions/sessions.json exists, as
+// filepath.Glob would find it, with a stat per subfolder: Glob read every
+// subfolder's listing to match "sessions" (a project folder of a pi root
+// holds thousands of files), for every command, --no-refresh included.
+func agentsFolder(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if _, err := os.Lstat(filepath.Join(dir, e.Name(), "sessions", "sessions.json")); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // DefaultRoots returns the roots FindRoots lists for this machine that
