@@ -14,10 +14,10 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/internal/readside"
 	"github.com/pidex-dev/pidex/pi"
+	"github.com/pidex-dev/pidex/schema"
 )
 
 // searchFrom is the matching entries (the CTE m) with their session,
@@ -248,7 +248,7 @@ func (c *confirmer) match(path string, offset, length int64) bool {
 		return false
 	}
 	// Whole, never cut: the phrase may lie anywhere in the entry. The
-	// indexer's decoder: the line is read as the indexer read it.
+	// indexer's decoder (DecodeLineFast): read as the indexer read it.
 	if int64(cap(c.buf)) < length {
 		c.buf = make([]byte, length)
 	}
@@ -256,7 +256,7 @@ func (c *confirmer) match(path string, offset, length int64) bool {
 	if _, err := fh.ReadAt(buf, offset); err != nil {
 		return false
 	}
-	l, _ := indexer.DecodeLine(buf)
+	l, _ := schema.DecodeLineFast(buf)
 	if l == nil {
 		return false
 	}
