@@ -363,3 +363,43 @@ func testPhraseWordsApart(t *testing.T, e *searchEnv) {
 		t.Errorf(`"quick brown": hits %+v, want entry b1 alone`, hits)
 	}
 }
+
+// Pages of a phrase search (candidates confirmed as the page is read)
+// are the slices of the whole answer, for hits and for sessions.
+func TestPhrasePages(t *testing.T) { onBackends(t, testPhrasePages) }
+
+func testPhrasePages(t *testing.T, e *searchEnv) {
+	for i := range 7 {
+		e.file(fmt.Sprintf("--w-app--/s%d.jsonl", i), hdr(fmt.Sprintf("s%d", i), "/w/app"),
+			userMsg("a1", "", fmt.Sprintf("giant pangolin number %d", i), fmt.Sprintf("2026-05-0%dT10:00:01.000Z", i+1)),
+			userMsg("a2", "a1", "a pangolin, not giant", fmt.Sprintf("2026-05-0%dT10:00:02.000Z", i+1)),
+			userMsg("a3", "a2", "and another giant pangolin here", fmt.Sprintf("2026-05-0%dT10:00:03.000Z", i+1)))
+	}
+	e.refresh()
+	r := e.searcher()
+	q, _ := fts.Parse(`"giant pangolin"`)
+	all, err := r.Search(context.Background(), q, pidex.SearchFilter{Limit: 100})
+	if err != nil || len(all) != 14 {
+		t.Fatalf("%d hits (%v), want 14", len(all), err)
+	}
+	var paged []pidex.Hit
+	for off := 0; off < 20; off += 4 {
+		page, err := r.Search(context.Background(), q, pidex.SearchFilter{Limit: 4, Offset: off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		paged = append(paged, page...)
+	}
+	if len(paged) != len(all) {
+		t.Fatalf("pages hold %d hits, the whole answer %d", len(paged), len(all))
+	}
+	for i := range all {
+		if paged[i].Path != all[i].Path || paged[i].Offset != all[i].Offset || paged[i].EntryID == "a2" {
+			t.Errorf("hit %d: page gives %s@%d (%s), the whole answer %s@%d", i, paged[i].Path, paged[i].Offset, paged[i].EntryID, all[i].Path, all[i].Offset)
+		}
+	}
+	ss, _ := r.SearchSessions(context.Background(), q, pidex.SearchFilter{Limit: 3, Offset: 6})
+	if len(ss) != 1 || ss[0].Hits != 2 {
+		t.Errorf("the last page of sessions holds %+v, want one session of 2 hits", ss)
+	}
+}
