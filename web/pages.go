@@ -37,16 +37,16 @@ func parsePages() map[string]*template.Template {
 			case int64:
 				return text.Count(x)
 			case float64: // token sums (saturating floats)
-				return text.Count(int64(x))
+				return text.Round(x)
 			}
 			return fmt.Sprint(n)
 		},
 		"treeArgs": func(g *treeGroup, u func(string) string) treeArgs { return treeArgs{g, u} },
-		"money":    func(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) },
+		"money":    text.Money,
 		"ptime":    func(t pidex.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 		"iso":      func(t pidex.Time) string { return t.String() },
 		"size":     text.Bytes,
-		"tokens":   func(v float64) string { return text.Count(int64(v)) },
+		"tokens":   text.Round,
 		"fragment": func(id string) string {
 			return "e-" + url.PathEscape(id)
 		},

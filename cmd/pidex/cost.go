@@ -66,7 +66,7 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 			case chart:
 				return render.CostChart(a.stdout, r, a.io.Width)
 			}
-			return render.CostTable(a.stdout, r, a.io.OutTTY)
+			return render.CostTable(a.stdout, r, a.io.OutTTY, a.io.Width)
 		},
 	}
 	fl := cmd.Flags()

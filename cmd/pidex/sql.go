@@ -67,11 +67,10 @@ ndjson. --param name=value binds :name (integers and reals as numbers).
 				}
 				return err
 			}
-			limit := 0 // a screenful on a terminal
-			if format == render.FormatTable && a.io.OutTTY {
-				limit = max(a.io.Height-4, 5)
+			if format == render.FormatTable && a.io.OutTTY { // a screenful, as wide as the terminal
+				return render.RowsTable(a.stdout, rows, max(a.io.Height-4, 5), a.io.Width)
 			}
-			return render.Rows(a.stdout, rows, format, limit)
+			return render.Rows(a.stdout, rows, format, 0)
 		},
 	}
 	f := cmd.Flags()

@@ -28,7 +28,8 @@ func (a *app) warningsCmd() *cobra.Command {
 			for _, w := range ws {
 				t.Row(w.Path, itoa(w.Line), w.Message)
 			}
-			return t.Flush()
+			// Messages give way first, then paths, which keep their file names.
+			return t.Fit(a.io.Width, 2, 0).CutStart(0).Flush()
 		},
 	}
 }

@@ -38,11 +38,12 @@ func Sessions(w io.Writer, ss []pidex.Session, tty bool, width int, now time.Tim
 		if name != "" {
 			title = name + " — " + title
 		}
-		// The fixed columns take about 60 cells; the title gets the rest.
-		t.Row(RelTime(now, s.Modified.UTC()), text.Cut(s.ID, 13), Itoa(s.MessageCount), fmt.Sprintf("$%.2f", s.Cost),
-			text.Cut(view.Project(s.Cwd), 20), text.Cut(title, max(20, width-62)))
+		// The title gives way first, then the project: the other columns
+		// are short and never cut.
+		t.Row(RelTime(now, s.Modified.UTC()), text.Cut(s.ID, 13), text.Count(s.MessageCount), text.Money(s.Cost),
+			view.Project(s.Cwd), title)
 	}
-	return t.Flush()
+	return t.Fit(width, 5, 4).Flush()
 }
 
 // Path writes the entries of a root-to-leaf path as a table.

@@ -46,11 +46,17 @@ func Rows(w io.Writer, r *pidex.Rows, format string, maxRows int) error {
 	case FormatJSON, FormatNDJSON:
 		return rowsJSON(w, r, format == FormatNDJSON)
 	}
-	return rowsTable(w, r, maxRows)
+	return rowsTable(w, r, maxRows, 0)
 }
 
-func rowsTable(w io.Writer, r *pidex.Rows, maxRows int) error {
-	t := NewTable(w, true, r.Columns...)
+// RowsTable writes a SQL result as a terminal table of at most maxRows
+// rows (0: all), fitted to width cells (0: as wide as it takes).
+func RowsTable(w io.Writer, r *pidex.Rows, maxRows, width int) error {
+	return rowsTable(w, r, maxRows, width)
+}
+
+func rowsTable(w io.Writer, r *pidex.Rows, maxRows, width int) error {
+	t := NewTable(w, true, r.Columns...).Fit(width)
 	n := len(r.Rows)
 	if maxRows > 0 && n > maxRows {
 		n = maxRows
@@ -58,7 +64,7 @@ func rowsTable(w io.Writer, r *pidex.Rows, maxRows int) error {
 	for _, row := range r.Rows[:n] {
 		cells := make([]string, len(row))
 		for i, v := range row {
-			cells[i] = text.Cut(Safe(strings.Join(strings.Fields(cell(v)), " ")), 60)
+			cells[i] = text.CutWidth(Safe(strings.Join(strings.Fields(cell(v)), " ")), 60)
 		}
 		t.Row(cells...)
 	}

@@ -35,7 +35,7 @@ func Hits(w io.Writer, hits []pidex.Hit, tty bool, width int) error {
 			ew.str("\n")
 		}
 		head := Safe(fmt.Sprintf("%s  %s  %s  %s %s", hitTime(h, true), view.Project(h.Cwd), sessionTitle(h, 200), h.Role, h.EntryID))
-		ew.str(text.Cut(head, width) + "\n")
+		ew.str(text.CutWidth(head, width) + "\n")
 		ew.str("  " + highlighted(h.Segments) + "\n")
 		ew.str("  " + Safe(openCommand(h)) + "\n")
 	}
@@ -61,9 +61,9 @@ func SessionHits(w io.Writer, ss []pidex.SessionHits, tty bool, width int) error
 		if s.Name != nil {
 			title = *s.Name + " — " + title
 		}
-		t.Row(Itoa(s.Hits), text.Cut(s.SessionID, 13), text.Cut(view.Project(s.Cwd), 20), text.Cut(title, max(20, width-45)))
+		t.Row(text.Count(s.Hits), text.Cut(s.SessionID, 13), view.Project(s.Cwd), title)
 	}
-	return t.Flush()
+	return t.Fit(width, 3, 2).Flush()
 }
 
 // sessionTitle is the session's name, else its first message, on one line.

@@ -67,7 +67,7 @@ func (w *treeWriter) line(mark string, n *pidex.TreeNode) {
 		s += "  " + p
 	}
 	if w.tty {
-		s = text.Cut(s, w.width)
+		s = text.CutWidth(s, w.width)
 	}
 	_, w.err = fmt.Fprintln(w.out, s)
 }
