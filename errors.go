@@ -86,8 +86,9 @@ func (e *AmbiguousError) Error() string {
 		}
 	}
 	if more := e.Matches - len(e.Candidates); more > 0 {
-		fmt.Fprintf(&b, "\n  and %d more; give more of the id", more)
+		fmt.Fprintf(&b, "\n  … and %d more", more)
 	}
+	b.WriteString("\nname one by more of its id, or by its file's path")
 	return b.String()
 }
 

@@ -263,6 +263,17 @@ func (e *Engine) Resolve(ctx context.Context, arg string) (pidex.SessionRef, err
 	return e.reader.Resolve(ctx, arg)
 }
 
+// ShortIDs returns the shortest unique prefix of each of ids among every
+// session of the catalog (pidex.ShortIDs): what a listing shows, so that
+// the id a reader copies resolves.
+func (e *Engine) ShortIDs(ctx context.Context, ids []string) (map[string]string, error) {
+	all, err := e.reader.SessionIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return pidex.ShortIDs(all, ids), nil
+}
+
 // outsideRoot returns the folder of a session file named by path when it
 // lies outside every root, else "".
 func outsideRoot(arg string, roots []string) string {

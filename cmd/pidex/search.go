@@ -69,7 +69,17 @@ firstMessage, hits}]).`,
 				if a.json {
 					return render.WriteJSONLines(a.stdout, ss)
 				}
-				return render.SessionHits(a.stdout, ss, a.io.OutTTY, a.io.Width)
+				var short map[string]string
+				if a.io.OutTTY {
+					ids := make([]string, len(ss))
+					for i := range ss {
+						ids[i] = ss[i].SessionID
+					}
+					if short, err = eng.ShortIDs(ctx, ids); err != nil {
+						return err
+					}
+				}
+				return render.SessionHits(a.stdout, ss, a.io.OutTTY, a.io.Width, short)
 			}
 			hits, err := eng.Search(ctx, o)
 			if err != nil {

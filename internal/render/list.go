@@ -11,9 +11,11 @@ import (
 )
 
 // Sessions writes a session listing. On a terminal: aligned columns,
-// relative times, the first message cut to the width. Piped:
-// tab-separated, full values, RFC 3339 times, a header line.
-func Sessions(w io.Writer, ss []pidex.Session, tty bool, width int, now time.Time) error {
+// relative times, each id as its shortest unique prefix (short, by full
+// id: pidex.ShortIDs; an id it lacks is shown whole), the first message
+// cut to the width. Piped: tab-separated, full values, RFC 3339 times, a
+// header line.
+func Sessions(w io.Writer, ss []pidex.Session, tty bool, width int, now time.Time, short map[string]string) error {
 	var t *Table
 	if tty {
 		t = NewTable(w, true, "MODIFIED", "ID", "MSGS", "COST", "PROJECT", "NAME / FIRST MESSAGE")
@@ -40,10 +42,18 @@ func Sessions(w io.Writer, ss []pidex.Session, tty bool, width int, now time.Tim
 		}
 		// The title gives way first, then the project: the other columns
 		// are short and never cut.
-		t.Row(RelTime(now, s.Modified.UTC()), text.Cut(s.ID, 13), text.Count(s.MessageCount), text.Money(s.Cost),
+		t.Row(RelTime(now, s.Modified.UTC()), shortID(short, s.ID), text.Count(s.MessageCount), text.Money(s.Cost),
 			view.Project(s.Cwd), title)
 	}
 	return t.Fit(width, 5, 4).Flush()
+}
+
+// shortID is id as short[id], else whole.
+func shortID(short map[string]string, id string) string {
+	if p, ok := short[id]; ok {
+		return p
+	}
+	return id
 }
 
 // Path writes the entries of a root-to-leaf path as a table.

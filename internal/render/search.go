@@ -42,8 +42,9 @@ func Hits(w io.Writer, hits []pidex.Hit, tty bool, width int) error {
 	return ew.err
 }
 
-// SessionHits writes sessions with their hit counts.
-func SessionHits(w io.Writer, ss []pidex.SessionHits, tty bool, width int) error {
+// SessionHits writes sessions with their hit counts; on a terminal each
+// id is its shortest unique prefix (short, as Sessions).
+func SessionHits(w io.Writer, ss []pidex.SessionHits, tty bool, width int, short map[string]string) error {
 	if !tty {
 		t := NewTable(w, false, "hits", "session_id", "cwd", "name", "first_message", "path")
 		for _, s := range ss {
@@ -61,7 +62,7 @@ func SessionHits(w io.Writer, ss []pidex.SessionHits, tty bool, width int) error
 		if s.Name != nil {
 			title = *s.Name + " — " + title
 		}
-		t.Row(text.Count(s.Hits), text.Cut(s.SessionID, 13), view.Project(s.Cwd), title)
+		t.Row(text.Count(s.Hits), shortID(short, s.SessionID), view.Project(s.Cwd), title)
 	}
 	return t.Fit(width, 3, 2).Flush()
 }
