@@ -135,8 +135,23 @@ func CostTable(w io.Writer, r *pidex.CostReport, tty bool, width int) error {
 	return costTable(w, r, true, text.Short, width)
 }
 
+// costTable writes the table; to fit a terminal its keys give way (the
+// periods last: they are short, and they are the report's axis), never
+// its figures.
 func costTable(w io.Writer, r *pidex.CostReport, tty bool, num func(float64) string, width int) error {
-	return costRows(w, r, tty, num).Fit(width).Flush()
+	var flex, periods, paths []int
+	for i, k := range r.By {
+		switch {
+		case pidex.IsPeriod(k):
+			periods = append(periods, i)
+		case k == "project": // a working directory: its last folders tell projects apart
+			paths = append(paths, i)
+			flex = append(flex, i)
+		default:
+			flex = append(flex, i)
+		}
+	}
+	return costRows(w, r, tty, num).Fit(width, flex...).CutLast(periods...).CutStart(paths...).Flush()
 }
 
 func costRows(w io.Writer, r *pidex.CostReport, tty bool, num func(float64) string) *Table {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +28,7 @@ type Table struct {
 	width int          // Fit: at most this many cells a row (0: no limit)
 	flex  []int        // Fit: the columns that may be cut, in that order of preference
 	start map[int]bool // columns cut at their start (paths)
+	last  []int        // Fit: columns cut only once the flex ones are at their narrowest
 	rows  [][]string
 	err   error
 }
@@ -42,11 +44,18 @@ func NewTable(w io.Writer, tty bool, header ...string) *Table {
 }
 
 // Fit keeps a terminal table within width cells, cutting the flex
-// columns (indexes, the first cut first) down to a few cells before any
-// other. With no flex column given, any column that is not all numbers
+// columns (indexes; the widest first, and of two as wide the one listed
+// first) down to a few cells. With no flex column given, any column that is not all numbers
 // may be cut. Piped tables are never cut.
 func (t *Table) Fit(width int, flex ...int) *Table {
 	t.width, t.flex = width, flex
+	return t
+}
+
+// CutLast names columns that give way only once the flex columns can
+// give no more (a cost report's periods: short, and its axis).
+func (t *Table) CutLast(cols ...int) *Table {
+	t.last = append(t.last, cols...)
 	return t
 }
 
@@ -171,7 +180,8 @@ const minFlex = 8
 
 // fit narrows columns until the rows fit t.width: the flex columns (or
 // every column of text), always the widest of them first, so that a long
-// title gives way before a short project name.
+// title gives way before a short project name; of two as wide, the one
+// listed first.
 func (t *Table) fit(widths []int, right []bool) {
 	if t.width <= 0 {
 		return
@@ -179,28 +189,31 @@ func (t *Table) fit(widths []int, right []bool) {
 	cut := t.flex
 	if len(cut) == 0 {
 		for i := range widths {
-			if !right[i] {
+			if !right[i] && !slices.Contains(t.last, i) {
 				cut = append(cut, i)
 			}
 		}
 	}
 	floor := make([]int, len(widths))
-	for _, i := range cut {
+	for _, i := range append(slices.Clone(cut), t.last...) {
 		if i < len(widths) {
 			floor[i] = min(widths[i], minFlex)
 		}
 	}
-	for excess := rowWidth(widths) - t.width; excess > 0; excess-- {
-		widest := -1
-		for _, i := range cut {
-			if i < len(widths) && widths[i] > floor[i] && (widest < 0 || widths[i] > widths[widest]) {
-				widest = i
+	excess := rowWidth(widths) - t.width
+	for _, cols := range [][]int{cut, t.last} {
+		for ; excess > 0; excess-- {
+			widest := -1
+			for _, i := range cols {
+				if i < len(widths) && widths[i] > floor[i] && (widest < 0 || widths[i] > widths[widest]) {
+					widest = i
+				}
 			}
+			if widest < 0 {
+				break
+			}
+			widths[widest]--
 		}
-		if widest < 0 {
-			return
-		}
-		widths[widest]--
 	}
 }
 
