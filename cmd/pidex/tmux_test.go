@@ -134,4 +134,3 @@ func cjkSession(id, cwd, name, first, ts string, cost float64) string {
 	}
 	return b.String()
 }
-
