@@ -95,6 +95,25 @@ func (e *AmbiguousError) Error() string {
 // Is makes every AmbiguousError an ErrAmbiguous.
 func (e *AmbiguousError) Is(target error) bool { return target == ErrAmbiguous }
 
+// NotFoundError: a reference names no session, or no entry of a session
+// (errors.Is(err, ErrNotFound)). Its message says what was looked for in
+// neutral words; a face adds where to find the right one.
+type NotFoundError struct {
+	// Entry is set for an entry of Session that does not exist; else Ref
+	// is a session reference that matches no session.
+	Ref, Entry, Session string
+}
+
+func (e *NotFoundError) Error() string {
+	if e.Entry != "" {
+		return fmt.Sprintf("session %s has no entry %q", e.Session, e.Entry)
+	}
+	return fmt.Sprintf("no session matches %q", e.Ref)
+}
+
+// Is makes every NotFoundError an ErrNotFound.
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+
 // Usagef formats a usage error (errors.Is(err, ErrUsage)) whose message is
 // exactly its text: the sentinel's own words are not appended.
 func Usagef(format string, args ...any) error {

@@ -260,7 +260,22 @@ func (e *Engine) Include(arg string) {
 // session id, a unique id prefix or a unique session name (see
 // query.Reader.Resolve).
 func (e *Engine) Resolve(ctx context.Context, arg string) (pidex.SessionRef, error) {
-	return e.reader.Resolve(ctx, arg)
+	ref, err := e.reader.Resolve(ctx, arg)
+	var amb *pidex.AmbiguousError
+	if errors.Is(err, pidex.ErrNotFound) && !errors.As(err, &amb) {
+		return ref, &pidex.NotFoundError{Ref: arg}
+	}
+	return ref, err
+}
+
+// entryNotFound words a read's unknown leaf as the domain's error (the
+// reader says only "not found").
+func entryNotFound(err error, ref pidex.SessionRef, leaf string) error {
+	var nf *pidex.NotFoundError
+	if leaf != "" && errors.Is(err, pidex.ErrNotFound) && !errors.As(err, &nf) {
+		return &pidex.NotFoundError{Entry: leaf, Session: ref.SessionID}
+	}
+	return err
 }
 
 // ShortIDs returns the shortest unique prefix of each of ids among every

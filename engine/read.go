@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/internal/view"
 	"github.com/pidex-dev/pidex/pi"
@@ -104,7 +105,8 @@ func (e *Engine) Previews(ctx context.Context, ref pidex.SessionRef) (map[int64]
 // Path is the root-to-leaf path ("" = pi's leaf, the last entry of the
 // file).
 func (e *Engine) Path(ctx context.Context, ref pidex.SessionRef, leaf string) ([]pidex.Entry, error) {
-	return e.reader.Path(ctx, ref.FileID, leaf)
+	path, err := e.reader.Path(ctx, ref.FileID, leaf)
+	return path, entryNotFound(err, ref, leaf)
 }
 
 // Context is the model context pi would rebuild at leaf ("" = pi's leaf),
@@ -167,14 +169,22 @@ func (e *Engine) context(ctx context.Context, ref pidex.SessionRef, spec query.C
 		return nil, 0, 0, err
 	}
 	key := contextKey{path: ref.Path, size: info.SizeBytes, entries: info.EntryCount, spec: spec}
-	return e.contexts.get(key, func() (*pi.SessionContext, int, int, error) {
+	sc, from, to, err := e.contexts.get(key, func() (*pi.SessionContext, int, int, error) {
 		return e.reader.Context(ctx, ref, spec)
 	})
+	return sc, from, to, entryNotFound(err, ref, spec.Leaf)
 }
 
 // Warnings lists every line that could not be read.
+// A catalog made by an earlier pidex may hold the decoder's own words for
+// a line ("cannot unmarshal number into Go struct field …"): they are said
+// again as the format's (indexer.Reword).
 func (e *Engine) Warnings(ctx context.Context) ([]pidex.Warning, error) {
-	return e.reader.Warnings(ctx)
+	ws, err := e.reader.Warnings(ctx)
+	for i := range ws {
+		ws[i].Message = indexer.Reword(ws[i].Message)
+	}
+	return ws, err
 }
 
 // Search returns the entries matching o, best first (or newest first),

@@ -207,7 +207,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 	if at != "" && leaf == "" {
 		n := view.Find(roots, at)
 		if n == nil {
-			s.httpError(w, r, fmt.Errorf("entry %q in session %s: %w", at, ref.SessionID, pidex.ErrNotFound))
+			s.httpError(w, r, &pidex.NotFoundError{Entry: at, Session: ref.SessionID})
 			return
 		}
 		leaf = view.BranchLeaf(n)

@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -96,7 +95,7 @@ func boolParam(q url.Values, name string) bool {
 // ?file=, the file's base name.
 func (s *Server) session(r *http.Request, arg string) (pidex.SessionRef, error) {
 	if arg == "" || strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".jsonl") || arg == "." || arg == ".." {
-		return pidex.SessionRef{}, fmt.Errorf("session %q: %w", arg, pidex.ErrNotFound)
+		return pidex.SessionRef{}, &pidex.NotFoundError{Ref: arg}
 	}
 	ref, err := s.eng.Resolve(r.Context(), arg)
 	file := r.URL.Query().Get("file")

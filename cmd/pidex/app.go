@@ -23,6 +23,7 @@ type app struct {
 	json      bool
 	quiet     bool
 	noRefresh bool
+	args      []string // the command line, for messages about it
 
 	eng      *engine.Engine
 	progress *pidex.Progress
@@ -42,6 +43,7 @@ func newAppIO(s *render.IOStreams) *app {
 }
 
 func (a *app) execute(ctx context.Context, args []string) error {
+	a.args = args
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetOut(a.stdout)

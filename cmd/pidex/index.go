@@ -30,7 +30,7 @@ and a running 'index --watch' carries on with the new one.
 roots (coalesced, at most a fraction of a second late), and once a minute as a
 safety net. It prints a line per refresh that changed something (with --json,
 one object per line).`,
-		Args: noArgs,
+		Args: a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			eng, st, err := a.index(ctx, full)

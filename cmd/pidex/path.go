@@ -14,7 +14,7 @@ func (a *app) pathCmd() *cobra.Command {
 		Long: `Print the entries from the root to the current leaf (pi's leaf: the last entry
 in the file), or to --leaf ENTRY_ID. SESSION is a file path, a full session
 id, a unique id prefix or a unique session name.`,
-		Args: oneSession,
+		Args: a.oneSession,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			eng, ref, err := a.session(ctx, args[0])

@@ -40,7 +40,7 @@ only requests addressed to that host or localhost. Listening elsewhere
 (open the printed URL once: the browser keeps it in a cookie).
 
 The URL is printed on stdout when the server is ready; logs go to stderr.`,
-		Args: noArgs,
+		Args: a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			if os.Getenv("GOMEMLIMIT") == "" {
@@ -54,7 +54,7 @@ The URL is printed on stdout when the server is ready; logs go to stderr.`,
 			}
 			if !loopback {
 				if token == "" {
-					return fmt.Errorf("--addr %s is not a loopback address: anyone who can reach it could read every session; set --token: %w", addr, errUsage)
+					return pidex.Usagef("--addr %s is not a loopback address: anyone who can reach it could read every session; set --token", addr)
 				}
 				fmt.Fprintf(a.stderr, "pidex: warning: serving on %s, beyond this machine; every request must carry the token\n", addr)
 			}
@@ -113,7 +113,7 @@ The URL is printed on stdout when the server is ready; logs go to stderr.`,
 func isLoopback(addr string) (bool, error) {
 	ok, err := httpguard.IsLoopback(addr)
 	if err != nil {
-		return false, fmt.Errorf("--addr %q (want host:port): %w", addr, errUsage)
+		return false, pidex.Usagef("--addr %q: want host:port, as in --addr 127.0.0.1:7373", addr)
 	}
 	return ok, nil
 }

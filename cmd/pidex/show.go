@@ -36,7 +36,7 @@ context edits applied, and the model and thinking level in effect.
 without it, the array of entries on the path, each the entry's object as pi
 loads it preceded by "line" and followed by pidex's annotations "currentLabel",
 "inContext", "compacted" and "editedBy".`,
-		Args: oneSession,
+		Args: a.oneSession,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			eng, ref, err := a.session(ctx, args[0])

@@ -85,7 +85,7 @@ ndjson. --param name=value binds :name (integers and reals as numbers).
 func (a *app) sqlText(args []string, file string) (string, error) {
 	switch {
 	case len(args) == 1 && file != "":
-		return "", fmt.Errorf("give the query as an argument or with -f, not both: %w", errUsage)
+		return "", pidex.Usagef("give the query as an argument or with -f, not both")
 	case len(args) == 1:
 		return args[0], nil
 	case file != "":
@@ -105,7 +105,7 @@ func (a *app) sqlText(args []string, file string) (string, error) {
 func (a *app) sqlFormat(format string, set bool) (string, error) {
 	switch {
 	case a.json && set && format != render.FormatJSON:
-		return "", fmt.Errorf("--json and --format %s disagree: %w", format, errUsage)
+		return "", pidex.Usagef("--json and --format %s disagree: give one of them", format)
 	case a.json:
 		return render.FormatJSON, nil
 	case !set && a.io.OutTTY:
@@ -117,7 +117,7 @@ func (a *app) sqlFormat(format string, set bool) (string, error) {
 	case render.FormatTable, render.FormatTSV, render.FormatCSV, render.FormatJSON, render.FormatNDJSON:
 		return format, nil
 	}
-	return "", fmt.Errorf("--format %q (want table, tsv, csv, json or ndjson): %w", format, errUsage)
+	return "", pidex.Usagef("--format %q: want table, tsv, csv, json or ndjson", format)
 }
 
 func parseParams(ps []string) (map[string]string, error) {
@@ -125,7 +125,7 @@ func parseParams(ps []string) (map[string]string, error) {
 	for _, p := range ps {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || k == "" {
-			return nil, fmt.Errorf("--param %q (want NAME=VALUE): %w", p, errUsage)
+			return nil, pidex.Usagef("--param %q: want NAME=VALUE, as in --param since=2026-11-01 for :since", p)
 		}
 		out[strings.TrimPrefix(k, ":")] = v
 	}
@@ -136,7 +136,7 @@ func (a *app) schemaCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "schema",
 		Short: "Print the SQL views of the catalog and what their columns mean",
-		Args:  noArgs,
+		Args:  a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if a.json {
 				return render.WriteJSON(a.stdout, pidex.Views)

@@ -23,7 +23,7 @@ order (by timestamp). A long conversation nests as deep as it is long, which
 some JSON tools refuse (Python's json past ~1,000 levels, jq past 10,000):
 --json --flat prints the same nodes as an array in depth-first order, each
 with "depth" and without "children".`,
-		Args: oneSession,
+		Args: a.oneSession,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			eng, ref, err := a.session(ctx, args[0])

@@ -10,7 +10,7 @@ func (a *app) warningsCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "warnings",
 		Short: "List the lines pidex could not read, with file and line",
-		Args:  noArgs,
+		Args:  a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			eng, err := a.refresh(ctx)
