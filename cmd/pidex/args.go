@@ -111,4 +111,3 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 	}
 	return pidex.Usagef("unknown command %q%s; 'pidex --help' lists the commands", args[0], hint)
 }
-
