@@ -26,6 +26,12 @@ import (
 	"github.com/pidex-dev/pidex/query"
 )
 
+// Derivation is the version of the ingest logic this build derives
+// catalogs with (indexer.Derivation): a catalog stamped with another is
+// rebuilt when it is opened. Faces print it (pidex version) without
+// knowing the indexer.
+const Derivation = indexer.Derivation
+
 // Options configure an Engine.
 type Options struct {
 	// DBPath is the catalog file; "" is the default place: $PIDEX_DB, else

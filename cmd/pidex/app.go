@@ -68,13 +68,18 @@ func (a *app) rootCmd() *cobra.Command {
 		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetFlagErrorFunc(flagError)
+	// --version prints what `pidex version` prints.
+	root.Version = readBuildInfo().Version
+	root.SetVersionTemplate("{{with .Annotations}}{{.version}}{{end}}")
+	root.Annotations = map[string]string{"version": readBuildInfo().String()}
 	f := root.PersistentFlags()
 	f.StringVar(&a.dbPath, "db", "", "catalog file (default $PIDEX_DB, else $XDG_CACHE_HOME/pidex/index.sqlite or ~/.cache/pidex/index.sqlite)")
 	f.StringArrayVar(&a.sessions, "sessions", nil, "session root to index (repeatable; default: $PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions)")
 	f.BoolVar(&a.json, "json", false, "print JSON on stdout (see README for the format)")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress or warning summary on stderr")
 	f.BoolVar(&a.noRefresh, "no-refresh", false, "answer from the catalog as it is, without refreshing it first")
-	root.AddCommand(a.indexCmd(), a.pathCmd(), a.listCmd(), a.treeCmd(), a.showCmd(), a.searchCmd(), a.costCmd(), a.sqlCmd(), a.schemaCmd(), a.warningsCmd(), a.serveCmd(), a.mcpCmd())
+	root.AddCommand(a.indexCmd(), a.pathCmd(), a.listCmd(), a.treeCmd(), a.showCmd(), a.searchCmd(), a.costCmd(), a.sqlCmd(), a.schemaCmd(), a.warningsCmd(), a.serveCmd(), a.mcpCmd(), a.versionCmd())
+	a.completions(root)
 	return root
 }
 
