@@ -42,7 +42,7 @@ func TestCompletion(t *testing.T) {
 	}{
 		{[]string{"show", "01a09f"}, []string{"01a09f30-132d-724f-a634-c14fac694f8c"}, []string{"01a0a561-3aba-724f-a634-c15148c18a5a"}},
 		{[]string{"tree", "release"}, []string{"release-notes.2026-09"}, nil},
-		{[]string{"path", "export"}, []string{"export flags (forked)"}, nil}, // a unique name
+		{[]string{"path", "export"}, []string{"export flags (forked)"}, nil},         // a unique name
 		{[]string{"show", "Fix"}, nil, []string{"Fix flaky login test (auth.spec)"}}, // two sessions share it
 		{[]string{"show", "01a09f30", "--leaf", "ae2"}, []string{"ae21c73b"}, nil},
 		{[]string{"search", "--session", "4c0f"}, []string{"4c0ffee0-1d2e-4f3a-8b4c-5d6e7f8091a2"}, nil},
