@@ -23,6 +23,7 @@ type app struct {
 	json      bool
 	quiet     bool
 	noRefresh bool
+	noPager   bool
 	args      []string // the command line, for messages about it
 
 	eng      *engine.Engine
@@ -78,6 +79,7 @@ func (a *app) rootCmd() *cobra.Command {
 	f.BoolVar(&a.json, "json", false, "print JSON on stdout (see README for the format)")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress or warning summary on stderr")
 	f.BoolVar(&a.noRefresh, "no-refresh", false, "answer from the catalog as it is, without refreshing it first")
+	f.BoolVar(&a.noPager, "no-pager", false, "write show and tree directly, not through $PIDEX_PAGER, $PAGER or less")
 	root.AddCommand(a.indexCmd(), a.pathCmd(), a.listCmd(), a.treeCmd(), a.showCmd(), a.searchCmd(), a.costCmd(), a.sqlCmd(), a.schemaCmd(), a.warningsCmd(), a.serveCmd(), a.mcpCmd(), a.versionCmd())
 	a.completions(root)
 	return root

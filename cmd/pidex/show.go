@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/pidex-dev/pidex"
@@ -62,8 +64,8 @@ loads it preceded by "line" and followed by pidex's annotations "currentLabel",
 			if err != nil {
 				return err
 			}
-			opts.Terminal = a.io.OutTTY
-			return render.Show(a.stdout, doc, opts)
+			opts.Terminal, opts.Colour = a.io.OutTTY, a.io.Colour
+			return a.paged(func(w io.Writer) error { return render.Show(w, doc, opts) })
 		},
 	}
 	f := cmd.Flags()
