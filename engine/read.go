@@ -207,6 +207,28 @@ func (e *Engine) SearchSessions(ctx context.Context, o pidex.SearchOptions) ([]p
 	return e.reader.SearchSessions(ctx, q, f)
 }
 
+// SearchTotals counts the entries o matches and the sessions holding
+// them, past any page (up to pidex.CountCap entries).
+func (e *Engine) SearchTotals(ctx context.Context, o pidex.SearchOptions) (pidex.SearchTotals, error) {
+	q, f, err := e.searchFilter(ctx, o)
+	if err != nil {
+		return pidex.SearchTotals{}, err
+	}
+	return e.reader.SearchTotals(ctx, q, f)
+}
+
+// Marker is the highlighter of a search query: it marks the words the
+// query matches in any text, as a hit's snippet marks them (folding case
+// and accents, code as typed, CJK inside running text).
+func (e *Engine) Marker(query string) (pidex.Marker, error) {
+	q, err := fts.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	terms := fts.Highlights(q)
+	return func(text string) []pidex.Segment { return fts.Mark(text, terms) }, nil
+}
+
 func (e *Engine) searchFilter(ctx context.Context, o pidex.SearchOptions) (fts.Node, pidex.SearchFilter, error) {
 	f, err := o.Filter(e.Vocabulary())
 	if err != nil {

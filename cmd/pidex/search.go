@@ -61,11 +61,16 @@ firstMessage, hits}]).`,
 			if err != nil {
 				return err
 			}
+			totals, err := eng.SearchTotals(ctx, o)
+			if err != nil {
+				return err
+			}
 			if sessionsOnly {
 				ss, err := eng.SearchSessions(ctx, o)
 				if err != nil {
 					return err
 				}
+				a.pageNote(view.NewSearchPage(totals, o.Offset, o.Limit, len(ss), true))
 				if a.json {
 					return render.WriteJSONLines(a.stdout, ss)
 				}
@@ -85,6 +90,7 @@ firstMessage, hits}]).`,
 			if err != nil {
 				return err
 			}
+			a.pageNote(view.NewSearchPage(totals, o.Offset, o.Limit, len(hits), false))
 			if a.json {
 				return render.WriteJSONLines(a.stdout, hits)
 			}
@@ -102,8 +108,22 @@ firstMessage, hits}]).`,
 	fl.StringVar(&o.Branch, "branch", pidex.BranchAll, "all: every branch of every file; active: only entries on a session's current branch")
 	fl.StringVar(&o.Sort, "sort", pidex.SortRelevance, "relevance or newest")
 	fl.IntVar(&o.Limit, "limit", pidex.DefaultSearchLimit, "at most N hits (sessions with --sessions-only)")
+	fl.IntVar(&o.Offset, "offset", 0, "skip the first N hits (sessions with --sessions-only): the next page starts at --offset LIMIT")
 	fl.BoolVar(&sessionsOnly, "sessions-only", false, "one row per session, with its number of hits")
 	return cmd
+}
+
+// pageNote says on stderr which hits the answer holds of how many, and
+// how to get the next page (unless --quiet): stdout stays the hits alone.
+func (a *app) pageNote(p view.SearchPage) {
+	if a.quiet {
+		return
+	}
+	note := p.String()
+	if p.Next >= 0 {
+		note += fmt.Sprintf("; --offset %d shows the next page", p.Next)
+	}
+	fmt.Fprintln(a.stderr, "pidex: "+note)
 }
 
 // searchRefresh refreshes the catalog and its text index (unless
