@@ -32,14 +32,17 @@ func (s *Server) apiCost(w http.ResponseWriter, r *http.Request) {
 // costView is the cost page: a chart of cost per period stacked by a
 // key, the report's table, and active against abandoned branches.
 type costView struct {
-	Form      url.Values
-	Error     string
-	Period    string
-	Stack     string
-	Periods   []string
-	Stacks    []string
-	TZ        string
-	Chart     *chartView
+	Form    url.Values
+	Error   string
+	Period  string
+	Stack   string
+	Periods []string
+	Stacks  []string
+	TZ      string
+	Chart   *chartView
+	// Narrow is the same chart drawn for a phone's width: fewer labels,
+	// larger in proportion (the page shows one or the other).
+	Narrow    *chartView
 	Rows      []pidex.CostRow
 	By        []string
 	Totals    pidex.CostSums
@@ -77,7 +80,7 @@ func (s *Server) costReport(r *http.Request, v *costView) error {
 	if err != nil {
 		return err
 	}
-	v.Chart = chart(cs)
+	v.Chart, v.Narrow = chart(cs, chartW), chart(cs, chartNarrowW)
 	o.By = nil
 	for _, b := range []struct {
 		branch string
@@ -108,6 +111,7 @@ var chartColours = []string{"c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"
 
 const (
 	chartW, chartH        = 960.0, 300.0
+	chartNarrowW          = 420.0
 	chartRight            = 8.0
 	chartTop, chartBottom = 10.0, 40.0
 	// labelCell is the most a character of an 11 px label takes, to keep
@@ -121,6 +125,13 @@ type chartView struct {
 	Grid   []chartLine
 	Labels []chartText
 	Legend []chartLegend
+}
+
+// chartArgs carry a chart and its element's id and class into the
+// "chart" template.
+type chartArgs struct {
+	C         *chartView
+	ID, Class string
 }
 
 type chartRect struct {
@@ -141,7 +152,7 @@ type chartLegend struct {
 	Class, Name, Cost string
 }
 
-func chart(cs *view.CostSeries) *chartView {
+func chart(cs *view.CostSeries, chartW float64) *chartView {
 	c := &chartView{W: chartW, H: chartH}
 	top := niceCeil(cs.Max)
 	// The axis's amounts set the left margin: $12,500.00 needs more than $1.00.
@@ -166,6 +177,7 @@ func chart(cs *view.CostSeries) *chartView {
 	// periods apart.
 	labelW := float64(len(cs.Periods[0])+2) * labelCell
 	every := max(1, int(math.Ceil(labelW/slot)))
+	lastLabel := math.Inf(-1) // where the last period label drawn ends
 	for pi, p := range cs.Periods {
 		x := left + slot*float64(pi) + (slot-barW)/2
 		y := chartTop + plotH
@@ -179,16 +191,21 @@ func chart(cs *view.CostSeries) *chartView {
 		}
 		if pi%every == 0 {
 			// A label centred on its bar, unless that would pass an edge of
-			// the drawing: then it ends (or starts) at the edge.
+			// the drawing: then it ends (or starts) at the edge; one that
+			// would touch the label before it is left out.
 			lx, anchor := x+barW/2, "middle"
 			half := float64(len(p)) * labelCell / 2
+			from, to := lx-half, lx+half
 			switch {
-			case lx+half > chartW:
-				lx, anchor = chartW-2, "end"
-			case lx-half < 0:
-				lx, anchor = 2, "start"
+			case to > chartW:
+				lx, anchor, from, to = chartW-2, "end", chartW-2-2*half, chartW-2
+			case from < 0:
+				lx, anchor, from, to = 2, "start", 2, 2+2*half
 			}
-			c.Labels = append(c.Labels, chartText{lx, chartH - chartBottom + 16, p, anchor})
+			if from >= lastLabel+labelCell {
+				c.Labels = append(c.Labels, chartText{lx, chartH - chartBottom + 16, p, anchor})
+				lastLabel = to
+			}
 		}
 	}
 	for si, name := range cs.Series {

@@ -35,6 +35,9 @@ func (s *Server) searchOptions(r *http.Request) (pidex.SearchOptions, error) {
 	if o.Limit, err = intParam(q, "limit"); err != nil {
 		return o, err
 	}
+	if o.Offset, err = intParam(q, "offset"); err != nil {
+		return o, err
+	}
 	o.Session, err = s.sessionParam(r)
 	return o, err
 }
