@@ -46,4 +46,25 @@ func TestAPISearchPages(t *testing.T) {
 	}
 }
 
+// The API's errors are the CLI's words, the option named as the API names
+// it, never a sentinel's word glued on.
+func TestAPIErrorWords(t *testing.T) {
+	f := newFixture(t, Options{})
+	for _, tt := range []struct {
+		path string
+		code int
+		want string
+	}{
+		{"/api/sessions?limit=-1", 400, `{ "error": "limit \"-1\": want a number, 0 or more" }`},
+		{"/api/search?q=test&sort=best", 400, `{ "error": "sort \"best\": want relevance or newest" }`},
+		{"/api/sessions/nosuch", 404, `{ "error": "no session matches \"nosuch\"" }`},
+		{"/api/sessions/" + branchy + "/path?leaf=nope", 404, `{ "error": "session ` + branchy + ` has no entry \"nope\"" }`},
+	} {
+		code, _, body := f.get(t, tt.path)
+		if code != tt.code || strings.Join(strings.Fields(body), " ") != tt.want {
+			t.Errorf("%s: %d %s, want %d %s", tt.path, code, body, tt.code, tt.want)
+		}
+	}
+}
+
 func itoa(n int) string { return render.Itoa(int64(n)) }
