@@ -126,7 +126,7 @@ func TestBrowserLayout(t *testing.T) {
 			// highlighted in the conversation a hit opens.
 			b.do("search", chromedp.Navigate(f.ts.URL+"/search?q=test&limit=20"), chromedp.WaitVisible(css(`#search-count`)))
 			count := value(b, chromedp.Text(css(`#search-count`)))
-			if !strings.HasPrefix(count, "hits 1–20 of ") || !strings.Contains(count, " sessions") {
+			if !strings.HasPrefix(strings.ToLower(count), "hits 1–20 of ") || !strings.Contains(count, " sessions") {
 				t.Errorf("search count %q", count)
 			}
 			b.click("next page", `nav.pager a[rel=next]`)

@@ -79,3 +79,38 @@ func TestErrorTexts(t *testing.T) {
 		}
 	}
 }
+
+// search says how many hits the whole answer has and how to get the next
+// page, on stderr and only when it is a terminal (a person reads it; a
+// script reading stderr does not get it).
+func TestSearchCountLine(t *testing.T) {
+	root, _ := filepath.Abs(showSessions)
+	db := filepath.Join(t.TempDir(), "c.sqlite")
+	run := func(errTTY bool, args ...string) string {
+		t.Helper()
+		var out, errb bytes.Buffer
+		a := newAppIO(&render.IOStreams{Out: &out, ErrOut: &errb, ErrTTY: errTTY, Width: 100})
+		if err := a.execute(context.Background(), append([]string{"--db", db, "--sessions", root}, args...)); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return errb.String()
+	}
+	run(false, "-q", "index")
+	tests := []struct {
+		errTTY bool
+		args   []string
+		want   string
+	}{
+		{true, []string{"search", "test", "--limit", "3"}, "pidex: hits 1–3 of 75 in 8 sessions; --offset 3 shows the next page\n"},
+		{true, []string{"search", "test", "--limit", "50", "--offset", "50"}, "pidex: hits 51–75 of 75 in 8 sessions\n"},
+		{true, []string{"search", "test", "--sessions-only", "--limit", "5"}, "pidex: sessions 1–5 of 8 (75 hits); --offset 5 shows the next page\n"},
+		{true, []string{"search", "zzzqqq"}, "pidex: no hits\n"},
+		{true, []string{"-q", "search", "test"}, ""},
+		{false, []string{"search", "test"}, ""},
+	}
+	for _, tt := range tests {
+		if got := run(tt.errTTY, append([]string{"--no-refresh"}, tt.args...)...); got != tt.want {
+			t.Errorf("%v (stderr a terminal: %v): stderr %q, want %q", tt.args, tt.errTTY, got, tt.want)
+		}
+	}
+}

@@ -114,9 +114,11 @@ firstMessage, hits}]).`,
 }
 
 // pageNote says on stderr which hits the answer holds of how many, and
-// how to get the next page (unless --quiet): stdout stays the hits alone.
+// how to get the next page: stdout stays the hits alone. Only for a
+// person, as the progress bar: when stderr is a terminal, and not with
+// --quiet (a script that reads stderr gets no extra line).
 func (a *app) pageNote(p view.SearchPage) {
-	if a.quiet {
+	if a.quiet || !a.io.ErrTTY {
 		return
 	}
 	note := p.String()
