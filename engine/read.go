@@ -20,7 +20,11 @@ import (
 
 // Vocabulary is what options may name (search role groups, usage
 // sources), from the registry of kinds and roles (package pi).
-func (e *Engine) Vocabulary() pidex.Vocabulary { return pi.Vocabulary() }
+func (e *Engine) Vocabulary() pidex.Vocabulary { return Vocabulary() }
+
+// Vocabulary is what options may name, before any catalog is open (a
+// shell completion, a flag's help): every Engine's Vocabulary.
+func Vocabulary() pidex.Vocabulary { return pi.Vocabulary() }
 
 // List lists the sessions of the engine's roots.
 func (e *Engine) List(ctx context.Context, o pidex.ListOptions) ([]pidex.Session, error) {

@@ -11,10 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/internal/render"
 	"github.com/pidex-dev/pidex/internal/text"
 	"github.com/pidex-dev/pidex/internal/view"
-	"github.com/pidex-dev/pidex/pi"
 )
 
 // Shell completion: cobra's `pidex completion bash|zsh|fish|powershell`
@@ -186,7 +186,7 @@ func zones() []string {
 // completions registers what each command's arguments and flags
 // complete to.
 func (a *app) completions(root *cobra.Command) {
-	v := pi.Vocabulary() // what the engine's Vocabulary is: the registry's
+	v := engine.Vocabulary()
 	byName := map[string]*cobra.Command{}
 	for _, c := range root.Commands() {
 		byName[c.Name()] = c
