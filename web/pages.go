@@ -367,10 +367,6 @@ func (s *Server) search(r *http.Request) (*searchResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit := o.Limit
-	if limit == 0 {
-		limit = pidex.DefaultSearchLimit
-	}
 	shown := 0
 	if res.sessionsOnly {
 		res.sessions, err = s.eng.SearchSessions(r.Context(), o)
@@ -379,7 +375,7 @@ func (s *Server) search(r *http.Request) (*searchResult, error) {
 		res.hits, err = s.eng.Search(r.Context(), o)
 		shown = len(res.hits)
 	}
-	res.page = view.NewSearchPage(totals, o.Offset, limit, shown, res.sessionsOnly)
+	res.page = view.NewSearchPage(totals, o.Offset, o.Limit, shown, res.sessionsOnly)
 	return res, err
 }
 

@@ -18,9 +18,12 @@ type SearchPage struct {
 	Prev, Next   int // offsets of the pages before and after; -1 for none
 }
 
-// NewSearchPage is the page at offset of limit rows that shows shown of
-// them, in an answer of totals.
+// NewSearchPage is the page at offset of limit rows (0: the default, as
+// SearchOptions take it) that shows shown of them, in an answer of totals.
 func NewSearchPage(t pidex.SearchTotals, offset, limit, shown int, sessionsOnly bool) SearchPage {
+	if limit <= 0 {
+		limit = pidex.DefaultSearchLimit
+	}
 	p := SearchPage{Totals: t, SessionsOnly: sessionsOnly, Prev: -1, Next: -1}
 	if shown > 0 {
 		p.From, p.To = offset+1, offset+shown
