@@ -1,6 +1,7 @@
 package pidex
 
 import (
+	"bytes"
 	"encoding/json"
 )
 
@@ -15,14 +16,75 @@ type Context struct {
 	// absent when the last change had no thinkingLevel field.
 	ThinkingLevel json.RawMessage `json:"thinkingLevel,omitempty"`
 	// Model is the last model_change or assistant message on the path;
-	// nil (JSON null) if there is none.
+	// nil (JSON null) if there is none. (oh-my-pi: its default role's
+	// model, pidex's reading of Omp.Models.)
 	Model *ContextModel `json:"model"`
+	// Omp is what oh-my-pi's buildSessionContext returns besides the
+	// messages and the thinking level; nil for pi's sessions.
+	Omp *OmpContext `json:"-"`
+}
+
+// OmpContext holds oh-my-pi's context settings (session-context.ts
+// SessionContext), raw JSON as omp computes them; null stands for an
+// undefined value.
+type OmpContext struct {
+	ConfiguredThinkingLevel json.RawMessage // the latest change's selector ("auto" or a level)
+	ServiceTier             json.RawMessage // {openai?, anthropic?, google?}
+	Models                  json.RawMessage // {role: "provider/modelId"}, in the order set
+	InjectedTtsrRules       []string
+	Mode                    string
+	ModeData                json.RawMessage
+}
+
+// MarshalJSON writes pi's {messages, thinkingLevel, model}, or for an
+// oh-my-pi session omp's {messages, thinkingLevel,
+// configuredThinkingLevel, serviceTier, models, injectedTtsrRules, mode,
+// modeData} followed by pidex's model.
+func (c Context) MarshalJSON() ([]byte, error) {
+	type pi Context // without the method
+	if c.Omp == nil {
+		return marshalNoEscape(pi(c))
+	}
+	null := func(v json.RawMessage) json.RawMessage {
+		if len(v) == 0 {
+			return json.RawMessage("null")
+		}
+		return v
+	}
+	rules := c.Omp.InjectedTtsrRules
+	if rules == nil {
+		rules = []string{}
+	}
+	return marshalNoEscape(struct {
+		Messages                []json.RawMessage `json:"messages"`
+		ThinkingLevel           json.RawMessage   `json:"thinkingLevel"`
+		ConfiguredThinkingLevel json.RawMessage   `json:"configuredThinkingLevel"`
+		ServiceTier             json.RawMessage   `json:"serviceTier"`
+		Models                  json.RawMessage   `json:"models"`
+		InjectedTtsrRules       []string          `json:"injectedTtsrRules"`
+		Mode                    string            `json:"mode"`
+		ModeData                json.RawMessage   `json:"modeData"`
+		Model                   *ContextModel     `json:"model"`
+	}{c.Messages, null(c.ThinkingLevel), null(c.Omp.ConfiguredThinkingLevel), null(c.Omp.ServiceTier),
+		null(c.Omp.Models), rules, c.Omp.Mode, null(c.Omp.ModeData), c.Model})
 }
 
 // Level is the thinking level as a string ("" if it is not one).
 func (c *Context) Level() string {
 	s, _ := jsonString(c.ThinkingLevel)
 	return s
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping (JSON.stringify
+// leaves <, > and & as they are; so does every --json of pidex).
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // ContextModel is pi's {provider, modelId}. The values are raw JSON

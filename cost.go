@@ -8,7 +8,7 @@ import (
 
 // CostKeys are the groupings of a cost report; the first three are
 // periods (in the report's zone).
-var CostKeys = []string{"day", "week", "month", "model", "provider", "project", "session", "source"}
+var CostKeys = []string{"day", "week", "month", "model", "provider", "project", "session", "source", "agent"}
 
 // DefaultCostBy is a report's grouping unless told otherwise.
 const DefaultCostBy = "day"
@@ -26,6 +26,7 @@ type CostOptions struct {
 	Project string   // the session's working directory contains this, ignoring case
 	Cwd     string   // the session's working directory is exactly this
 	Session string   // one session: an id, a unique prefix or name, or a file path
+	Agent   string   // sources of the sessions, comma-separated (Sources; "": every agent's)
 	Model   string   // the call's provider/model contains this, ignoring case
 	Branch  string   // BranchAll (""), BranchActive or BranchAbandoned
 	// NoDedup counts every copy of a call that forks hold (the raw sum of
@@ -43,6 +44,7 @@ type CostFilter struct {
 	TZ           *time.Location
 	Since, Until time.Time // zero: open
 	Project, Cwd string
+	Agents       []string // sources of the sessions; nil: every one
 	Model        string
 	Branch       string
 	NoDedup      bool
@@ -68,6 +70,9 @@ func (o CostOptions) Filter(v Vocabulary) (CostFilter, error) {
 		if f.Sources, err = words("source", strings.Split(o.Source, ","), v.Sources); err != nil {
 			return f, err
 		}
+	}
+	if f.Agents, err = agents(o.Agent); err != nil {
+		return f, err
 	}
 	if o.TZ != "" {
 		if f.TZ, err = time.LoadLocation(o.TZ); err != nil {

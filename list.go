@@ -23,6 +23,7 @@ type ListOptions struct {
 	Cwd     string // the working directory is exactly this (pi's list(cwd))
 	Project string // the working directory contains this, ignoring case
 	Name    string // the name contains this, ignoring case
+	Agent   string // sources, comma-separated (Sources; "": every agent's)
 	Since   string // modified at or after (ParseTime)
 	Until   string // modified before (a bare date includes that day)
 	Sort    string // one of ListSorts ("": SortModified)
@@ -33,6 +34,7 @@ type ListOptions struct {
 // ListFilter is ListOptions checked, with defaults applied.
 type ListFilter struct {
 	Cwd, Project, Name string
+	Agents             []string  // nil: every source
 	Since, Until       time.Time // zero: no bound
 	Sort               string
 	Limit, Offset      int
@@ -47,6 +49,9 @@ func (o ListOptions) Filter() (ListFilter, error) {
 		return f, err
 	}
 	if f.Until, err = ParseTime("until", o.Until, true, time.Local); err != nil {
+		return f, err
+	}
+	if f.Agents, err = agents(o.Agent); err != nil {
 		return f, err
 	}
 	if f.Sort == "" {

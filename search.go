@@ -25,6 +25,7 @@ type SearchOptions struct {
 	Project string // the session's working directory contains this, ignoring case
 	Cwd     string // the session's working directory is exactly this
 	Session string // one session: an id, a unique prefix or name, or a file path
+	Agent   string // sources, comma-separated (Sources; "": every agent's)
 	Role    string // one of Vocabulary.RoleGroups ("": any)
 	Model   string // the entry's model contains this, ignoring case
 	Since   string // entry time at or after (ParseTime)
@@ -39,6 +40,7 @@ type SearchOptions struct {
 // and the session are resolved by the engine).
 type SearchFilter struct {
 	Project, Cwd, Model string
+	Agents              []string  // sources; nil: every one
 	Role                string    // a role group, "" for any
 	Since, Until        time.Time // zero: no bound
 	Active              bool      // only entries on a current branch
@@ -76,6 +78,9 @@ func (o SearchOptions) Filter(v Vocabulary) (SearchFilter, error) {
 		f.Active = true
 	default:
 		return f, badOption("branch", o.Branch, oneOf([]string{BranchAll, BranchActive}))
+	}
+	if f.Agents, err = agents(o.Agent); err != nil {
+		return f, err
 	}
 	if f.Role != "" && !slices.Contains(v.RoleGroups, f.Role) {
 		return f, badOption("role", f.Role, oneOf(v.RoleGroups))

@@ -32,6 +32,8 @@ type Session struct {
 	Tokens            Tokens   `json:"tokens"`
 	Cost              float64  `json:"cost"`
 	SizeBytes         int64    `json:"sizeBytes"`
+	// Source is the agent that wrote the file: pi, omp or openclaw.
+	Source string `json:"source"`
 
 	FileID int64 `json:"-"`
 }

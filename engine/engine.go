@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
@@ -37,8 +38,10 @@ type Options struct {
 	// DBPath is the catalog file; "" is the default place: $PIDEX_DB, else
 	// $XDG_CACHE_HOME/pidex/index.sqlite, else ~/.cache/pidex/index.sqlite.
 	DBPath string
-	// Roots are the session roots; none means pi's own (README, Session
-	// roots).
+	// Roots are the session roots (a folder, or source:folder, see
+	// indexer.ParseRoot); none means every agent's own (README, Session
+	// roots: pi's with its sessionDir settings, oh-my-pi's profiles and
+	// OpenClaw's agents where they exist).
 	Roots []string
 	// Notify receives one-line messages meant for the user, such as an
 	// automatic rebuild (nil: dropped).
@@ -48,13 +51,10 @@ type Options struct {
 	Progress *pidex.Progress
 }
 
-// withDefaults fills in the default catalog and roots.
+// withDefaults fills in the default catalog.
 func (o Options) withDefaults() Options {
 	if o.DBPath == "" {
 		o.DBPath = catalog.DefaultPath()
-	}
-	if len(o.Roots) == 0 {
-		o.Roots = indexer.DefaultRoots()
 	}
 	return o
 }
@@ -62,10 +62,16 @@ func (o Options) withDefaults() Options {
 // Engine is an open catalog over a set of session roots. Its methods are
 // safe for concurrent use.
 type Engine struct {
-	db     *catalog.DB
-	reader *query.Reader
+	db *catalog.DB
+	// reader answers reads; a new one when the roots change (roots.go)
+	reader atomic.Pointer[query.Reader]
 	opts   Options
-	roots  []string // absolute
+	// auto: the roots are the agents' own (no Options.Roots), found again
+	// when sessions of new working directories appear (roots.go).
+	auto     bool
+	roots    []string     // absolute; guarded by mu once the engine is open
+	specs    []string     // the same as indexer root specs (source:path)
+	rootInfo []pidex.Root // what Roots says of them
 
 	previews previewCache
 	contexts contextCache
@@ -83,10 +89,6 @@ type Engine struct {
 // cache.
 func Open(ctx context.Context, opts Options) (*Engine, error) {
 	opts = opts.withDefaults()
-	roots, err := indexer.AbsRoots(opts.Roots)
-	if err != nil {
-		return nil, err
-	}
 	db, err := catalog.Open(ctx, opts.DBPath)
 	if errors.Is(err, catalog.ErrSchema) {
 		// Its migrations fail (a build whose migrations differ): keep the
@@ -101,7 +103,13 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w\n(the catalog is only a cache: 'pidex index --full' rebuilds it, or delete %s)", err, opts.DBPath)
 	}
-	e := &Engine{db: db, reader: query.New(db, roots), opts: opts, roots: roots, extra: map[string]bool{}, subs: map[chan Event]struct{}{}}
+	e := &Engine{db: db, opts: opts, auto: len(opts.Roots) == 0, extra: map[string]bool{}, subs: map[chan Event]struct{}{}}
+	info, err := e.findRoots(ctx)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	e.setRoots(info)
 	if !db.ReadOnly {
 		removeStaleSides(opts.DBPath) // what killed rebuilds left (rebuild.go)
 	}
@@ -172,7 +180,7 @@ func reopenEmpty(ctx context.Context, opts Options, detail string) (*catalog.DB,
 // setDB makes db the engine's catalog, for the writers and the readers.
 func (e *Engine) setDB(db *catalog.DB) {
 	e.db = db
-	e.reader = query.New(db, e.roots)
+	e.reader.Store(query.New(db, e.Roots()))
 }
 
 func (e *Engine) notify(msg string) {
@@ -202,12 +210,16 @@ func (e *Engine) writable() error {
 func (e *Engine) DBPath() string { return e.opts.DBPath }
 
 // Roots returns the session roots, absolute.
-func (e *Engine) Roots() []string { return append([]string(nil), e.roots...) }
+func (e *Engine) Roots() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.roots...)
+}
 
 // indexer returns an indexer over the roots and the extra folders.
 func (e *Engine) indexer(db *catalog.DB) *indexer.Indexer {
 	e.mu.Lock()
-	roots := e.Roots()
+	roots := append([]string(nil), e.specs...)
 	for d := range e.extra {
 		roots = append(roots, d)
 	}
@@ -223,7 +235,7 @@ func (e *Engine) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 		return nil, fmt.Errorf("refresh catalog: %w", err)
 	}
 	e.missingRoots.Do(func() {
-		for _, r := range e.roots {
+		for _, r := range e.Roots() {
 			if _, err := os.Stat(r); err != nil {
 				// Not an error (pi may simply not have run yet), but worth a word.
 				e.notify("no session folder at " + r)
@@ -234,7 +246,7 @@ func (e *Engine) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 	if err != nil {
 		return nil, fmt.Errorf("refresh catalog: %w", err)
 	}
-	return st, nil
+	return e.followProjects(ctx, st)
 }
 
 // RefreshText brings the full-text index up to date behind the metadata
@@ -255,7 +267,7 @@ func (e *Engine) RefreshText(ctx context.Context) (*pidex.TextStats, error) {
 // the life of the engine; anything else is ignored. Call it before the
 // refresh that should index it, then Resolve.
 func (e *Engine) Include(arg string) {
-	if dir := outsideRoot(arg, e.roots); dir != "" {
+	if dir := outsideRoot(arg, e.Roots()); dir != "" {
 		e.mu.Lock()
 		e.extra[dir] = true
 		e.mu.Unlock()
@@ -266,7 +278,7 @@ func (e *Engine) Include(arg string) {
 // session id, a unique id prefix or a unique session name (see
 // query.Reader.Resolve).
 func (e *Engine) Resolve(ctx context.Context, arg string) (pidex.SessionRef, error) {
-	ref, err := e.reader.Resolve(ctx, arg)
+	ref, err := e.reader.Load().Resolve(ctx, arg)
 	var amb *pidex.AmbiguousError
 	if errors.Is(err, pidex.ErrNotFound) && !errors.As(err, &amb) {
 		return ref, &pidex.NotFoundError{Ref: arg}
@@ -288,7 +300,7 @@ func entryNotFound(err error, ref pidex.SessionRef, leaf string) error {
 // session of the catalog (pidex.ShortIDs): what a listing shows, so that
 // the id a reader copies resolves.
 func (e *Engine) ShortIDs(ctx context.Context, ids []string) (map[string]string, error) {
-	all, err := e.reader.SessionIDs(ctx)
+	all, err := e.reader.Load().SessionIDs(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -310,8 +322,8 @@ func outsideRoot(arg string, roots []string) string {
 	}
 	dir := filepath.Dir(abs)
 	for _, r := range roots {
-		if dir == r || filepath.Dir(dir) == r {
-			return ""
+		if dir == r || filepath.Dir(dir) == r || filepath.Dir(filepath.Dir(dir)) == r {
+			return "" // omp's subagents and OpenClaw's agents lie two folders deep
 		}
 	}
 	return dir

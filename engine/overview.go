@@ -14,15 +14,15 @@ import (
 // and the cost of the branches the user left. It reads from the file only
 // the entries it shows, so it stays fast on the largest sessions.
 func (e *Engine) Overview(ctx context.Context, ref pidex.SessionRef) (*pidex.Overview, error) {
-	info, err := e.reader.Session(ctx, ref.FileID)
+	info, err := e.reader.Load().Session(ctx, ref.FileID)
 	if err != nil {
 		return nil, err
 	}
-	roots, err := e.reader.Tree(ctx, ref.FileID)
+	roots, err := e.reader.Load().Tree(ctx, ref.FileID)
 	if err != nil {
 		return nil, err
 	}
-	path, err := e.reader.Path(ctx, ref.FileID, "")
+	path, err := e.reader.Load().Path(ctx, ref.FileID, "")
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ const (
 // below the entry, else the newest-written continuation. An unknown entry
 // is pidex.ErrNotFound.
 func (e *Engine) BranchThrough(ctx context.Context, ref pidex.SessionRef, entryID string) (string, error) {
-	roots, err := e.reader.Tree(ctx, ref.FileID)
+	roots, err := e.reader.Load().Tree(ctx, ref.FileID)
 	if err != nil {
 		return "", err
 	}

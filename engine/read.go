@@ -32,7 +32,7 @@ func (e *Engine) List(ctx context.Context, o pidex.ListOptions) ([]pidex.Session
 	if err != nil {
 		return nil, err
 	}
-	return e.reader.List(ctx, f)
+	return e.reader.Load().List(ctx, f)
 }
 
 // Count is the number of sessions List would return without its limit
@@ -42,18 +42,18 @@ func (e *Engine) Count(ctx context.Context, o pidex.ListOptions) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return e.reader.Count(ctx, f)
+	return e.reader.Load().Count(ctx, f)
 }
 
 // Info is one session's listing record (the fields of List).
 func (e *Engine) Info(ctx context.Context, ref pidex.SessionRef) (pidex.Session, error) {
-	return e.reader.Session(ctx, ref.FileID)
+	return e.reader.Load().Session(ctx, ref.FileID)
 }
 
 // Tree is a session's entry tree, like pi's getTree(): children ordered
 // by timestamp, file order breaking ties.
 func (e *Engine) Tree(ctx context.Context, ref pidex.SessionRef, o pidex.TreeOptions) ([]*pidex.TreeNode, error) {
-	roots, err := e.reader.Tree(ctx, ref.FileID)
+	roots, err := e.reader.Load().Tree(ctx, ref.FileID)
 	if err != nil || !o.PathOnly {
 		return roots, err
 	}
@@ -99,7 +99,7 @@ func pathOnly(roots []*pidex.TreeNode) []*pidex.TreeNode {
 // line of the file, and a session file only grows, so a later call reads
 // only the new entries.
 func (e *Engine) Previews(ctx context.Context, ref pidex.SessionRef) (map[int64]string, error) {
-	rows, err := e.reader.Entries(ctx, ref.FileID)
+	rows, err := e.reader.Load().Entries(ctx, ref.FileID)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func (e *Engine) Previews(ctx context.Context, ref pidex.SessionRef) (map[int64]
 // Path is the root-to-leaf path ("" = pi's leaf, the last entry of the
 // file).
 func (e *Engine) Path(ctx context.Context, ref pidex.SessionRef, leaf string) ([]pidex.Entry, error) {
-	path, err := e.reader.Path(ctx, ref.FileID, leaf)
+	path, err := e.reader.Load().Path(ctx, ref.FileID, leaf)
 	return path, entryNotFound(err, ref, leaf)
 }
 
@@ -155,7 +155,7 @@ func (e *Engine) Read(ctx context.Context, ref pidex.SessionRef, o pidex.ReadOpt
 	if err != nil {
 		return nil, err
 	}
-	info, err := e.reader.Session(ctx, ref.FileID)
+	info, err := e.reader.Load().Session(ctx, ref.FileID)
 	if err != nil {
 		return nil, err
 	}
@@ -168,13 +168,13 @@ func (e *Engine) Read(ctx context.Context, ref pidex.SessionRef, o pidex.ReadOpt
 // context rebuilds (or finds kept) the context of a branch: the one way
 // every read of a session's content goes.
 func (e *Engine) context(ctx context.Context, ref pidex.SessionRef, spec query.ContextSpec) (*pi.SessionContext, int, int, error) {
-	info, err := e.reader.Session(ctx, ref.FileID)
+	info, err := e.reader.Load().Session(ctx, ref.FileID)
 	if err != nil {
 		return nil, 0, 0, err
 	}
 	key := contextKey{path: ref.Path, size: info.SizeBytes, entries: info.EntryCount, spec: spec}
 	sc, from, to, err := e.contexts.get(key, func() (*pi.SessionContext, int, int, error) {
-		return e.reader.Context(ctx, ref, spec)
+		return e.reader.Load().Context(ctx, ref, spec)
 	})
 	return sc, from, to, entryNotFound(err, ref, spec.Leaf)
 }
@@ -184,7 +184,7 @@ func (e *Engine) context(ctx context.Context, ref pidex.SessionRef, spec query.C
 // a line ("cannot unmarshal number into Go struct field …"): they are said
 // again as the format's (indexer.Reword).
 func (e *Engine) Warnings(ctx context.Context) ([]pidex.Warning, error) {
-	ws, err := e.reader.Warnings(ctx)
+	ws, err := e.reader.Load().Warnings(ctx)
 	for i := range ws {
 		ws[i].Message = indexer.Reword(ws[i].Message)
 	}
@@ -198,7 +198,7 @@ func (e *Engine) Search(ctx context.Context, o pidex.SearchOptions) ([]pidex.Hit
 	if err != nil {
 		return nil, err
 	}
-	return e.reader.Search(ctx, q, f)
+	return e.reader.Load().Search(ctx, q, f)
 }
 
 // SearchSessions returns the sessions matching o with their number of
@@ -208,7 +208,7 @@ func (e *Engine) SearchSessions(ctx context.Context, o pidex.SearchOptions) ([]p
 	if err != nil {
 		return nil, err
 	}
-	return e.reader.SearchSessions(ctx, q, f)
+	return e.reader.Load().SearchSessions(ctx, q, f)
 }
 
 // SearchTotals counts the entries o matches and the sessions holding
@@ -218,7 +218,7 @@ func (e *Engine) SearchTotals(ctx context.Context, o pidex.SearchOptions) (pidex
 	if err != nil {
 		return pidex.SearchTotals{}, err
 	}
-	return e.reader.SearchTotals(ctx, q, f)
+	return e.reader.Load().SearchTotals(ctx, q, f)
 }
 
 // Marker is the highlighter of a search query: it marks the words the
@@ -258,7 +258,7 @@ func (e *Engine) fileOf(ctx context.Context, session string) (int64, error) {
 // TextCoverage says how many of the sessions' bytes have their text
 // indexed, of how many (the text pass runs behind the metadata).
 func (e *Engine) TextCoverage(ctx context.Context) (indexed, total int64, err error) {
-	return e.reader.TextCoverage(ctx)
+	return e.reader.Load().TextCoverage(ctx)
 }
 
 // Cost sums the usage records o selects (see README, Cost).
@@ -270,7 +270,7 @@ func (e *Engine) Cost(ctx context.Context, o pidex.CostOptions) (*pidex.CostRepo
 	if f.FileID, err = e.fileOf(ctx, o.Session); err != nil {
 		return nil, err
 	}
-	return e.reader.Cost(ctx, f)
+	return e.reader.Load().Cost(ctx, f)
 }
 
 // SQL runs one read-only statement on the catalog's views, on a

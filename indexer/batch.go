@@ -102,6 +102,8 @@ type sessionRow struct {
 	CacheWrite     float64 `db:"cache_write"`
 	TotalTokens    float64 `db:"total_tokens"`
 	Cost           float64 `db:"cost"`
+	Source         string  `db:"source"`   // pidex.Sources
+	Subagent       bool    `db:"subagent"` // an omp subagent's transcript
 }
 
 // addUsage adds one record to the session's totals. Sums saturate: a

@@ -7,15 +7,20 @@ import (
 
 // capture reads a file for the parser and keeps what the fingerprints
 // need of the bytes it read (see parser.fingerprint): those of the first
-// hashSpan bytes of the file, and the last ringSize bytes.
+// headKeep bytes of the file (the head fingerprint, after a title slot),
+// and the last ringSize bytes.
 type capture struct {
 	r    io.Reader
 	from int64  // file offset of the first byte read
 	pos  int64  // file offset of the next byte
-	head []byte // the bytes read in [from, hashSpan)
+	head []byte // the bytes read in [from, headKeep)
 	ring []byte // byte at file offset o is ring[o % ringSize], for o in [pos-ringSize, pos)
 	buf  *[]byte
 }
+
+// headKeep covers the head fingerprint of a file with omp's title slot
+// (256 bytes) before it; a longer slot is read back from the file.
+const headKeep = 2 * hashSpan
 
 // ringSize covers the line reader's read-ahead (jsonl reads 256 KiB at a
 // time) plus the tail fingerprint before the last line's end.
@@ -39,8 +44,8 @@ func (c *capture) release() {
 func (c *capture) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	data := p[:n]
-	if c.pos < hashSpan {
-		c.head = append(c.head, data[:min(int64(n), hashSpan-c.pos)]...)
+	if c.pos < headKeep {
+		c.head = append(c.head, data[:min(int64(n), headKeep-c.pos)]...)
 	}
 	at := c.pos
 	if len(data) > ringSize {
@@ -61,7 +66,7 @@ func (c *capture) bytes(from, to int64) ([]byte, bool) {
 	if from < c.from || to > c.pos || from > to {
 		return nil, false
 	}
-	if to <= hashSpan && from-c.from >= 0 && to-c.from <= int64(len(c.head)) {
+	if to <= headKeep && from-c.from >= 0 && to-c.from <= int64(len(c.head)) {
 		return c.head[from-c.from : to-c.from], true
 	}
 	if from < c.pos-ringSize {

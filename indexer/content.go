@@ -74,13 +74,19 @@ func storedSum(v *int64) contentSum {
 	return contentSum{v: uint32(*v), known: true}
 }
 
-// sameContent reports whether the first offset bytes of f still hold the
-// lines whose sum is want: read the way ingest read them.
-func sameContent(f *os.File, offset int64, want contentSum) (bool, error) {
+// sameContent reports whether the bytes [from, offset) of f still hold
+// the lines whose sum is want: read the way ingest read them. from is the
+// end of a title slot (0 without), which the sum leaves out: omp rewrites
+// it in place.
+func sameContent(f *os.File, from, offset int64, want contentSum) (bool, error) {
 	if !want.known {
 		return false, nil
 	}
-	r := jsonl.NewReader(io.NewSectionReader(f, 0, offset), 0, 0)
+	lines := int64(0)
+	if from > 0 {
+		lines = 1 // the slot is the first line
+	}
+	r := jsonl.NewReader(io.NewSectionReader(f, from, offset-from), from, lines)
 	got := contentSum{known: true}
 	for {
 		l, err := r.Next()

@@ -5,42 +5,24 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/pidex-dev/pidex"
 )
-
-// DefaultRoots returns the session roots pi itself would use, in pi's
-// order of precedence: $PI_CODING_AGENT_SESSION_DIR (pi's flat session
-// folder), else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions.
-func DefaultRoots() []string {
-	if d := os.Getenv("PI_CODING_AGENT_SESSION_DIR"); d != "" {
-		return []string{expandHome(d)}
-	}
-	if d := os.Getenv("PI_CODING_AGENT_DIR"); d != "" {
-		return []string{filepath.Join(expandHome(d), "sessions")}
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return nil
-	}
-	return []string{filepath.Join(home, ".pi", "agent", "sessions")}
-}
-
-func expandHome(p string) string {
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, p[1:])
-		}
-	}
-	return p
-}
 
 // candidate is a discovered .jsonl file and its stat.
 type candidate struct {
-	Path string
-	Root string
+	Path   string
+	Root   string
+	Source string // the root's agent (pidex.Sources)
+	// Subagent: an omp subagent's transcript (in a session's artifacts
+	// folder), not listed.
+	Subagent bool
 	fileStat
 	// irregular says what the path is when it is not a regular file (a
 	// FIFO, a device, a socket, directly or through a link): never opened
@@ -64,13 +46,18 @@ func statOf(fi fs.FileInfo) fileStat {
 	return s
 }
 
-// discover lists the .jsonl files of root the way pi does — the files in
-// each immediate subfolder (project folders, symlinks to folders included)
-// — and also the files directly in root, for pi's flat session folders
-// (--session-dir, PI_CODING_AGENT_SESSION_DIR). It never recurses deeper:
-// extension artefacts live deeper and are not sessions. A root that does
-// not exist yields nothing; unreadable folders are reported, not fatal.
-func discover(root string) ([]candidate, []error) {
+// discover lists the .jsonl files of root the way its agent lays them
+// out: the files in each immediate subfolder (pi's and omp's project
+// folders, symlinks to folders included) and the files directly in root,
+// for pi's flat session folders (--session-dir, sessionDir,
+// PI_CODING_AGENT_SESSION_DIR). Deeper only where the agent puts
+// sessions: omp's subagent transcripts in a session's artifacts folder
+// (<project>/<session>/<agent>.jsonl), OpenClaw's agents
+// (<agent>/sessions/*.jsonl, its *.trajectory.jsonl traces left out).
+// Elsewhere it never recurses: extension artefacts live deeper and are not
+// sessions. A root that does not exist yields nothing; unreadable folders
+// are reported, not fatal.
+func discover(root, source string) ([]candidate, []error) {
 	out, subdirs, errs := listDir(root, root)
 	// The folders are listed in parallel: a no-change refresh is mostly
 	// these stat calls, and the kernel serves them on every core.
@@ -78,12 +65,20 @@ func discover(root string) ([]candidate, []error) {
 		files []candidate
 		errs  []error
 	}
+	var mu sync.Mutex
+	var deeper []string
 	res := make([]listing, len(subdirs))
 	var g errgroup.Group
 	g.SetLimit(4)
 	for i, d := range subdirs {
 		g.Go(func() error {
-			res[i].files, _, res[i].errs = listDir(d, root)
+			var sub []string
+			res[i].files, sub, res[i].errs = listDir(d, root)
+			if more := deeperDirs(source, sub); len(more) > 0 {
+				mu.Lock()
+				deeper = append(deeper, more...)
+				mu.Unlock()
+			}
 			return nil
 		})
 	}
@@ -92,8 +87,46 @@ func discover(root string) ([]candidate, []error) {
 		out = append(out, r.files...)
 		errs = append(errs, r.errs...)
 	}
+	for _, d := range deeper { // rare: omp's subagents, OpenClaw's agents
+		files, _, e := listDir(d, root)
+		for i := range files {
+			files[i].Subagent = source == pidex.SourceOmp
+		}
+		out = append(out, files...)
+		errs = append(errs, e...)
+	}
+	out = slices.DeleteFunc(out, func(c candidate) bool { return skipFile(source, c.Path) })
+	for i := range out {
+		out[i].Source = source
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, errs
+}
+
+// deeperDirs are the folders of a project (or agent) folder that hold
+// sessions in the agent's layout: every one for omp (a session's
+// artifacts folder, which holds its subagents' transcripts), "sessions"
+// for OpenClaw, none for pi.
+func deeperDirs(source string, subdirs []string) []string {
+	switch source {
+	case pidex.SourceOmp:
+		return subdirs
+	case pidex.SourceOpenClaw:
+		var out []string
+		for _, d := range subdirs {
+			if filepath.Base(d) == "sessions" {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// skipFile: a .jsonl file of the layout that is not a session (OpenClaw's
+// trajectory traces), left out instead of reported as not a session.
+func skipFile(source, path string) bool {
+	return source == pidex.SourceOpenClaw && strings.HasSuffix(path, ".trajectory.jsonl")
 }
 
 // listDir returns the regular .jsonl files in dir and its subfolders.

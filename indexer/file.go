@@ -48,4 +48,10 @@ type File struct {
 	// (the text pass runs behind Offset); Generation counts rewrites.
 	TextOffset int64 `db:"text_offset" json:"-"`
 	Generation int64 `db:"generation" json:"-"`
+	// SlotLen is the length of omp's title slot, the first line, newline
+	// included (0: none), and SlotHash its fingerprint. A slotted file's
+	// head fingerprint and content sum start after it: omp rewrites the
+	// slot in place when the title changes (slot.go).
+	SlotLen  int64  `db:"slot_len" json:"-"`
+	SlotHash string `db:"slot_hash" json:"-"`
 }

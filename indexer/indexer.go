@@ -53,9 +53,13 @@ func (ix *Indexer) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 		return nil, err
 	}
 	st := &pidex.IndexStats{NotSessions: []string{}, Pending: []string{}, Warnings: []pidex.Warning{}, Errors: []string{}}
-	roots, err := AbsRoots(ix.Roots)
+	specs, err := resolveRoots(ix.Roots)
 	if err != nil {
 		return nil, err
+	}
+	roots := make([]string, len(specs))
+	for i, r := range specs {
+		roots[i] = r.path
 	}
 	// Taken before any stat: a stat whose mtime is not clearly older is
 	// racy (see content.go).
@@ -66,8 +70,8 @@ func (ix *Indexer) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 	var stored map[string]fileStamp
 	var g errgroup.Group
 	g.Go(func() error {
-		for _, r := range roots {
-			c, errs := discover(r)
+		for _, r := range specs {
+			c, errs := discover(r.path, r.source)
 			cands = append(cands, c...)
 			for _, e := range errs {
 				st.Errors = append(st.Errors, e.Error())
@@ -184,15 +188,35 @@ func (ix *Indexer) exec(ctx context.Context, q string) error {
 }
 
 // AbsRoots normalises session roots the way the catalog stores them in
-// files.root (absolute, cleaned); filters by root must use the same form.
+// files.root (absolute, cleaned, without a source prefix); filters by
+// root must use the same form.
 func AbsRoots(roots []string) ([]string, error) {
-	out := make([]string, 0, len(roots))
-	for _, r := range roots {
-		a, err := filepath.Abs(r)
+	rs, err := resolveRoots(roots)
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.path
+	}
+	return out, err
+}
+
+// root is a session root with the agent whose layout it has.
+type root struct{ path, source string }
+
+// resolveRoots reads root specs (ParseRoot): absolute paths, and the
+// source of each (its layout's when the spec names none).
+func resolveRoots(specs []string) ([]root, error) {
+	out := make([]root, 0, len(specs))
+	for _, spec := range specs {
+		p, src := ParseRoot(spec)
+		a, err := filepath.Abs(p)
 		if err != nil {
-			return nil, fmt.Errorf("resolve root %s: %w", r, err)
+			return nil, fmt.Errorf("resolve root %s: %w", p, err)
 		}
-		out = append(out, filepath.Clean(a))
+		a = filepath.Clean(a)
+		if src == "" {
+			src = DetectSource(a)
+		}
+		out = append(out, root{a, src})
 	}
 	return out, nil
 }
@@ -237,7 +261,8 @@ type storedFile struct {
 func loadFile(ctx context.Context, db *sqlx.DB, path string) (storedFile, error) {
 	var f storedFile
 	err := db.GetContext(ctx, &f, `SELECT id, path, root, kind, dev, ino, size, mtime_ns, offset, head_hash, tail_hash,
-		open_tail, lines, seq, version, last_id, warnings, text_offset, generation, content_crc FROM files WHERE path = ?`, path)
+		open_tail, lines, seq, version, last_id, warnings, text_offset, generation, content_crc, slot_len, slot_hash
+		FROM files WHERE path = ?`, path)
 	if err != nil {
 		return f, fmt.Errorf("load file %s: %w", path, err)
 	}
@@ -399,7 +424,10 @@ func (ix *Indexer) addError(st *pidex.IndexStats, path string, err error) {
 //	2: usage keeps cacheWrite1h and reasoning; entry meaning from package pi
 //	3: entries.ts_ms; the full-text index (text_index, files.text_offset)
 //	4: tool_calls
-const Derivation = 5
+//	5: the cost report's derived columns and rollup
+//	6: tool-call arguments searched as decoded strings; sources (pi, omp,
+//	   openclaw) and oh-my-pi's format (title slot, kinds, usage)
+const Derivation = 6
 
 // reserveIDs gives new files their catalog ids in the order of their
 // names before they are read (in parallel, biggest first): pi names a

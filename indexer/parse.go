@@ -57,7 +57,10 @@ func (e readErr) Unwrap() error { return e.error }
 // parser turns one file's new lines into batches. It carries the state
 // that spans batches: the file's counters and the session's listing record.
 type parser struct {
-	f          *os.File
+	f    *os.File
+	cand candidate
+	// slot is the file's title slot (omp), nil when it has none.
+	slot       *pi.TitleSlot
 	file       File
 	sess       *sessionRow
 	inlineText bool
@@ -100,7 +103,7 @@ func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
 }
 
 func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) error {
-	p := &parser{f: f, file: j.file, sess: j.session, inlineText: j.inlineText, sum: j.sum, statNs: j.statNs}
+	p := &parser{f: f, cand: j.cand, file: j.file, sess: j.session, inlineText: j.inlineText, sum: j.sum, statNs: j.statNs}
 	// A file known not to be a session stays one until it is rewritten.
 	p.done = !j.reset && j.file.Kind == FileNotSession
 	p.file.Path, p.file.Root = j.cand.Path, j.cand.Root
@@ -113,6 +116,13 @@ func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) 
 	if j.skipNL {
 		start++
 		p.file.OpenTail = false
+	}
+	if start > 0 && p.file.SlotLen > 0 {
+		// The title slot is before the offset, and omp rewrites it in
+		// place: read it again (plan checked that it still is one).
+		if err := p.rereadSlot(); err != nil {
+			return err
+		}
 	}
 	if _, err := f.Seek(start, io.SeekStart); err != nil {
 		return readErr{fmt.Errorf("seek %s: %w", j.cand.Path, err)}
@@ -134,7 +144,9 @@ func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) 
 			return readErr{fmt.Errorf("read session file: %w", err)}
 		}
 		p.line(l, b)
-		p.sum.add(l)
+		if l.Offset >= p.file.SlotLen { // the slot is not summed: it changes in place
+			p.sum.add(l)
+		}
 		p.file.Offset, p.file.Lines = l.End(), l.Number
 		p.file.OpenTail = l.Unterminated
 		b.bytes = p.file.Offset - start
@@ -177,6 +189,11 @@ func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
 	} else {
 		b.racy = isRacy(b.file.MtimeNs, p.statNs)
 	}
+	if p.sess != nil && last && p.sess.Source == pidex.SourceOmp {
+		// omp's modified is the file's mtime (session-listing.ts).
+		ms := p.file.MtimeNs / 1e6
+		p.sess.LastActivityMs = &ms
+	}
 	if p.sess != nil {
 		s := *p.sess
 		b.session = &s
@@ -201,11 +218,12 @@ func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
 // next refresh reads it from scratch.
 func (p *parser) fingerprint() error {
 	if p.storedOffset > 0 {
-		head, err := hashRange(p.f, 0, min(p.storedOffset, hashSpan))
+		hs := p.file.SlotLen
+		head, err := hashRange(p.f, hs, min(p.storedOffset, hs+hashSpan))
 		if err != nil {
 			return err
 		}
-		tail, err := hashRange(p.f, max(0, p.storedOffset-hashSpan), p.storedOffset)
+		tail, err := hashRange(p.f, max(hs, p.storedOffset-hashSpan), p.storedOffset)
 		if err != nil {
 			return err
 		}
@@ -214,11 +232,12 @@ func (p *parser) fingerprint() error {
 			return nil
 		}
 	}
-	head, err := p.window(0, min(p.file.Offset, hashSpan))
+	hs := p.file.SlotLen // the head fingerprint starts after a title slot
+	head, err := p.window(hs, min(p.file.Offset, hs+hashSpan))
 	if err != nil {
 		return err
 	}
-	tail, err := p.window(max(0, p.file.Offset-hashSpan), p.file.Offset)
+	tail, err := p.window(max(hs, p.file.Offset-hashSpan), p.file.Offset)
 	if err != nil {
 		return err
 	}
@@ -277,6 +296,14 @@ func (p *parser) warn(b *batch, line int64, format string, args ...any) {
 
 // line ingests one non-blank line.
 func (p *parser) line(l jsonl.Line, b *batch) {
+	if l.Offset == 0 && !l.Unterminated && p.file.Kind != FileSession {
+		if s, ok := pi.ParseTitleSlot(l.Data); ok {
+			// omp's title slot: not an entry, nor a parsed line pi counts.
+			p.slot = &s
+			p.file.SlotLen, p.file.SlotHash = l.End(), slotHash(l.Data)
+			return
+		}
+	}
 	ln, err := decodeLine(l.Data)
 	if errors.Is(err, schema.ErrNotObject) {
 		// pi keeps any truthy JSON value as an entry, which shifts the
@@ -318,6 +345,13 @@ func (p *parser) header(l jsonl.Line, ln *schema.Line, b *batch) {
 	p.sess = &sessionRow{
 		SessionID: h.ID, Version: h.Version, Cwd: h.Cwd,
 		ParentSession: h.ParentSession, BranchedFrom: h.BranchedFrom, Created: h.Timestamp,
+		Source: p.cand.Source, Subagent: p.cand.Subagent,
+	}
+	if p.slot != nil {
+		p.sess.Source = pidex.SourceOmp // a slot is omp's, wherever the file lies
+	}
+	if p.sess.Source == pidex.SourceOmp {
+		p.sess.Name = titleName(pi.HeaderTitle(ln, p.slot))
 	}
 	if ms, ok := js.ParseDate(h.Timestamp); ok {
 		p.sess.CreatedMs = &ms
@@ -347,6 +381,10 @@ func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
 		row.FirstKeptSeq = int64(*f.FirstKeptIndex) // resolved by the writer
 	}
 	for _, u := range f.Usage {
+		if u.TotalsOnly {
+			s.addUsage(u.Usage)
+			continue
+		}
 		p.usage(&row, u, b)
 	}
 	for _, c := range f.ToolCalls {
@@ -363,7 +401,7 @@ func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
 		s.Name = f.Name.Name // the latest session_info wins; empty clears
 	}
 	if p.inlineText {
-		if text := pi.Text(ln); text != "" {
+		if text := pi.SearchText(p.file.Path, ln, s.Source == pidex.SourceOmp); text != "" {
 			b.text = append(b.text, textRow{rowid: p.file.ID<<40 | l.Offset, text: fts.Prepare(text)})
 		}
 	}

@@ -112,24 +112,40 @@ func (ix *Indexer) planChanged(ctx context.Context, c candidate, sf storedFile) 
 		return job{}, readErr{fmt.Errorf("open session file: %w", err)}
 	}
 	defer fh.Close()
-	head, err := hashRange(fh, 0, min(f.Offset, hashSpan))
+	// A title slot (omp) is checked apart: still a slot of the same
+	// length, its title may have changed; the head fingerprint starts
+	// after it.
+	hs := f.SlotLen
+	slotChanged := false
+	if hs > 0 {
+		_, hash, ok, err := readSlot(fh, hs)
+		if err != nil {
+			return job{}, err
+		}
+		if !ok {
+			return fresh, nil
+		}
+		slotChanged = hash != f.SlotHash
+	}
+	head, err := hashRange(fh, hs, min(f.Offset, hs+hashSpan))
 	if err != nil {
 		return job{}, err
 	}
-	tail, err := hashRange(fh, max(0, f.Offset-hashSpan), f.Offset)
+	tail, err := hashRange(fh, max(hs, f.Offset-hashSpan), f.Offset)
 	if err != nil {
 		return job{}, err
 	}
 	if head != f.HeadHash || tail != f.TailHash {
 		return fresh, nil
 	}
-	if c.Size <= f.Size {
+	if c.Size <= f.Size && !slotChanged {
 		// No growth: touched, edited in place, or a racy stamp. Only
-		// the content says which.
+		// the content says which. (A new title slot is omp's title change,
+		// made in place: only the slot is read again.)
 		if onCheckContent != nil {
 			onCheckContent(c.Path)
 		}
-		if same, err := sameContent(fh, f.Offset, storedSum(sf.ContentCRC)); err != nil {
+		if same, err := sameContent(fh, hs, f.Offset, storedSum(sf.ContentCRC)); err != nil {
 			return job{}, err
 		} else if !same {
 			return fresh, nil
@@ -166,7 +182,7 @@ func (ix *Indexer) loadSession(ctx context.Context, fileID int64) (*sessionRow, 
 	var s sessionRow
 	err := ix.DB.GetContext(ctx, &s, `SELECT session_id, version, cwd, parent_session, branched_from, created, created_ms,
 		name, last_activity_ms, message_count, first_message, entry_count, leaf_id, leaf_offset,
-		input, output, cache_read, cache_write, total_tokens, cost FROM sessions WHERE file_id = ?`, fileID)
+		input, output, cache_read, cache_write, total_tokens, cost, source, subagent FROM sessions WHERE file_id = ?`, fileID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("load session for file %d: catalog row missing", fileID)
 	}

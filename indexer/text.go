@@ -42,6 +42,7 @@ type textJob struct {
 	path       string
 	from, to   int64 // text_offset now, and the offset to reach
 	generation int64
+	source     string // the session's agent (omp's entries may point to artifacts)
 }
 
 type textRow struct {
@@ -175,8 +176,9 @@ func (ix *Indexer) textJobs(ctx context.Context, roots []string) ([]textJob, err
 	if len(roots) == 0 {
 		return nil, nil
 	}
-	q, args, err := sqlx.In(`SELECT id, path, text_offset, offset, generation FROM files
-		WHERE kind = 'session' AND text_offset < offset AND root IN (?)`, roots)
+	q, args, err := sqlx.In(`SELECT f.id, f.path, f.text_offset, f.offset, f.generation, COALESCE(s.source, '') FROM files f
+		LEFT JOIN sessions s ON s.file_id = f.id
+		WHERE f.kind = 'session' AND f.text_offset < f.offset AND f.root IN (?)`, roots)
 	if err != nil {
 		return nil, fmt.Errorf("plan text index: %w", err)
 	}
@@ -188,7 +190,7 @@ func (ix *Indexer) textJobs(ctx context.Context, roots []string) ([]textJob, err
 	var jobs []textJob
 	for rows.Next() {
 		var j textJob
-		if err := rows.Scan(&j.fileID, &j.path, &j.from, &j.to, &j.generation); err != nil {
+		if err := rows.Scan(&j.fileID, &j.path, &j.from, &j.to, &j.generation, &j.source); err != nil {
 			return nil, fmt.Errorf("plan text index: %w", err)
 		}
 		jobs = append(jobs, j)
@@ -232,7 +234,7 @@ func (ix *Indexer) readText(ctx context.Context, j textJob, out chan<- *textBatc
 		}
 		b.bytes += e.length
 		if l, _ := decodeLine(line); l != nil {
-			if text := pi.Text(l); text != "" {
+			if text := pi.SearchText(j.path, l, j.source == pidex.SourceOmp); text != "" {
 				b.rows = append(b.rows, textRow{rowid: j.fileID<<40 | e.offset, text: fts.Prepare(text)})
 			}
 		}

@@ -70,7 +70,7 @@ func (ix *Indexer) Watch(ctx context.Context, opt WatchOptions) error {
 		return fmt.Errorf("start watcher: %w", err)
 	}
 	defer w.Close()
-	roots, err := AbsRoots(ix.Roots)
+	roots, err := resolveRoots(ix.Roots)
 	if err != nil {
 		return err
 	}
@@ -152,29 +152,45 @@ func (ix *Indexer) Watch(ctx context.Context, opt WatchOptions) error {
 }
 
 // watchRoots adds a watch on every root and on each of its immediate
-// folders (pi's project folders), where session files live. Adding an
-// existing watch is a no-op; a root that does not exist yet is picked up
-// by a later call.
-func watchRoots(w *fsnotify.Watcher, roots []string) {
+// folders (project folders), where session files live, and on the deeper
+// folders of the root's layout (omp's artifacts folders, OpenClaw's
+// agents' sessions). Adding an existing watch is a no-op; a root that does
+// not exist yet is picked up by a later call.
+func watchRoots(w *fsnotify.Watcher, roots []root) {
 	for _, r := range roots {
-		if err := w.Add(r); err != nil {
+		if err := w.Add(r.path); err != nil {
 			// Not there yet (pi has not run): watch the nearest folder that
 			// exists, so its creation is an event like any other instead of
 			// waiting for the safety-net refresh.
-			watchNearest(w, r)
+			watchNearest(w, r.path)
 			continue
 		}
-		ents, err := os.ReadDir(r)
-		if err != nil {
-			continue
-		}
-		for _, e := range ents {
-			p := r + string(os.PathSeparator) + e.Name()
-			if isDir(e, p) {
-				_ = w.Add(p)
+		for _, d := range subfolders(r.path) {
+			_ = w.Add(d)
+			if r.source == pidex.SourcePi {
+				continue // pi keeps nothing deeper
+			}
+			for _, dd := range deeperDirs(r.source, subfolders(d)) {
+				_ = w.Add(dd)
 			}
 		}
 	}
+}
+
+// subfolders lists the folders in dir (links to folders included).
+func subfolders(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		p := dir + string(os.PathSeparator) + e.Name()
+		if isDir(e, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // watchNearest watches the nearest existing ancestor of a missing root.

@@ -101,16 +101,16 @@ func upsertFile(ctx context.Context, tx *wtx, f *File, sum any, racy bool) (int6
 	var id int64
 	err := tx.get(ctx, &id, `INSERT INTO files
 		(path, root, kind, dev, ino, size, mtime_ns, offset, head_hash, tail_hash, open_tail, lines, seq, version, last_id, warnings,
-		 content_crc, racy)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		 content_crc, racy, slot_len, slot_hash)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT(path) DO UPDATE SET root=excluded.root, kind=excluded.kind, dev=excluded.dev, ino=excluded.ino,
 		  size=excluded.size, mtime_ns=excluded.mtime_ns, offset=excluded.offset, head_hash=excluded.head_hash,
 		  tail_hash=excluded.tail_hash, open_tail=excluded.open_tail, lines=excluded.lines, seq=excluded.seq,
 		  version=excluded.version, last_id=excluded.last_id, warnings=excluded.warnings,
-		  content_crc=excluded.content_crc, racy=excluded.racy
+		  content_crc=excluded.content_crc, racy=excluded.racy, slot_len=excluded.slot_len, slot_hash=excluded.slot_hash
 		RETURNING id`,
 		f.Path, f.Root, f.Kind, f.Dev, f.Ino, f.Size, f.MtimeNs, f.Offset, f.HeadHash, f.TailHash, f.OpenTail,
-		f.Lines, f.Seq, f.Version, f.LastID, f.Warnings, sum, racy)
+		f.Lines, f.Seq, f.Version, f.LastID, f.Warnings, sum, racy, f.SlotLen, f.SlotHash)
 	if err != nil {
 		return 0, fmt.Errorf("write file %s: %w", f.Path, err)
 	}
@@ -292,11 +292,11 @@ func putSession(ctx context.Context, tx *wtx, id int64, s *sessionRow) error {
 	err := tx.exec(ctx, `INSERT OR REPLACE INTO sessions
 		(file_id, session_id, version, cwd, parent_session, branched_from, created, created_ms, name, last_activity_ms,
 		 message_count, first_message, entry_count, leaf_id, leaf_offset,
-		 input, output, cache_read, cache_write, total_tokens, cost)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		 input, output, cache_read, cache_write, total_tokens, cost, source, subagent)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		id, s.SessionID, s.Version, s.Cwd, s.ParentSession, s.BranchedFrom, s.Created, s.CreatedMs, s.Name, s.LastActivityMs,
 		s.MessageCount, s.FirstMessage, s.EntryCount, s.LeafID, s.LeafOffset,
-		s.Input, s.Output, s.CacheRead, s.CacheWrite, s.TotalTokens, s.Cost)
+		s.Input, s.Output, s.CacheRead, s.CacheWrite, s.TotalTokens, s.Cost, s.Source, s.Subagent)
 	if err != nil {
 		return fmt.Errorf("write session: %w", err)
 	}

@@ -15,13 +15,14 @@ import (
 )
 
 type costArgs struct {
-	By       []string `json:"by,omitempty" jsonschema:"group by these, in order (default [\"day\"]): day, week, month (in tz), model, provider, project, session, source"`
+	By       []string `json:"by,omitempty" jsonschema:"group by these, in order (default [\"day\"]): day, week, month (in tz), model, provider, project, session, source, agent"`
 	TZ       string   `json:"tz,omitempty" jsonschema:"IANA time zone of days, weeks and months, e.g. Europe/Paris (default: the server's zone)"`
 	Since    string   `json:"since,omitempty" jsonschema:"only calls at or after: a date (2026-11-01, in tz), an RFC 3339 time, or a duration back from now (12h, 7d, 2w)"`
 	Until    string   `json:"until,omitempty" jsonschema:"only calls before this (a bare date includes that day)"`
 	Project  string   `json:"project,omitempty" jsonschema:"only sessions whose working directory contains this (ignoring case)"`
 	Cwd      string   `json:"cwd,omitempty" jsonschema:"only sessions whose working directory is exactly this"`
 	Session  string   `json:"session,omitempty" jsonschema:"only this session: an id, a unique prefix, a name, or a path"`
+	Agent    string   `json:"agent,omitempty" jsonschema:"only sessions written by these agents, comma-separated: pi, omp (oh-my-pi), openclaw"`
 	Model    string   `json:"model,omitempty" jsonschema:"only calls whose provider/model contains this"`
 	Source   []string `json:"source,omitempty" jsonschema:"only usage recorded by these: assistant (replies), toolResult (LLM work inside tools), compaction, branch_summary, usage"`
 	Branch   string   `json:"branch,omitempty" jsonschema:"all (default); active: calls on a session's current branch; abandoned: calls on branches the user left"`
@@ -94,7 +95,7 @@ func (s *Server) cost(ctx context.Context, in *costArgs) (reply[costResult], err
 	if err != nil {
 		return r, err
 	}
-	o := pidex.CostOptions{By: in.By, TZ: in.TZ, Since: in.Since, Until: in.Until, Project: in.Project, Cwd: in.Cwd,
+	o := pidex.CostOptions{By: in.By, TZ: in.TZ, Since: in.Since, Until: in.Until, Project: in.Project, Cwd: in.Cwd, Agent: in.Agent,
 		Model: in.Model, Source: strings.Join(in.Source, ","), Branch: in.Branch, NoDedup: in.NoDedup}
 	if len(in.By) == 0 {
 		o.By = nil // the domain's default

@@ -16,6 +16,7 @@ type searchArgs struct {
 	Project      string `json:"project,omitempty" jsonschema:"only sessions whose working directory contains this (ignoring case), e.g. a repository name"`
 	Cwd          string `json:"cwd,omitempty" jsonschema:"only sessions whose working directory is exactly this absolute path"`
 	Session      string `json:"session,omitempty" jsonschema:"only this session: an id, a unique prefix of one, a name, or a path"`
+	Agent        string `json:"agent,omitempty" jsonschema:"only sessions written by these agents, comma-separated: pi, omp (oh-my-pi), openclaw"`
 	Role         string `json:"role,omitempty" jsonschema:"only entries of this role: user (what the user typed), assistant (replies, thinking, tool calls), tool (tool results, bash output), summary (compactions, branch summaries)"`
 	Model        string `json:"model,omitempty" jsonschema:"only entries whose model contains this, e.g. opus or gpt-5"`
 	Since        string `json:"since,omitempty" jsonschema:"only entries at or after: a date (2026-11-01), an RFC 3339 time, or a duration back from now (12h, 7d, 2w)"`
@@ -102,7 +103,7 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 	if err != nil {
 		return r, err
 	}
-	o := pidex.SearchOptions{Query: in.Query, Project: in.Project, Cwd: in.Cwd, Role: in.Role, Model: in.Model,
+	o := pidex.SearchOptions{Query: in.Query, Project: in.Project, Cwd: in.Cwd, Agent: in.Agent, Role: in.Role, Model: in.Model,
 		Since: in.Since, Until: in.Until, Branch: in.Branch, Sort: in.Sort, Limit: limit + 1, Offset: offset}
 	if in.Session != "" {
 		ref, err := s.session(ctx, in.Session)
@@ -187,7 +188,7 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 	switch {
 	case out.Returned == 0 && offset == 0:
 		fmt.Fprintf(&b, "No %s for %s.", what, quoted(in.Query))
-		if in.Project != "" || in.Session != "" || in.Role != "" || in.Model != "" || in.Since != "" || in.Until != "" || in.Cwd != "" || in.Branch == pidex.BranchActive {
+		if in.Project != "" || in.Session != "" || in.Agent != "" || in.Role != "" || in.Model != "" || in.Since != "" || in.Until != "" || in.Cwd != "" || in.Branch == pidex.BranchActive {
 			b.WriteString(" Fewer filters, fewer words or a prefix* may find more.")
 		} else {
 			b.WriteString(" Other words, fewer words, a prefix* or OR may find more.")

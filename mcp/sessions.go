@@ -18,6 +18,7 @@ type listArgs struct {
 	Project  string `json:"project,omitempty" jsonschema:"only sessions whose working directory contains this (ignoring case), e.g. a repository name"`
 	Cwd      string `json:"cwd,omitempty" jsonschema:"only sessions whose working directory is exactly this absolute path"`
 	Name     string `json:"name,omitempty" jsonschema:"only sessions whose name contains this (ignoring case)"`
+	Agent    string `json:"agent,omitempty" jsonschema:"only sessions written by these agents, comma-separated: pi, omp (oh-my-pi), openclaw"`
 	Since    string `json:"since,omitempty" jsonschema:"only sessions active at or after: a date (2026-11-01), an RFC 3339 time, or a duration back from now (12h, 7d, 2w)"`
 	Until    string `json:"until,omitempty" jsonschema:"only sessions last active before this (a bare date includes that day)"`
 	Sort     string `json:"sort,omitempty" jsonschema:"modified (default: most recently active first), created, cost (most expensive first) or size (largest first)"`
@@ -84,7 +85,7 @@ func (s *Server) list(ctx context.Context, in *listArgs) (reply[listResult], err
 	if err != nil {
 		return r, err
 	}
-	o := pidex.ListOptions{Cwd: in.Cwd, Project: in.Project, Name: in.Name, Since: in.Since, Until: in.Until, Sort: in.Sort}
+	o := pidex.ListOptions{Cwd: in.Cwd, Project: in.Project, Name: in.Name, Agent: in.Agent, Since: in.Since, Until: in.Until, Sort: in.Sort}
 	total, err := s.eng.Count(ctx, o)
 	if err != nil {
 		return r, err

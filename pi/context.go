@@ -17,7 +17,8 @@ type Entry struct {
 	// Raw is the entry's JSON line as it is in the file.
 	Raw []byte `json:"-"`
 	// Decoded is Raw decoded (nil when the file changed under the catalog
-	// and the bytes no longer parse).
+	// and the bytes no longer parse); for oh-my-pi, with the images of its
+	// blob store resolved, as omp loads them.
 	Decoded *schema.Line `json:"-"`
 	// Cut: the line was too long to read whole for display, and Raw is a
 	// cut copy of it (long strings end with "…"; see jsonl.Shrink).

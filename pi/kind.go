@@ -42,6 +42,9 @@ type Kind struct {
 	// ContextEdit: the entry edits (or omits) its target's contribution to
 	// the model context.
 	ContextEdit bool
+	// Reset: oh-my-pi's /clear boundary; the model context starts after
+	// the latest one on a path, unless a compaction comes after it.
+	Reset bool
 	// Carries: the entry can contribute messages to the model context, and
 	// a reading view marks it "compacted" or "not in context" when it does
 	// not. (Settings entries before a compaction still apply, and labels
@@ -116,8 +119,13 @@ type UsageRecord struct {
 	Source          string // the carrier's UsageSource
 	Usage           schema.Usage
 	Provider, Model string
-	Kind            string // `usage` entries' category (cache_warm, …)
+	Kind            string // `usage` entries' category (cache_warm, …), model_usage's purpose
 	ResponseID      string
+	// TotalsOnly: counted in the session's totals only, not a call of its
+	// own (omp's task results carry their subagents' summed usage, whose
+	// calls are in the subagents' transcripts: getUsageStatistics counts
+	// the sum, omp stats the calls).
+	TotalsOnly bool
 }
 
 // LabelOp sets or clears the label of Target.

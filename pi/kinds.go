@@ -24,6 +24,7 @@ const (
 	sourceCompaction    = "compaction"     // a compaction's usage
 	sourceBranchSummary = "branch_summary" // a branch summary's usage
 	sourceUsage         = "usage"          // usage entries
+	sourceModelUsage    = "model_usage"    // omp's model_usage entries: LLM calls outside the transcript
 )
 
 func init() {
@@ -83,9 +84,9 @@ func init() {
 		Type:    schema.TypeThinkingLevelChange,
 		Example: `{"type":"thinking_level_change","id":"a2","parentId":"a1","timestamp":"2026-05-01T10:00:00.100Z","thinkingLevel":"medium"}`,
 		Text:    noText,
-		Preview: func(l *schema.Line) string { return l.ThinkingLevel },
+		Preview: thinkingLevel,
 		Show: func(l *schema.Line, _ Where) Shown {
-			return Shown{Title: "thinking level", Detail: l.ThinkingLevel}
+			return Shown{Title: "thinking level", Detail: thinkingLevel(l)}
 		},
 		Facts:    noFacts,
 		Context:  noContext,
@@ -99,7 +100,7 @@ func init() {
 		UsageSource: sourceCompaction,
 		Compaction:  true,
 		Carries:     true,
-		Text:        func(l *schema.Line) string { return l.Summary },
+		Text:        func(l *schema.Line) string { return joinText(rawStr(l, "shortSummary"), l.Summary) },
 		Preview:     func(l *schema.Line) string { return l.Summary },
 		Show:        showCompaction,
 		Facts: func(l *schema.Line) Facts {
@@ -248,15 +249,179 @@ func init() {
 		Context:  noContext,
 		Settings: noSettings,
 	})
+
+	// ---- oh-my-pi's kinds (@oh-my-pi/pi-coding-agent 18.2.3,
+	// session-entries.ts; testdata/gen/omp/README.md §4) ----
+	Register(Kind{
+		Type:        schema.TypeModelUsage,
+		Example:     `{"type":"model_usage","id":"mu1","parentId":"a1","timestamp":"2026-10-05T09:14:09.605Z","purpose":"auto-thinking","role":"tiny","api":"anthropic-messages","provider":"anthropic","model":"claude-haiku-4-5","usage":{"input":412,"output":9,"cacheRead":0,"cacheWrite":0,"totalTokens":421,"cost":{"input":0.000412,"output":0.000045,"cacheRead":0,"cacheWrite":0,"total":0.000457}},"stopReason":"stop"}`,
+		UsageSource: sourceModelUsage,
+		Text:        func(l *schema.Line) string { return rawStr(l, "errorMessage") },
+		Preview:     modelUsage,
+		Show: func(l *schema.Line, _ Where) Shown {
+			detail := modelUsage(l)
+			if l.Usage != nil {
+				detail += fmt.Sprintf(", %s tokens, $%.4f", strconv.FormatFloat(TotalTokens(*l.Usage), 'f', -1, 64), l.Usage.Cost.Total)
+			}
+			s := Shown{Title: "model call", Detail: detail}
+			if e := rawStr(l, "errorMessage"); e != "" {
+				s.Body = []Part{line("[error: " + e + "]")}
+			}
+			return s
+		},
+		Facts: func(l *schema.Line) Facts {
+			return Facts{Provider: l.Provider, Model: l.Model,
+				Usage: usageOf(sourceModelUsage, l.Usage, l.Provider, l.Model, rawStr(l, "purpose"), "")}
+		},
+		Context:  noContext,
+		Settings: noSettings,
+	})
+	Register(Kind{
+		Type:    schema.TypeTitleChange,
+		Example: `{"type":"title_change","id":"t1","parentId":"a2","timestamp":"2026-10-05T09:15:15.491Z","title":"Flaky upload retry on CI","source":"auto","trigger":"first-turn"}`,
+		// The title itself is the slot's (or the header's): this records
+		// the change, and holds the title whole (the slot may cut it).
+		Text:    func(l *schema.Line) string { return rawStr(l, "title") },
+		Preview: func(l *schema.Line) string { return "title " + strconv.Quote(rawStr(l, "title")) },
+		Show: func(l *schema.Line, _ Where) Shown {
+			detail := strconv.Quote(rawStr(l, "title"))
+			if src := rawStr(l, "source"); src != "" {
+				detail += " (" + src + ")"
+			}
+			return Shown{Title: "title", Detail: detail}
+		},
+		Facts:    noFacts,
+		Context:  noContext,
+		Settings: noSettings,
+	})
+	Register(Kind{
+		Type:    schema.TypeResetBoundary,
+		Example: `{"type":"reset_boundary","id":"r1","parentId":"a5","timestamp":"2026-10-06T14:09:00.000Z"}`,
+		Reset:   true,
+		Text:    noText,
+		Preview: func(*schema.Line) string { return "/clear" },
+		Show: func(*schema.Line, Where) Shown {
+			return Shown{Title: "context reset", Detail: "/clear: the model context starts after it"}
+		},
+		Facts:    noFacts,
+		Context:  noContext,
+		Settings: noSettings,
+	})
+	Register(Kind{
+		Type:     schema.TypeModeChange,
+		Example:  `{"type":"mode_change","id":"m1","parentId":"a1","timestamp":"2026-10-05T09:14:07.412Z","mode":"plan","data":{"planFile":".omp/plans/upload-retry.md"}}`,
+		Text:     noText,
+		Preview:  func(l *schema.Line) string { return "mode " + rawStr(l, "mode") },
+		Show:     func(l *schema.Line, _ Where) Shown { return Shown{Title: "mode", Detail: rawStr(l, "mode")} },
+		Facts:    noFacts,
+		Context:  noContext,
+		Settings: noSettings,
+	})
+	Register(Kind{
+		Type:    schema.TypeServiceTierChange,
+		Example: `{"type":"service_tier_change","id":"st1","parentId":"a1","timestamp":"2026-10-05T09:14:07.412Z","serviceTier":{"anthropic":"priority"}}`,
+		Text:    noText,
+		Preview: func(l *schema.Line) string { return "service tier " + js.Compact(js.Field(l.Raw, "serviceTier")) },
+		Show: func(l *schema.Line, _ Where) Shown {
+			return Shown{Title: "service tier", Detail: js.Compact(js.Field(l.Raw, "serviceTier"))}
+		},
+		Facts:    noFacts,
+		Context:  noContext,
+		Settings: noSettings,
+	})
+	Register(Kind{
+		Type:    schema.TypeSessionInit,
+		Example: `{"type":"session_init","id":"si1","parentId":null,"timestamp":"2026-10-08T16:46:20.000Z","systemPrompt":"You are a scout.","task":"List every call of uploadV1() with file:line.","tools":["read","grep"],"agent":"scout"}`,
+		Class:   "system",
+		// The subagent's task is what one looks for it by; its system
+		// prompt is boilerplate every subagent shares.
+		Text: func(l *schema.Line) string { return rawStr(l, "task") },
+		Preview: func(l *schema.Line) string {
+			return strings.TrimPrefix(rawStr(l, "agent")+": ", ": ") + rawStr(l, "task")
+		},
+		Show: func(l *schema.Line, _ Where) Shown {
+			return Shown{Title: "subagent start", Detail: rawStr(l, "agent"), Body: []Part{lines(rawStr(l, "task"))}}
+		},
+		Facts:    noFacts,
+		Context:  noContext,
+		Settings: noSettings,
+	})
+	Register(Kind{
+		Type:     schema.TypeTtsrInjection,
+		Example:  `{"type":"ttsr_injection","id":"tr1","parentId":"a4","timestamp":"2026-10-05T09:15:31.096Z","injectedRules":["no-sleep-in-tests"]}`,
+		Text:     func(l *schema.Line) string { return rules(l) },
+		Preview:  func(l *schema.Line) string { return "rules " + rules(l) },
+		Show:     func(l *schema.Line, _ Where) Shown { return Shown{Title: "rules injected", Detail: rules(l)} },
+		Facts:    noFacts,
+		Context:  noContext,
+		Settings: noSettings,
+	})
+	Register(Kind{
+		Type:    schema.TypeCredentialPin,
+		Example: `{"type":"credential_pin","id":"cp1","parentId":"a6","timestamp":"2026-10-05T09:16:26.691Z","provider":"anthropic","hash":"4f1c0d9e"}`,
+		Text:    noText,
+		Preview: func(l *schema.Line) string { return "credential " + l.Provider },
+		Show: func(l *schema.Line, _ Where) Shown {
+			return Shown{Title: "credential", Detail: "pinned for " + l.Provider}
+		},
+		Facts:    noFacts,
+		Context:  noContext,
+		Settings: noSettings,
+	})
 }
 
-// modelChange is a model_change as "provider/model" (forks write the
-// joined form in `model`).
+// modelChange is a model_change as "provider/model" (oh-my-pi writes the
+// joined form in `model`, with the role it is for).
 func modelChange(l *schema.Line) string {
 	if l.ModelID == "" && l.Model != "" {
+		if role := rawStr(l, "role"); role != "" && role != "default" {
+			return l.Model + " (" + role + ")"
+		}
 		return l.Model
 	}
 	return pidex.ModelName(l.Provider, l.ModelID)
+}
+
+// thinkingLevel is the level, with omp's selector when it differs
+// ("medium (auto)"); omp writes null for no level.
+func thinkingLevel(l *schema.Line) string {
+	level := l.ThinkingLevel
+	if level == "" && js.IsNull(js.Field(l.Raw, "thinkingLevel")) && js.Field(l.Raw, "thinkingLevel") != nil {
+		level = "off"
+	}
+	if c := rawStr(l, "configured"); c != "" && c != level {
+		level += " (" + c + ")"
+	}
+	return level
+}
+
+// modelUsage is a model_usage entry in one line: purpose, model, role.
+func modelUsage(l *schema.Line) string {
+	s := strings.TrimPrefix(rawStr(l, "purpose")+" ", " ") + pidex.ModelName(l.Provider, l.Model)
+	if role := rawStr(l, "role"); role != "" {
+		s += " (" + role + ")"
+	}
+	if sr := rawStr(l, "stopReason"); sr != "" && sr != "stop" {
+		s += ", " + sr
+	}
+	return s
+}
+
+// rules are a ttsr_injection's rule names.
+func rules(l *schema.Line) string {
+	var out []string
+	js.EachElement(js.Field(l.Raw, "injectedRules"), func(r json.RawMessage) {
+		if s, ok := js.StringValue(r); ok {
+			out = append(out, s)
+		}
+	})
+	return strings.Join(out, ", ")
+}
+
+// rawStr is a string field schema.Line does not decode ("" if absent).
+func rawStr(l *schema.Line, key string) string {
+	s, _ := js.StringValue(js.Field(l.Raw, key))
+	return s
 }
 
 func labelText(l *schema.Line) string {
@@ -297,10 +462,20 @@ func showCompaction(l *schema.Line, at Where) Shown {
 	} else {
 		detail += ", keeps nothing before it"
 	}
-	if l.FromHook {
+	if l.FromHook || js.Truthy(js.Field(l.Raw, "fromExtension")) { // pi's name, omp's
 		detail += ", by an extension"
 	}
-	body := []Part{lines(l.Summary)}
+	if m := rawStr(l, "method"); m != "" {
+		detail += ", " + m
+	}
+	if ta := js.Field(l.Raw, "tokensAfter"); js.IsNumber(ta) {
+		detail += ", " + string(ta) + " tokens after"
+	}
+	var body []Part
+	if s := rawStr(l, "shortSummary"); s != "" {
+		body = append(body, line(s))
+	}
+	body = append(body, lines(l.Summary))
 	if l.SystemMessage != nil {
 		body = append(body, line("[with a system message snapshot]"))
 	}

@@ -14,15 +14,21 @@ var knownTypes = []string{
 	schema.TypeMessage, schema.TypeThinkingLevelChange, schema.TypeModelChange, schema.TypeUsage,
 	schema.TypeCompaction, schema.TypeBranchSummary, schema.TypeCustom, schema.TypeCustomMessage,
 	schema.TypeContextEdit, schema.TypeLabel, schema.TypeSessionInfo,
+	// oh-my-pi's
+	schema.TypeModelUsage, schema.TypeTitleChange, schema.TypeResetBoundary, schema.TypeModeChange,
+	schema.TypeServiceTierChange, schema.TypeSessionInit, schema.TypeTtsrInjection, schema.TypeCredentialPin,
 }
 
 var knownRoles = []string{
 	schema.RoleUser, schema.RoleAssistant, schema.RoleToolResult, schema.RoleBashExecution,
 	schema.RoleCustom, schema.RoleSystem, schema.RoleBranchSummary, schema.RoleCompactionSummary,
+	schema.RoleDeveloper, schema.RolePythonExecution,
 }
 
 // Kinds without prose: nothing to search for in them.
-var withoutProse = map[string]bool{schema.TypeModelChange: true, schema.TypeThinkingLevelChange: true, schema.TypeCustom: true}
+var withoutProse = map[string]bool{schema.TypeModelChange: true, schema.TypeThinkingLevelChange: true, schema.TypeCustom: true,
+	schema.TypeModelUsage: true, schema.TypeResetBoundary: true, schema.TypeModeChange: true,
+	schema.TypeServiceTierChange: true, schema.TypeCredentialPin: true}
 
 func TestKnownKindsRegistered(t *testing.T) {
 	for _, typ := range knownTypes {

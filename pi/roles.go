@@ -150,8 +150,12 @@ func init() {
 			return Shown{Title: "tool result", Detail: detail, Body: []Part{body}, Empty: "(no output)"}
 		},
 		Facts: func(m *schema.Message) Facts {
-			return Facts{Usage: usageOf(sourceToolResult, m.Usage, "", "", "", ""),
+			f := Facts{Usage: usageOf(sourceToolResult, m.Usage, "", "", "", ""),
 				ToolResult: &ToolResult{CallID: m.ToolCallID, Tool: m.ToolName, IsError: m.IsError}}
+			if u := subagentUsage(m); u != nil {
+				f.Usage = append(f.Usage, UsageRecord{Source: "subagent", Usage: *u, TotalsOnly: true})
+			}
+			return f
 		},
 	})
 	RegisterRole(Role{
@@ -191,6 +195,36 @@ func init() {
 		},
 		Facts: noMessageFacts,
 	})
+	// oh-my-pi's roles
+	RegisterRole(Role{
+		Role:    schema.RoleDeveloper,
+		Example: `{"role":"developer","content":"Use the repository's lint rules.","timestamp":1777629600000}`,
+		Class:   "system",
+		Text:    func(m *schema.Message) string { return ContentText(m.Content) },
+		Preview: defaultPreview,
+		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
+			return Shown{Title: "developer", Body: []Part{content(m.Content, true)}}
+		},
+		Facts: noMessageFacts,
+	})
+	RegisterRole(Role{
+		Role:    schema.RolePythonExecution,
+		Example: `{"role":"pythonExecution","code":"print(2+2)","output":"4","exitCode":0,"cancelled":false,"truncated":false,"timestamp":1777629608000}`,
+		Class:   "tool",
+		Group:   "tool",
+		Text: func(m *schema.Message) string {
+			return joinText(m.Code, m.Output)
+		},
+		Preview: func(m *schema.Message) string { return ">>> " + text.FirstLine(m.Code) },
+		Show: func(m *schema.Message, _ func() json.RawMessage) Shown {
+			s := Shown{Title: "python", Body: []Part{lines(m.Code), output(m.Output)}}
+			if m.ExcludeFromContext {
+				s.Detail = "not sent to the model"
+			}
+			return s
+		},
+		Facts: noMessageFacts,
+	})
 	RegisterRole(Role{
 		Role:    schema.RoleBranchSummary,
 		Example: `{"role":"branchSummary","summary":"Tried make; it passed.","fromId":"a3","timestamp":1777629610000}`,
@@ -216,6 +250,23 @@ func init() {
 		},
 		Facts: noMessageFacts,
 	})
+}
+
+// subagentUsage is the summed usage of the subagents an omp task tool
+// ran (details.usage of its result), nil for any other result.
+func subagentUsage(m *schema.Message) *schema.Usage {
+	if m.ToolName != "task" || len(m.Details) == 0 {
+		return nil
+	}
+	raw := js.Field(m.Details, "usage")
+	if raw == nil {
+		return nil
+	}
+	var u schema.Usage
+	if json.Unmarshal(raw, &u) != nil {
+		return nil
+	}
+	return &u
 }
 
 func showBash(m *schema.Message, _ func() json.RawMessage) Shown {
@@ -275,10 +326,25 @@ func ContentText(c schema.Content) string {
 		case schema.BlockThinking:
 			parts = append(parts, b.Thinking)
 		case schema.BlockToolCall:
-			parts = append(parts, joinText(b.Name, js.Compact(b.Arguments)))
+			parts = append(parts, joinText(b.Name, ArgumentsText(b.Arguments)))
 		}
 	}
 	return joinText(parts...)
+}
+
+// ArgumentsText is the searchable text of a tool call's arguments: their
+// names and values, strings decoded. The compacted JSON kept its escapes,
+// so a word after a newline or tab in a command ("ps aux\ndocker ps") was
+// indexed glued to the escape's letter ("ndocker") and never found.
+func ArgumentsText(args json.RawMessage) string {
+	var b strings.Builder
+	js.Scalars(args, func(s string) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(s)
+	})
+	return b.String()
 }
 
 // toolCalls lists the toolCall blocks of message content. It splits the

@@ -3,6 +3,8 @@ package query
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/pi"
@@ -72,19 +74,28 @@ const skeletonLine = previewCutLine
 
 // buildContext rebuilds the context of a branch from its entries.
 func (rd *Reader) buildContext(ctx context.Context, ref pidex.SessionRef, entries []pi.Entry) (*pi.SessionContext, error) {
-	var version int
-	if err := rd.db.GetContext(ctx, &version, "SELECT version FROM sessions WHERE file_id = ?", ref.FileID); err != nil {
-		return nil, fmt.Errorf("load session: %w", err)
+	var s struct {
+		Version int    `db:"version"`
+		Source  string `db:"source"`
+		Root    string `db:"root"`
 	}
-	firstKept, err := rd.firstKept(ctx, ref.FileID, version)
-	if err != nil {
-		return nil, err
+	if err := rd.db.GetContext(ctx, &s, "SELECT s.version, s.source, f.root FROM sessions s JOIN files f ON f.id = s.file_id WHERE s.file_id = ?", ref.FileID); err != nil {
+		return nil, fmt.Errorf("load session: %w", err)
 	}
 	labels, err := rd.Labels(ctx, ref.FileID)
 	if err != nil {
 		return nil, err
 	}
-	sc, err := pi.BuildContext(entries, version, firstKept)
+	var sc *pi.SessionContext
+	if s.Source == pidex.SourceOmp { // oh-my-pi rebuilds it its own way
+		sc, err = pi.BuildOmpContext(entries, blobStore(s.Root))
+	} else {
+		var firstKept map[int64]string
+		if firstKept, err = rd.firstKept(ctx, ref.FileID, s.Version); err != nil {
+			return nil, err
+		}
+		sc, err = pi.BuildContext(entries, s.Version, firstKept)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -96,6 +107,17 @@ func (rd *Reader) buildContext(ctx context.Context, ref pidex.SessionRef, entrie
 		sc.Path[i].Label = byTarget[sc.Path[i].ID]
 	}
 	return sc, nil
+}
+
+// blobStore reads omp's blobs of the sessions under root: <agent
+// dir>/blobs beside <agent dir>/sessions (XDG's data folder keeps the
+// same pair), one file per sha256 of the image's bytes.
+func blobStore(root string) func(hash string) ([]byte, bool) {
+	dir := filepath.Join(filepath.Dir(root), "blobs")
+	return func(hash string) ([]byte, bool) {
+		b, err := os.ReadFile(filepath.Join(dir, hash))
+		return b, err == nil
+	}
 }
 
 // firstKept maps the offsets of a v1 file's entries that name their first

@@ -18,16 +18,22 @@ import (
 // TestGoldenContext compares pidex's rebuilt model context with the one
 // pi computed (buildSessionContext) for every session that has one.
 func TestGoldenContext(t *testing.T) {
-	db := corpus(t)
+	for _, gs := range goldenSets {
+		testGoldenContext(t, gs)
+	}
+}
+
+func testGoldenContext(t *testing.T, gs goldenSet) {
+	db := corpusOf(t, gs)
 	ctx := context.Background()
 	checked := 0
-	for _, g := range loadGoldens(t) {
+	for _, g := range loadGoldensOf(t, gs) {
 		want := g.Context
 		if len(want) == 0 || string(want) == "null" || g.Hangs {
 			continue
 		}
-		t.Run(filepath.Base(g.File), func(t *testing.T) {
-			ref, ok := sessionRef(t, db, g)
+		t.Run(gs.name+"/"+filepath.Base(g.File), func(t *testing.T) {
+			ref, ok := sessionRefOf(t, gs, db, g)
 			if !ok {
 				t.Fatalf("pi has a context, pidex has no session")
 			}
@@ -53,8 +59,8 @@ func TestGoldenContext(t *testing.T) {
 		})
 		checked++
 	}
-	if checked < 20 {
-		t.Errorf("only %d goldens with a context", checked)
+	if checked < gs.min*2/3 {
+		t.Errorf("%s: only %d goldens with a context", gs.name, checked)
 	}
 }
 

@@ -21,6 +21,7 @@ type costPart struct {
 	Source       string  `db:"source"`
 	Cwd          string  `db:"cwd"`
 	SessionID    string  `db:"session_id"`
+	Agent        string  `db:"agent"`
 	Calls        int64   `db:"calls"`
 	Input        float64 `db:"input"`
 	Output       float64 `db:"output"`
@@ -83,8 +84,11 @@ func (rd *Reader) costSQL(ctx context.Context, f pidex.CostFilter) (string, []an
 	if f.Project != "" {
 		add("instr(lower(s.cwd), lower(?)) > 0", f.Project)
 	}
+	if len(f.Agents) > 0 {
+		add("s.source IN (?"+strings.Repeat(",?", len(f.Agents)-1)+")", anys(f.Agents)...)
+	}
 	joins := ""
-	if f.Cwd != "" || f.Project != "" || slices.Contains(f.By, "project") || slices.Contains(f.By, "session") {
+	if f.Cwd != "" || f.Project != "" || len(f.Agents) > 0 || slices.Contains(f.By, "project") || slices.Contains(f.By, "session") || slices.Contains(f.By, "agent") {
 		joins += " JOIN sessions s ON s.file_id = x.file_id"
 	}
 	if len(rd.roots) > 0 {
@@ -153,7 +157,9 @@ func keyCols(f pidex.CostFilter) (cols, group string) {
 	groups := []string{}
 	col := func(need bool, expr, name string) {
 		if need {
-			sel, groups = append(sel, expr+" AS "+name), append(groups, name)
+			// Grouped by the expression: a name may also be a column of a
+			// joined table (sessions.source).
+			sel, groups = append(sel, expr+" AS "+name), append(groups, expr)
 		} else {
 			sel = append(sel, "'' AS "+name)
 		}
@@ -165,6 +171,7 @@ func keyCols(f pidex.CostFilter) (cols, group string) {
 	col(by("source"), "x.source", "source")
 	col(by("project"), "s.cwd", "cwd")
 	col(by("session"), "s.session_id", "session_id")
+	col(by("agent"), "s.source", "agent")
 	return strings.Join(sel, ", "), strings.Join(groups, ", ")
 }
 

@@ -67,6 +67,8 @@ func costKey(k string, p *costPart) string {
 		return p.SessionID
 	case "source":
 		return p.Source
+	case "agent":
+		return p.Agent
 	}
 	return ""
 }

@@ -13,15 +13,35 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/query"
 )
 
 // The goldens under testdata/golden were computed by the real pi library
-// (testdata/gen/golden.mjs); these tests compare pidex's answers with them.
+// (testdata/gen/golden.mjs), those under testdata/golden-openclaw by the
+// same library on sessions written the way OpenClaw writes them
+// (golden-openclaw.mjs); these tests compare pidex's answers with them.
 
 const sessionsRoot = "../testdata/sessions"
+
+// goldenSet is a corpus and the goldens pi computed for it.
+type goldenSet struct {
+	name     string
+	sessions string   // the folder golden paths are relative to
+	roots    []string // the roots pidex indexes (Indexer.Roots)
+	goldens  string   // folder of the goldens
+	glob     string   // the per-file goldens, under goldens
+	min      int      // at least this many
+	source   string   // what pidex must call their agent
+}
+
+var (
+	piSet       = goldenSet{"pi", sessionsRoot, []string{sessionsRoot}, "../testdata/golden", "*/*.json", 30, pidex.SourcePi}
+	openClawSet = goldenSet{"openclaw", "../testdata/sessions-openclaw", []string{"../testdata/sessions-openclaw/agents"},
+		"../testdata/golden-openclaw", "agents/*/sessions/*.json", 4, pidex.SourceOpenClaw}
+	goldenSets = []goldenSet{piSet, openClawSet}
+)
 
 // golden is the part of a golden file these tests read.
 type golden struct {
@@ -79,10 +99,12 @@ type goldenInfo struct {
 // `modified` equal to it means pi fell back to the file's mtime.
 const fakeMtime = "2001-02-03T04:05:06.000Z"
 
-func loadGoldens(t *testing.T) []golden {
+func loadGoldens(t *testing.T) []golden { return loadGoldensOf(t, piSet) }
+
+func loadGoldensOf(t *testing.T, set goldenSet) []golden {
 	t.Helper()
-	files, err := filepath.Glob("../testdata/golden/*/*.json")
-	if err != nil || len(files) < 30 {
+	files, err := filepath.Glob(filepath.Join(set.goldens, set.glob))
+	if err != nil || len(files) < set.min {
 		t.Fatalf("goldens missing: %d files (%v)", len(files), err)
 	}
 	var gs []golden
@@ -103,36 +125,47 @@ func loadGoldens(t *testing.T) []golden {
 	return gs
 }
 
-var (
-	corpusOnce sync.Once
-	corpusDB   *catalog.DB
-	corpusErr  error
-)
-
-// corpus indexes testdata/sessions once into a temporary catalog.
-func corpus(t testing.TB) *catalog.DB {
-	t.Helper()
-	corpusOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "pidex-golden")
-		if err != nil {
-			corpusErr = err
-			return
-		}
-		corpusDB, corpusErr = catalog.Open(context.Background(), filepath.Join(dir, "c.sqlite"))
-		if corpusErr != nil {
-			return
-		}
-		_, corpusErr = (&indexer.Indexer{DB: corpusDB, Roots: []string{sessionsRoot}}).Refresh(context.Background())
-	})
-	if corpusErr != nil {
-		t.Fatal(corpusErr)
-	}
-	return corpusDB
+type corpusOnce struct {
+	once sync.Once
+	db   *catalog.DB
+	err  error
 }
 
-func absPath(t testing.TB, rel string) string {
+var corpora sync.Map // set name → *corpusOnce
+
+// corpus indexes testdata/sessions once into a temporary catalog.
+func corpus(t testing.TB) *catalog.DB { return corpusOf(t, piSet) }
+
+// corpusOf indexes a golden set's roots once into a temporary catalog.
+func corpusOf(t testing.TB, set goldenSet) *catalog.DB {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join(sessionsRoot, rel))
+	v, _ := corpora.LoadOrStore(set.name, &corpusOnce{})
+	c := v.(*corpusOnce)
+	c.once.Do(func() {
+		dir, err := os.MkdirTemp("", "pidex-golden")
+		if err != nil {
+			c.err = err
+			return
+		}
+		c.db, c.err = catalog.Open(context.Background(), filepath.Join(dir, "c.sqlite"))
+		if c.err != nil {
+			return
+		}
+		_, c.err = (&indexer.Indexer{DB: c.db, Roots: set.roots}).Refresh(context.Background())
+	})
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	return c.db
+}
+
+func absPath(t testing.TB, rel string) string { return set(piSet).abs(t, rel) }
+
+type set goldenSet
+
+func (s set) abs(t testing.TB, rel string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join(s.sessions, rel))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,24 +174,30 @@ func absPath(t testing.TB, rel string) string {
 
 // sessionRef finds a golden's file among the catalog's sessions.
 func sessionRef(t *testing.T, db *catalog.DB, g golden) (pidex.SessionRef, bool) {
+	return sessionRefOf(t, piSet, db, g)
+}
+
+func sessionRefOf(t *testing.T, gs goldenSet, db *catalog.DB, g golden) (pidex.SessionRef, bool) {
 	t.Helper()
-	ref, err := query.New(db, nil).Resolve(context.Background(), absPath(t, g.File))
+	ref, err := query.New(db, nil).Resolve(context.Background(), set(gs).abs(t, g.File))
 	if err != nil {
 		return pidex.SessionRef{}, false
 	}
 	return ref, true
 }
 
-// eachSession runs fn as a subtest for every golden whose file pidex
-// catalogued as a session.
+// eachSession runs fn as a subtest for every golden, of every set, whose
+// file pidex catalogued as a session.
 func eachSession(t *testing.T, fn func(t *testing.T, db *catalog.DB, g golden, ref pidex.SessionRef)) {
-	db := corpus(t)
-	for _, g := range loadGoldens(t) {
-		ref, ok := sessionRef(t, db, g)
-		if !ok || !g.LoaderAccepts {
-			continue
+	for _, gs := range goldenSets {
+		db := corpusOf(t, gs)
+		for _, g := range loadGoldensOf(t, gs) {
+			ref, ok := sessionRefOf(t, gs, db, g)
+			if !ok || !g.LoaderAccepts {
+				continue
+			}
+			t.Run(gs.name+"/"+filepath.Base(g.File), func(t *testing.T) { fn(t, db, g, ref) })
 		}
-		t.Run(filepath.Base(g.File), func(t *testing.T) { fn(t, db, g, ref) })
 	}
 }
 
@@ -166,11 +205,13 @@ func eachSession(t *testing.T, fn func(t *testing.T, db *catalog.DB, g golden, r
 // open it). pi's listing deviates from its own loader in three fixtures;
 // README.md explains why pidex follows the loader there.
 func TestGoldenWhichFilesAreSessions(t *testing.T) {
-	db := corpus(t)
-	for _, g := range loadGoldens(t) {
-		_, ok := sessionRef(t, db, g)
-		if ok != g.LoaderAccepts {
-			t.Errorf("%s: pidex session=%v, pi loader accepts=%v", g.File, ok, g.LoaderAccepts)
+	for _, gs := range goldenSets {
+		db := corpusOf(t, gs)
+		for _, g := range loadGoldensOf(t, gs) {
+			_, ok := sessionRefOf(t, gs, db, g)
+			if ok != g.LoaderAccepts {
+				t.Errorf("%s: pidex session=%v, pi loader accepts=%v", g.File, ok, g.LoaderAccepts)
+			}
 		}
 	}
 }
@@ -280,14 +321,21 @@ var _ = sort.Strings
 
 // The listing record matches pi's pidex.Session field for field.
 func TestGoldenListInfo(t *testing.T) {
-	db := corpus(t)
+	for _, gs := range goldenSets {
+		testGoldenListInfo(t, gs)
+	}
+}
+
+func testGoldenListInfo(t *testing.T, gs goldenSet) {
+	db := corpusOf(t, gs)
 	ctx := context.Background()
-	for _, g := range loadGoldens(t) {
-		ref, ok := sessionRef(t, db, g)
+	absPath := set(gs).abs
+	for _, g := range loadGoldensOf(t, gs) {
+		ref, ok := sessionRefOf(t, gs, db, g)
 		if !ok || g.Info == nil {
 			continue
 		}
-		t.Run(filepath.Base(g.File), func(t *testing.T) {
+		t.Run(gs.name+"/"+filepath.Base(g.File), func(t *testing.T) {
 			got, err := query.New(db, nil).Session(ctx, ref.FileID)
 			if err != nil {
 				t.Fatal(err)
@@ -314,17 +362,28 @@ func TestGoldenListInfo(t *testing.T) {
 			check("modified", got.Modified, want.Modified)
 			check("messageCount", got.MessageCount, want.MessageCount)
 			check("firstMessage", got.FirstMessage, want.FirstMessage)
+			check("source", got.Source, gs.source)
 		})
 	}
 }
 
 // pi's listAll order for each project folder: modified, newest first.
 func TestGoldenListOrder(t *testing.T) {
-	db := corpus(t)
-	dirs, _ := filepath.Glob("../testdata/golden/*/_listAll.json")
+	for _, gs := range goldenSets {
+		testGoldenListOrder(t, gs)
+	}
+}
+
+func testGoldenListOrder(t *testing.T, gs goldenSet) {
+	db := corpusOf(t, gs)
+	dirs, _ := filepath.Glob(filepath.Join(gs.goldens, filepath.Dir(gs.glob), "_listAll.json"))
+	if len(dirs) == 0 {
+		t.Fatalf("%s: no listings", gs.name)
+	}
 	for _, f := range dirs {
-		folder := filepath.Base(filepath.Dir(f))
-		t.Run(folder, func(t *testing.T) {
+		rel, _ := filepath.Rel(gs.goldens, filepath.Dir(f))
+		folder := set(gs).abs(t, rel)
+		t.Run(gs.name+"/"+rel, func(t *testing.T) {
 			var want []goldenInfo
 			b, _ := os.ReadFile(f)
 			if err := json.Unmarshal(b, &want); err != nil {
@@ -336,7 +395,7 @@ func TestGoldenListOrder(t *testing.T) {
 			}
 			var got []string
 			for _, s := range all {
-				if filepath.Base(filepath.Dir(s.Path)) == folder {
+				if filepath.Dir(s.Path) == folder {
 					got = append(got, filepath.Base(s.Path))
 				}
 			}
@@ -347,8 +406,8 @@ func TestGoldenListOrder(t *testing.T) {
 				}
 				exp = append(exp, filepath.Base(w.Path))
 			}
-			for _, g := range loadGoldens(t) {
-				if g.LoaderAccepts && !g.IsSession && filepath.Base(filepath.Dir(g.File)) == folder {
+			for _, g := range loadGoldensOf(t, gs) {
+				if g.LoaderAccepts && !g.IsSession && filepath.Dir(set(gs).abs(t, g.File)) == folder {
 					exp = insertByModified(exp, g, all)
 				}
 			}
@@ -405,9 +464,15 @@ type goldenNode struct {
 // pi pushes the surviving node once per occurrence, repeating subtrees;
 // pidex shows each id once (README).
 func TestGoldenTree(t *testing.T) {
-	db := corpus(t)
-	for _, g := range loadGoldens(t) {
-		ref, ok := sessionRef(t, db, g)
+	for _, gs := range goldenSets {
+		testGoldenTree(t, gs)
+	}
+}
+
+func testGoldenTree(t *testing.T, gs goldenSet) {
+	db := corpusOf(t, gs)
+	for _, g := range loadGoldensOf(t, gs) {
+		ref, ok := sessionRefOf(t, gs, db, g)
 		if !ok || !g.LoaderAccepts || len(g.Tree) == 0 {
 			continue
 		}
@@ -415,12 +480,12 @@ func TestGoldenTree(t *testing.T) {
 			EntryCount    int `json:"entryCount"`
 			UniqueIDCount int `json:"uniqueIdCount"`
 		}
-		b, _ := os.ReadFile(filepath.Join("../testdata/golden", strings.TrimSuffix(g.File, ".jsonl")+".json"))
+		b, _ := os.ReadFile(filepath.Join(gs.goldens, strings.TrimSuffix(g.File, ".jsonl")+".json"))
 		_ = json.Unmarshal(b, &raw)
 		if raw.EntryCount != raw.UniqueIDCount {
 			continue
 		}
-		t.Run(filepath.Base(g.File), func(t *testing.T) {
+		t.Run(gs.name+"/"+filepath.Base(g.File), func(t *testing.T) {
 			var want []*goldenNode
 			if err := json.Unmarshal(g.Tree, &want); err != nil {
 				t.Fatal(err)

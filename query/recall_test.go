@@ -2,18 +2,22 @@ package query_test
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/pi"
+	"github.com/pidex-dev/pidex/query"
 	"github.com/pidex-dev/pidex/schema"
 )
 
@@ -189,4 +193,114 @@ func splitCJK(tok string) []string {
 		out = append(out, string(cur))
 	}
 	return out
+}
+
+// Every word of a tool call's arguments is found in its entry: words after
+// a newline or a tab inside a string (a multi-line bash command), in
+// argument names, and in nested values. The expected set is a scan of the
+// arguments decoded by encoding/json, independent of pi.Text.
+func TestToolArgumentsRecall(t *testing.T) {
+	e := newSearchEnv(t)
+	r := rand.New(rand.NewPCG(3, 5))
+	seps := []string{"\n", "\t", "\r\n", "\\", " && ", "\n\t", "\"", "/"}
+	word := func() string {
+		if r.IntN(3) == 0 {
+			return fmt.Sprintf("zqarg%03d", r.IntN(200))
+		}
+		return recallWords[r.IntN(len(recallWords))]
+	}
+	phrase := func() string {
+		var b strings.Builder
+		for range 2 + r.IntN(6) {
+			b.WriteString(word())
+			b.WriteString(seps[r.IntN(len(seps))])
+		}
+		return b.String()
+	}
+	var lines []string
+	lines = append(lines, hdr("args-1", "/w/args"))
+	parent := "null"
+	for i := range 120 {
+		args := map[string]any{"command": phrase(), "description": phrase()}
+		if i%3 == 0 {
+			args["opts\n"+word()] = []any{phrase(), map[string]any{"inner\t" + word(): phrase()}, 42}
+		}
+		raw, _ := json.Marshal(args)
+		id := fmt.Sprintf("t%d", i)
+		lines = append(lines, fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-05-01T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c%d","name":"bash","arguments":%s}],"provider":"anthropic","model":"m"}}`,
+			id, parent, i, raw))
+		parent = strconv.Quote(id)
+	}
+	e.file("--w-args--/args.jsonl", lines...)
+	e.refresh()
+
+	// The scan: each entry's arguments decoded, every key and string value.
+	want := map[string]map[string]bool{} // folded word → entry ids
+	for _, l := range lines[1:] {
+		var ent struct {
+			ID      string
+			Message struct {
+				Content []struct{ Arguments any }
+			}
+		}
+		if err := json.Unmarshal([]byte(l), &ent); err != nil {
+			t.Fatal(err)
+		}
+		var walk func(v any)
+		add := func(s string) {
+			for _, w := range tokenRE.FindAllString(s, -1) {
+				w = fts.Fold(w)
+				if want[w] == nil {
+					want[w] = map[string]bool{}
+				}
+				want[w][ent.ID] = true
+			}
+		}
+		walk = func(v any) {
+			switch v := v.(type) {
+			case string:
+				add(v)
+			case []any:
+				for _, x := range v {
+					walk(x)
+				}
+			case map[string]any:
+				for k, x := range v {
+					add(k)
+					walk(x)
+				}
+			}
+		}
+		walk(ent.Message.Content[0].Arguments)
+	}
+	rd := query.New(e.ix.DB, nil)
+	missed := 0
+	for w, ids := range want {
+		n, err := fts.Parse(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits, err := rd.Search(context.Background(), n, pidex.SearchFilter{Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, h := range hits {
+			got[h.EntryID] = true
+		}
+		for id := range ids {
+			if !got[id] {
+				missed++
+				if missed <= 10 {
+					t.Errorf("%q: entry %s holds it in its arguments, search does not find it there", w, id)
+				}
+			}
+		}
+		if strings.HasPrefix(w, "zqarg") && len(got) != len(ids) {
+			t.Errorf("%q: search finds %d entries, the arguments of %d hold it", w, len(got), len(ids))
+		}
+	}
+	if missed > 0 {
+		t.Errorf("%d (word, entry) pairs of %d words missed", missed, len(want))
+	}
 }

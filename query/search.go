@@ -33,6 +33,9 @@ func (rd *Reader) searchFrom(q fts.Node, f pidex.SearchFilter) (string, []any) {
 	if f.Cwd != "" {
 		add("s.cwd = ?", f.Cwd)
 	}
+	if len(f.Agents) > 0 {
+		add("s.source IN (?"+strings.Repeat(",?", len(f.Agents)-1)+")", anys(f.Agents)...)
+	}
 	if f.FileID != 0 {
 		add("e.file_id = ?", f.FileID)
 	}
@@ -109,7 +112,7 @@ func with(f pidex.SearchFilter, capped bool) string {
 
 // unfiltered reports whether f narrows nothing but the roots.
 func unfiltered(f pidex.SearchFilter) bool {
-	return f.Project == "" && f.Cwd == "" && f.FileID == 0 && f.Role == "" && f.Model == "" && f.Since.IsZero() && f.Until.IsZero() && !f.Active
+	return f.Project == "" && f.Cwd == "" && len(f.Agents) == 0 && f.FileID == 0 && f.Role == "" && f.Model == "" && f.Since.IsZero() && f.Until.IsZero() && !f.Active
 }
 
 // Search returns the entries matching q and f, best first (or newest
@@ -205,7 +208,7 @@ func snippets(hits []pidex.Hit, lengths []int64, terms []fts.Term) {
 		if l == nil {
 			continue
 		}
-		h.Segments = fts.Snippet(pi.Text(l), terms, 160)
+		h.Segments = fts.Snippet(pi.SearchText(h.Path, l, true), terms, 160) // only omp's lines name artifacts
 		h.Snippet, h.Highlights = flatten(h.Segments)
 	}
 }

@@ -19,7 +19,7 @@ const modifiedSQL = `CASE WHEN s.last_activity_ms > 0 THEN s.last_activity_ms
 const infoSQL = `SELECT s.file_id, f.path, s.session_id, s.cwd, s.name, s.parent_session, s.created_ms,
 	` + modifiedSQL + ` AS modified, s.message_count, COALESCE(s.first_message, '') AS first_message,
 	s.entry_count, s.leaf_id, s.branch_points, s.models, s.input, s.output, s.cache_read, s.cache_write,
-	s.total_tokens, s.cost, f.size
+	s.total_tokens, s.cost, f.size, s.source
 	FROM sessions s JOIN files f ON f.id = s.file_id`
 
 type infoRow struct {
@@ -44,6 +44,7 @@ type infoRow struct {
 	TotalTokens   float64
 	Cost          float64
 	Size          int64
+	Source        string
 }
 
 func (r *infoRow) info() pidex.Session {
@@ -52,7 +53,7 @@ func (r *infoRow) info() pidex.Session {
 		Modified: pidex.Time(r.Modified), MessageCount: r.MessageCount, FirstMessage: r.FirstMessage,
 		EntryCount: r.EntryCount, LeafID: r.LeafID, BranchPoints: r.BranchPoints,
 		Tokens: pidex.Tokens{Input: r.Input, Output: r.Output, CacheRead: r.CacheRead, CacheWrite: r.CacheWrite, Total: r.TotalTokens},
-		Cost:   r.Cost, SizeBytes: r.Size, Models: []string{},
+		Cost:   r.Cost, SizeBytes: r.Size, Models: []string{}, Source: r.Source,
 	}
 	if r.ParentSession != "" {
 		p := r.ParentSession
@@ -88,7 +89,9 @@ func parseModels(s string) []string {
 
 // listWhere is the WHERE clause of f's filters ("" for none).
 func (rd *Reader) listWhere(f pidex.ListFilter) (string, []any) {
-	var where []string
+	// omp's subagent transcripts are not listed (omp lists
+	// <sessions>/*/*.jsonl only); search and cost read them.
+	where := []string{"s.subagent = 0"}
 	var args []any
 	if len(rd.roots) > 0 {
 		cond, a := inRoots("f", rd.roots)
@@ -103,14 +106,14 @@ func (rd *Reader) listWhere(f pidex.ListFilter) (string, []any) {
 	if f.Name != "" {
 		where, args = append(where, "instr(lower(s.name), lower(?)) > 0"), append(args, f.Name)
 	}
+	if len(f.Agents) > 0 {
+		where, args = append(where, "s.source IN (?"+strings.Repeat(",?", len(f.Agents)-1)+")"), append(args, anys(f.Agents)...)
+	}
 	if !f.Since.IsZero() {
 		where, args = append(where, modifiedSQL+" >= ?"), append(args, f.Since.UnixMilli())
 	}
 	if !f.Until.IsZero() {
 		where, args = append(where, modifiedSQL+" < ?"), append(args, f.Until.UnixMilli())
-	}
-	if len(where) == 0 {
-		return "", nil
 	}
 	return " WHERE " + strings.Join(where, " AND "), args
 }
@@ -169,18 +172,20 @@ func (rd *Reader) List(ctx context.Context, f pidex.ListFilter) ([]pidex.Session
 
 // orderSQL is orderBy in SQL, for queries with a limit.
 var orderSQL = map[string]string{
-	"":                 "modified DESC, f.path",
-	pidex.SortModified: "modified DESC, f.path",
+	"":                 "modified DESC, s.created_ms IS NULL, s.created_ms DESC, f.path",
+	pidex.SortModified: "modified DESC, s.created_ms IS NULL, s.created_ms DESC, f.path",
 	pidex.SortCreated:  "s.created_ms IS NULL, s.created_ms DESC, f.path",
 	pidex.SortCost:     "s.cost DESC, modified DESC, f.path",
 	pidex.SortSize:     "f.size DESC, modified DESC, f.path",
 }
 
 // sortKeys are the keys of each sort order, all descending; the path
-// breaks remaining ties so the order is the same on every run.
+// breaks remaining ties so the order is the same on every run. Sessions
+// modified at the same time are newest-created first, as omp lists them
+// (pi's listing leaves them in folder order).
 var sortKeys = map[string][]func(*pidex.Session) float64{
-	"":                 {modifiedKey},
-	pidex.SortModified: {modifiedKey},
+	"":                 {modifiedKey, createdKey},
+	pidex.SortModified: {modifiedKey, createdKey},
 	pidex.SortCreated:  {createdKey},
 	pidex.SortCost:     {func(s *pidex.Session) float64 { return s.Cost }, modifiedKey},
 	pidex.SortSize:     {func(s *pidex.Session) float64 { return float64(s.SizeBytes) }, modifiedKey},
@@ -227,7 +232,7 @@ func scanInfo(row interface{ Scan(...any) error }) (pidex.Session, error) {
 	var r infoRow
 	err := row.Scan(&r.FileID, &r.Path, &r.SessionID, &r.Cwd, &r.Name, &r.ParentSession, &r.CreatedMs,
 		&r.Modified, &r.MessageCount, &r.FirstMessage, &r.EntryCount, &r.LeafID, &r.BranchPoints, &r.Models,
-		&r.Input, &r.Output, &r.CacheRead, &r.CacheWrite, &r.TotalTokens, &r.Cost, &r.Size)
+		&r.Input, &r.Output, &r.CacheRead, &r.CacheWrite, &r.TotalTokens, &r.Cost, &r.Size, &r.Source)
 	if err != nil {
 		return pidex.Session{}, err
 	}

@@ -19,6 +19,17 @@ const (
 	TypeContextEdit         = "context_edit"
 	TypeLabel               = "label"
 	TypeSessionInfo         = "session_info"
+
+	// oh-my-pi's (@oh-my-pi/pi-coding-agent 18.x)
+	TypeTitleSlot         = "title" // the title slot line before the header, not an entry
+	TypeModelUsage        = "model_usage"
+	TypeTitleChange       = "title_change"
+	TypeResetBoundary     = "reset_boundary"
+	TypeModeChange        = "mode_change"
+	TypeServiceTierChange = "service_tier_change"
+	TypeSessionInit       = "session_init"
+	TypeTtsrInjection     = "ttsr_injection"
+	TypeCredentialPin     = "credential_pin"
 )
 
 // Line is one decoded line of a session file: the header or any entry. It

@@ -16,6 +16,9 @@ const (
 	RoleBranchSummary     = "branchSummary"
 	RoleCompactionSummary = "compactionSummary"
 	RoleSystem            = "system"
+	// oh-my-pi's
+	RoleDeveloper       = "developer"
+	RolePythonExecution = "pythonExecution"
 	// RoleHookMessage is the v2 name of RoleCustom; pi renames it on load
 	// and so does pidex (see pi.RoleName).
 	RoleHookMessage = "hookMessage"
@@ -54,6 +57,8 @@ type Message struct {
 	Truncated          bool   `json:"truncated,omitempty"`
 	FullOutputPath     string `json:"fullOutputPath,omitempty"`
 	ExcludeFromContext bool   `json:"excludeFromContext,omitempty"`
+	// pythonExecution (oh-my-pi): the code, with Output, ExitCode, … as bash's
+	Code string `json:"code,omitempty"`
 
 	// custom (and v2 hookMessage)
 	CustomType string `json:"customType,omitempty"`

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,8 +121,31 @@ func shot(name string) chromedp.Action[chromedp.Void] {
 }
 
 // until waits for a JavaScript condition.
+//
+// It evaluates cond itself, every 50 ms, rather than with chromedp.Poll: a
+// page that navigates while it is polled (the cost page adds the
+// browser's zone to its URL) destroys the context the evaluation runs in,
+// and Poll fails with "Cannot find context with specified id" where the
+// condition only needed another look once the new page is there.
 func until(cond string) chromedp.Action[chromedp.Void] {
-	return chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(10*time.Second))
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			ok, err := chromedp.Evaluate[bool](cond)(ctx, t)
+			switch {
+			case err == nil && ok:
+				return nil
+			case ctx.Err() != nil:
+				return ctx.Err()
+			case time.Now().After(deadline):
+				if err == nil {
+					err = fmt.Errorf("%s: still false after 10 s", cond)
+				}
+				return err
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
 }
 
 func TestBrowser(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 
 // listOptions reads `pidex list`'s filters.
 func listOptions(q url.Values) (pidex.ListOptions, error) {
-	o := pidex.ListOptions{Cwd: q.Get("cwd"), Project: q.Get("project"), Name: q.Get("name"),
+	o := pidex.ListOptions{Cwd: q.Get("cwd"), Project: q.Get("project"), Name: q.Get("name"), Agent: q.Get("agent"),
 		Since: q.Get("since"), Until: q.Get("until"), Sort: q.Get("sort")}
 	var err error
 	o.Limit, err = intParam(q, "limit")
@@ -29,7 +29,7 @@ func listOptions(q url.Values) (pidex.ListOptions, error) {
 // resolved as the {id} of a URL (never a path).
 func (s *Server) searchOptions(r *http.Request) (pidex.SearchOptions, error) {
 	q := r.URL.Query()
-	o := pidex.SearchOptions{Query: q.Get("q"), Project: q.Get("project"), Cwd: q.Get("cwd"), Role: q.Get("role"),
+	o := pidex.SearchOptions{Query: q.Get("q"), Project: q.Get("project"), Cwd: q.Get("cwd"), Agent: q.Get("agent"), Role: q.Get("role"),
 		Model: q.Get("model"), Since: q.Get("since"), Until: q.Get("until"), Branch: q.Get("branch"), Sort: q.Get("sort")}
 	var err error
 	if o.Limit, err = intParam(q, "limit"); err != nil {
@@ -43,12 +43,12 @@ func (s *Server) searchOptions(r *http.Request) (pidex.SearchOptions, error) {
 }
 
 // costOptions reads `pidex cost`'s filters (?by ?tz ?since ?until
-// ?project ?cwd ?session ?model ?source ?branch ?noDedup=1); bare dates
+// ?project ?cwd ?session ?agent ?model ?source ?branch ?noDedup=1); bare dates
 // and periods are in ?tz (the page passes the browser's zone).
 func (s *Server) costOptions(r *http.Request) (pidex.CostOptions, error) {
 	q := r.URL.Query()
 	o := pidex.CostOptions{Source: q.Get("source"), TZ: q.Get("tz"), Since: q.Get("since"), Until: q.Get("until"),
-		Project: q.Get("project"), Cwd: q.Get("cwd"), Model: q.Get("model"), Branch: q.Get("branch"), NoDedup: boolParam(q, "noDedup")}
+		Project: q.Get("project"), Cwd: q.Get("cwd"), Agent: q.Get("agent"), Model: q.Get("model"), Branch: q.Get("branch"), NoDedup: boolParam(q, "noDedup")}
 	if q.Has("by") {
 		o.By = strings.Split(q.Get("by"), ",")
 	}

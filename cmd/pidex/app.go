@@ -75,12 +75,12 @@ func (a *app) rootCmd() *cobra.Command {
 	root.Annotations = map[string]string{"version": readBuildInfo().String()}
 	f := root.PersistentFlags()
 	f.StringVar(&a.dbPath, "db", "", "catalog file (default $PIDEX_DB, else $XDG_CACHE_HOME/pidex/index.sqlite or ~/.cache/pidex/index.sqlite)")
-	f.StringArrayVar(&a.sessions, "sessions", nil, "session root to index (repeatable; default: $PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions)")
+	f.StringArrayVar(&a.sessions, "sessions", nil, "session root to index, DIR or SOURCE:DIR (pi, omp, openclaw) (repeatable; default: every agent's own, see pidex roots)")
 	f.BoolVar(&a.json, "json", false, "print JSON on stdout (see README for the format)")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress or warning summary on stderr")
 	f.BoolVar(&a.noRefresh, "no-refresh", false, "answer from the catalog as it is, without refreshing it first")
 	f.BoolVar(&a.noPager, "no-pager", false, "write show and tree directly, not through $PIDEX_PAGER, $PAGER or less")
-	root.AddCommand(a.indexCmd(), a.pathCmd(), a.listCmd(), a.treeCmd(), a.showCmd(), a.searchCmd(), a.costCmd(), a.sqlCmd(), a.schemaCmd(), a.warningsCmd(), a.serveCmd(), a.mcpCmd(), a.versionCmd())
+	root.AddCommand(a.indexCmd(), a.pathCmd(), a.listCmd(), a.treeCmd(), a.showCmd(), a.searchCmd(), a.costCmd(), a.sqlCmd(), a.schemaCmd(), a.warningsCmd(), a.rootsCmd(), a.serveCmd(), a.mcpCmd(), a.versionCmd())
 	root.SetOut(a.stdout) // before the completion command, which keeps it
 	root.SetErr(a.stderr)
 	a.completions(root)

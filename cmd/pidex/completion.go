@@ -214,5 +214,8 @@ func (a *app) completions(root *cobra.Command) {
 	flag("cost", "branch", words(pidex.BranchAll, pidex.BranchActive, pidex.BranchAbandoned))
 	flag("cost", "tz", completeZone)
 	flag("cost", "session", a.completeSessionFlag)
+	for _, c := range []string{"list", "search", "cost"} {
+		flag(c, "agent", commaWords(pidex.Sources...))
+	}
 	flag("sql", "format", words(render.FormatTable, render.FormatTSV, render.FormatCSV, render.FormatJSON, render.FormatNDJSON))
 }

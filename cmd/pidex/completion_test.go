@@ -58,6 +58,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"list", "--sort", "c"}, []string{"created", "cost"}, []string{"modified"}},
 		{[]string{"sql", "--format", "n"}, []string{"ndjson"}, []string{"csv"}},
 		{[]string{"l"}, []string{"list"}, nil},
+		{[]string{"list", "--agent", "pi,o"}, []string{"pi,omp", "pi,openclaw"}, []string{"pi,pi"}},
 	}
 	if len(zones()) < 2 { // a system without a zone database
 		t.Log("no time zone database: --tz completes to UTC only")

@@ -17,7 +17,7 @@ func (a *app) costCmd() *cobra.Command {
 	var csv, chart bool
 	cmd := &cobra.Command{
 		Use:   "cost",
-		Short: "Tokens and cost per day, week, month, model, provider, project, session or source",
+		Short: "Tokens and cost per day, week, month, model, provider, project, session, source or agent",
 		Long: `Sum the tokens and cost of every LLM call the sessions record: assistant
 messages, tool results that carry usage, compactions, branch summaries and
 usage entries (--source filters). Each call counts once: a fork's copies of
@@ -77,6 +77,7 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 	fl.StringVar(&o.Project, "project", "", "only sessions whose working directory contains SUBSTRING")
 	fl.StringVar(&o.Cwd, "cwd", "", "only sessions whose working directory is exactly DIR")
 	fl.StringVar(&o.Session, "session", "", "only this session (id, prefix, name or file)")
+	fl.StringVar(&o.Agent, "agent", "", "only sessions of these agents: "+strings.Join(pidex.Sources, ", ")+" (commas)")
 	fl.StringVar(&o.Model, "model", "", "only calls whose provider/model contains SUBSTRING")
 	fl.StringVar(&o.Source, "source", "", "only these sources: "+strings.Join(pi.Vocabulary().Sources, ", ")+" (commas)")
 	fl.StringVar(&o.Branch, "branch", pidex.BranchAll, "all, active (on a current branch) or abandoned (the rest)")

@@ -46,6 +46,9 @@ var examples = map[string]string{
   echo "SELECT tool, count(*) FROM tool_calls_v GROUP BY tool" | pidex sql`,
 	"schema": `  pidex schema
   pidex schema --json | jq -r '.[].name'`,
+	"roots": `  pidex roots
+  pidex roots --json | jq -r '.[] | select(.found) | .path'
+  pidex --sessions omp:~/.omp/agent/sessions roots`,
 	"warnings": `  pidex warnings
   pidex warnings --json | jq -r '.[].path' | sort -u`,
 	"serve": `  pidex serve

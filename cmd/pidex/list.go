@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -52,6 +53,7 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 	fl.StringVar(&o.Cwd, "cwd", "", "only sessions whose working directory is exactly DIR (pi's list(cwd))")
 	fl.StringVar(&o.Project, "project", "", "only sessions whose working directory contains SUBSTRING")
 	fl.StringVar(&o.Name, "name", "", "only sessions whose name contains SUBSTRING")
+	fl.StringVar(&o.Agent, "agent", "", "only sessions of these agents: "+strings.Join(pidex.Sources, ", ")+" (commas)")
 	fl.StringVar(&o.Since, "since", "", "only sessions modified at or after DATE (2026-11-01, RFC 3339, or a duration like 7d, 12h)")
 	fl.StringVar(&o.Until, "until", "", "only sessions modified before DATE (a bare date includes that day)")
 	fl.IntVar(&o.Limit, "limit", 0, "at most N sessions")

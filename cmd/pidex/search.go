@@ -101,6 +101,7 @@ firstMessage, hits}]).`,
 	fl.StringVar(&o.Project, "project", "", "only sessions whose working directory contains SUBSTRING")
 	fl.StringVar(&o.Cwd, "cwd", "", "only sessions whose working directory is exactly DIR")
 	fl.StringVar(&o.Session, "session", "", "only this session (id, prefix, name or file)")
+	fl.StringVar(&o.Agent, "agent", "", "only sessions of these agents: "+strings.Join(pidex.Sources, ", ")+" (commas)")
 	fl.StringVar(&o.Role, "role", "", "only entries of this role: "+strings.Join(pi.Vocabulary().RoleGroups, ", "))
 	fl.StringVar(&o.Model, "model", "", "only entries whose model contains SUBSTRING (assistant messages, model changes)")
 	fl.StringVar(&o.Since, "since", "", "only entries at or after DATE (2026-11-01, RFC 3339, or a duration like 7d)")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/pidex-dev/pidex"
 )
@@ -170,3 +171,54 @@ func TestMark(t *testing.T) {
 		}
 	}
 }
+
+// A snippet is cut at word boundaries and never highlights part of a
+// word: at every width, each highlight is a whole match, and the text
+// before the closing "…" ends where a word ends.
+func TestSnippetNeverHighlightsACutWord(t *testing.T) {
+	tests := []struct {
+		name, query, text, hit string
+	}{
+		{"latin", "sqlite", strings.Repeat("The catalog is a SQLite file; ", 8), "SQLite"},
+		{"prefix", "migrat*", strings.Repeat("ran the migrations again, ", 8), "migrations"},
+		{"cjk", "ファイル", strings.Repeat("セッションのファイルを読む。", 8), "ファイル"},
+		{"code", "parse_header", strings.Repeat("call parse_header then ", 8), "parse_header"},
+	}
+	for _, tt := range tests {
+		n, err := Parse(tt.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		terms := Highlights(n)
+		for width := 3; width <= 90; width++ {
+			segs := Snippet(tt.text, terms, width)
+			for _, s := range segs {
+				if s.Hit && s.Text != tt.hit {
+					t.Errorf("%s, width %d: highlight %q, want only whole %q: %q", tt.name, width, s.Text, tt.hit, plain(segs))
+				}
+			}
+			if last := segs[len(segs)-1]; last.Text == "…" && len(segs) > 1 && !cjkOnly(tt.text) {
+				body := strings.TrimPrefix(plain(segs[:len(segs)-1]), "…")
+				i := strings.Index(tt.text, body)
+				if i < 0 {
+					t.Fatalf("%s, width %d: snippet %q is not in the text", tt.name, width, body)
+				}
+				if end := i + len(body); end < len(tt.text) && isWordRune(lastRune(body)) && isWordRune(firstRune(tt.text[end:])) {
+					t.Errorf("%s, width %d: cut inside a word: %q", tt.name, width, plain(segs))
+				}
+			}
+		}
+	}
+}
+
+func cjkOnly(s string) bool {
+	for _, r := range s {
+		if !IsCJK(r) && isWordRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func lastRune(s string) rune  { r, _ := utf8.DecodeLastRuneInString(s); return r }
+func firstRune(s string) rune { r, _ := utf8.DecodeRuneInString(s); return r }

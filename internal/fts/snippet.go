@@ -121,6 +121,8 @@ func Snippet(text string, terms []Term, width int) []pidex.Segment {
 	if start > 0 {
 		if i := strings.IndexAny(text[start:first], " \n\t"); i >= 0 {
 			start += i + 1
+		} else if inWord(text, start) {
+			start = wordEnd(text, start) // no blank before the match: at least not inside a word
 		}
 	}
 	end := start
@@ -128,16 +130,26 @@ func Snippet(text string, terms []Term, width int) []pidex.Segment {
 		_, size := utf8.DecodeRuneInString(text[end:])
 		end += size
 	}
+	// A cut falls between words: back to the start of the word it would
+	// split, or, when that word is where the snippet begins or its first
+	// match, on to its end.
+	if end < len(text) && inWord(text, end) {
+		if ws := wordStart(text, end); ws > start && ws > first {
+			end = ws
+		} else {
+			end = wordEnd(text, end)
+		}
+	}
 	var segs []pidex.Segment
 	if start > 0 {
 		segs = append(segs, pidex.Segment{Text: "…"})
 	}
 	pos := start
 	for _, s := range sortSpans(spans) {
-		if s.to <= pos || s.from >= end {
-			continue
+		if s.from < pos || s.to > end {
+			continue // cut by an edge (a phrase or CJK word across it): shown, not marked
 		}
-		from, to := max(s.from, pos), min(s.to, end)
+		from, to := s.from, s.to
 		if from > pos {
 			segs = append(segs, pidex.Segment{Text: oneLine(text[pos:from])})
 		}
@@ -174,6 +186,34 @@ func Mark(text string, terms []Term) []pidex.Segment {
 		segs = append(segs, pidex.Segment{Text: text[pos:]})
 	}
 	return segs
+}
+
+// inWord reports whether byte offset i of text lies between two runes of
+// the same word (CJK characters are words of their own).
+func inWord(text string, i int) bool {
+	if i <= 0 || i >= len(text) {
+		return false
+	}
+	a, _ := utf8.DecodeLastRuneInString(text[:i])
+	b, _ := utf8.DecodeRuneInString(text[i:])
+	return isWordRune(a) && isWordRune(b) && !IsCJK(a) && !IsCJK(b)
+}
+
+// wordStart is the start of the word around offset i; wordEnd its end.
+func wordStart(text string, i int) int {
+	for i > 0 && inWord(text, i) {
+		_, n := utf8.DecodeLastRuneInString(text[:i])
+		i -= n
+	}
+	return i
+}
+
+func wordEnd(text string, i int) int {
+	for i < len(text) && inWord(text, i) {
+		_, n := utf8.DecodeRuneInString(text[i:])
+		i += n
+	}
+	return i
 }
 
 // sortSpans orders spans by start and drops overlaps.

@@ -263,3 +263,87 @@ func EachElement(raw json.RawMessage, fn func(json.RawMessage)) {
 		}
 	}
 }
+
+// Scalars calls fn with every object key and scalar value of a JSON value,
+// in document order: strings decoded (escapes such as \n and \t become the
+// characters they stand for), numbers and booleans as written; null is
+// skipped. Text that is not valid JSON is passed to fn whole.
+func Scalars(raw json.RawMessage, fn func(s string)) {
+	i := skipSpace(raw, 0)
+	if i == len(raw) {
+		return
+	}
+	if end, ok := scanValue(raw, i); !ok || skipSpace(raw, end) != len(raw) || !json.Valid(raw) {
+		fn(strings.TrimSpace(string(raw)))
+		return
+	}
+	scalars(raw, i, fn)
+}
+
+// scalars walks the value at b[i] and returns the index after it.
+func scalars(b []byte, i int, fn func(string)) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch b[i] {
+	case '"':
+		end, ok := scanString(b, i)
+		if !ok {
+			return i, false
+		}
+		s, ok := StringValue(b[i:end])
+		if !ok {
+			return i, false
+		}
+		if s != "" {
+			fn(s)
+		}
+		return end, true
+	case '{', '[':
+		closer := byte('}')
+		if b[i] == '[' {
+			closer = ']'
+		}
+		j := skipSpace(b, i+1)
+		if j < len(b) && b[j] == closer {
+			return j + 1, true
+		}
+		for {
+			if closer == '}' {
+				end, ok := scalars(b, j, fn) // the key
+				if !ok || b[j] != '"' {
+					return j, false
+				}
+				j = skipSpace(b, end)
+				if j >= len(b) || b[j] != ':' {
+					return j, false
+				}
+				j = skipSpace(b, j+1)
+			}
+			end, ok := scalars(b, j, fn)
+			if !ok {
+				return j, false
+			}
+			j = skipSpace(b, end)
+			if j >= len(b) {
+				return j, false
+			}
+			switch b[j] {
+			case ',':
+				j = skipSpace(b, j+1)
+			case closer:
+				return j + 1, true
+			default:
+				return j, false
+			}
+		}
+	}
+	end, ok := scanValue(b, i)
+	if !ok {
+		return i, false
+	}
+	if v := string(b[i:end]); v != "null" {
+		fn(v)
+	}
+	return end, true
+}

@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/query"
+)
+
+// RootInfo lists the roots the engine reads, with their source and why
+// (`pidex roots`), and what it found but does not read (omp's gzipped
+// archive).
+func (e *Engine) RootInfo() []pidex.Root {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := append([]pidex.Root(nil), e.rootInfo...)
+	for i := range out {
+		out[i].Found = isDir(out[i].Path)
+	}
+	return out
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// findRoots is the roots of the options (--sessions: a source each, named
+// or told by its layout) or, without any, the agents' own: pi's for the
+// working directory and for the working directory of every session the
+// catalog holds (a project's .pi/settings.json may name its own folder),
+// oh-my-pi's profiles and OpenClaw's agents.
+func (e *Engine) findRoots(ctx context.Context) ([]pidex.Root, error) {
+	if !e.auto {
+		var out []pidex.Root
+		for _, spec := range e.opts.Roots {
+			_, src := indexer.ParseRoot(spec)
+			abs, err := indexer.AbsRoots([]string{spec})
+			if err != nil {
+				return nil, err
+			}
+			why := "--sessions"
+			if src == "" {
+				src = indexer.DetectSource(abs[0])
+				why += " (" + src + " by its layout)"
+			}
+			out = append(out, pidex.Root{Path: abs[0], Source: src, Why: why, Read: true})
+		}
+		return out, nil
+	}
+	var cwds []string
+	if err := e.db.SelectContext(ctx, &cwds, `SELECT DISTINCT cwd FROM sessions WHERE cwd != '' ORDER BY cwd`); err != nil {
+		return nil, fmt.Errorf("find roots: %w", err)
+	}
+	return indexer.FindRoots(indexer.SystemEnv(), cwds), nil
+}
+
+// setRoots makes info the engine's roots.
+func (e *Engine) setRoots(info []pidex.Root) {
+	var roots, specs []string
+	for _, r := range info {
+		if r.Read {
+			roots = append(roots, r.Path)
+			specs = append(specs, indexer.RootSpec(r))
+		}
+	}
+	e.mu.Lock()
+	e.rootInfo, e.roots, e.specs = info, roots, specs
+	e.mu.Unlock()
+	if e.db != nil {
+		e.reader.Store(query.New(e.db, roots))
+	}
+}
+
+// followProjects: after a refresh that found new sessions, the roots are
+// found again (their working directories may have project settings that
+// name folders of their own), and a new root is refreshed at once. Only
+// for the agents' own roots, and a few rounds at most.
+func (e *Engine) followProjects(ctx context.Context, st *pidex.IndexStats) (*pidex.IndexStats, error) {
+	for round := 0; e.auto && st.New > 0 && round < 3; round++ {
+		info, err := e.findRoots(ctx)
+		if err != nil {
+			return st, err
+		}
+		old := e.Roots()
+		e.setRoots(info)
+		if slices.Equal(old, e.Roots()) {
+			break
+		}
+		more, err := e.indexer(e.db).Refresh(ctx)
+		if err != nil {
+			return st, fmt.Errorf("refresh catalog: %w", err)
+		}
+		st = merged(st, more)
+	}
+	return st, nil
+}
+
+// merged is what two refreshes in a row did, the second over every root.
+func merged(a, b *pidex.IndexStats) *pidex.IndexStats {
+	out := *b
+	out.New, out.Appended, out.Rewritten, out.Removed = a.New+b.New, a.Appended+b.Appended, a.Rewritten+b.Rewritten, a.Removed+b.Removed
+	out.Unchanged = max(0, b.Unchanged-a.New-a.Appended-a.Rewritten)
+	out.Entries, out.Bytes = a.Entries+b.Entries, a.Bytes+b.Bytes
+	out.NotSessions = append(append([]string{}, a.NotSessions...), b.NotSessions...)
+	out.Warnings = append(append([]pidex.Warning{}, a.Warnings...), b.Warnings...)
+	out.Errors = append([]string{}, a.Errors...)
+	for _, e := range b.Errors {
+		if !slices.Contains(out.Errors, e) {
+			out.Errors = append(out.Errors, e)
+		}
+	}
+	return &out
+}
