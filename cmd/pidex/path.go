@@ -28,7 +28,7 @@ id, a unique id prefix or a unique session name.`,
 			if a.json {
 				return render.WriteJSON(a.stdout, path)
 			}
-			return render.Path(a.stdout, path, a.io.OutTTY)
+			return render.Path(a.stdout, path, a.io.OutTTY, a.io.Width)
 		},
 	}
 	cmd.Flags().StringVar(&leaf, "leaf", "", "end the path at this entry id instead of the current leaf")

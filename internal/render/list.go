@@ -56,8 +56,9 @@ func shortID(short map[string]string, id string) string {
 	return id
 }
 
-// Path writes the entries of a root-to-leaf path as a table.
-func Path(w io.Writer, path []pidex.Entry, tty bool) error {
+// Path writes the entries of a root-to-leaf path as a table, fitted to
+// width cells on a terminal (ids give way first: they are the longest).
+func Path(w io.Writer, path []pidex.Entry, tty bool, width int) error {
 	t := NewTable(w, tty, "LINE", "ID", "PARENT", "TYPE", "TIMESTAMP")
 	for _, e := range path {
 		kind := e.Type
@@ -70,5 +71,5 @@ func Path(w io.Writer, path []pidex.Entry, tty bool) error {
 		}
 		t.Row(Itoa(e.Line), e.ID, parent, kind, e.Timestamp)
 	}
-	return t.Flush()
+	return t.Fit(width, 1, 2, 3).Flush()
 }
