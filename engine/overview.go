@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/view"
@@ -73,7 +72,7 @@ func (e *Engine) BranchThrough(ctx context.Context, ref pidex.SessionRef, entryI
 	}
 	n := view.Find(roots, entryID)
 	if n == nil {
-		return "", fmt.Errorf("entry %q in session %s: %w", entryID, ref.SessionID, pidex.ErrNotFound)
+		return "", &pidex.NotFoundError{Entry: entryID, Session: ref.SessionID}
 	}
 	return view.BranchLeaf(n), nil
 }

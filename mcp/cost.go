@@ -161,7 +161,7 @@ func (s *Server) cost(ctx context.Context, in *costArgs) (reply[costResult], err
 // when totals), or one row without its header line.
 func table(rep *pidex.CostReport, totals bool) string {
 	var buf bytes.Buffer
-	_ = render.CostTable(&buf, rep, true)
+	_ = render.CostTable(&buf, rep, true, 0)
 	lines := strings.SplitAfter(buf.String(), "\n")
 	if !totals {
 		if len(lines) > 1 {

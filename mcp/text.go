@@ -73,17 +73,9 @@ func size(textPart string, data any) int {
 	return max(chars(textPart), utf8.RuneCount(b))
 }
 
-// money is a cost in dollars for reading: cents, or more digits when
-// small ($0.0042), so that cheap sessions do not all read $0.00.
-func money(v float64) string {
-	switch {
-	case v == 0:
-		return "$0"
-	case v < 0.01 && v > -0.01:
-		return "$" + strconv.FormatFloat(v, 'f', 4, 64)
-	}
-	return "$" + text.GroupDigits(strconv.FormatFloat(v, 'f', 2, 64))
-}
+// money is a cost in dollars for reading, as every face writes it
+// (text.Money: cents, or four decimals when small).
+func money(v float64) string { return text.Money(v) }
 
 // count is a whole number for reading, digits grouped.
 func count[T int | int64 | float64](n T) string { return text.Count(int64(n)) }
