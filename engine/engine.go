@@ -354,6 +354,11 @@ func (e *Engine) machines(machine string, by []string) error {
 	return nil
 }
 
+// CheckMachine refuses a machine filter (non-empty) on a catalog
+// without machines, as every read would; a face checks a machine it
+// applies to all its calls once, up front.
+func (e *Engine) CheckMachine(machine string) error { return e.machines(machine, nil) }
+
 // Team reports whether the engine reads a team catalog (several
 // machines' sessions, pushed by pidex push), which it never refreshes.
 func (e *Engine) Team() bool { return e.backend().Machines() }

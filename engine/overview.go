@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/readside"
 	"github.com/pidex-dev/pidex/internal/view"
 	"github.com/pidex-dev/pidex/pi"
-	"github.com/pidex-dev/pidex/query"
 )
 
 // Overview is one session at a glance (see pidex.Overview): its listing
@@ -31,11 +31,12 @@ func (e *Engine) Overview(ctx context.Context, ref pidex.SessionRef) (*pidex.Ove
 		onPath[p.ID] = true
 	}
 	shown, compactions := view.OverviewNeeds(roots)
-	previews, err := query.Previews(ref.Path, shown)
+	// The backend's lines: a team catalog's files are not on this machine.
+	previews, err := readside.Previews(ctx, e.backend(), ref, shown)
 	if err != nil {
 		return nil, err
 	}
-	read, err := query.ReadEntries(ref.Path, compactions, overviewCutLine, overviewCutString)
+	read, err := e.backend().Lines(ctx, ref, compactions, overviewCutLine, overviewCutString)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +47,7 @@ func (e *Engine) Overview(ctx context.Context, ref pidex.SessionRef) (*pidex.Ove
 	o := view.Overview(view.OverviewParts{Info: info, Roots: roots, OnPath: onPath, Previews: previews, Compactions: byOffset})
 	// The session's own calls (every copy it holds, like its total) off its
 	// current branch: what the user spent on branches left behind.
-	rep, err := e.Cost(ctx, pidex.CostOptions{Session: ref.Path, By: []string{"source"}, Branch: pidex.BranchAbandoned, NoDedup: true})
+	rep, err := e.Cost(ctx, pidex.CostOptions{Session: ref.Path, Machine: ref.Machine, By: []string{"source"}, Branch: pidex.BranchAbandoned, NoDedup: true})
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,7 @@ type costArgs struct {
 	NoDedup  bool     `json:"no_dedup,omitempty" jsonschema:"count every copy forks hold of a call (the raw sum of the files); by default each call counts once"`
 	Limit    int      `json:"limit,omitempty" jsonschema:"at most this many rows in this page (totals always cover every row)" cursor:"page"`
 	MaxChars int      `json:"max_chars,omitempty" jsonschema:"character budget of the whole result" cursor:"page"`
+	Machine  string   `json:"machine,omitempty" jsonschema:"team catalog: only this machine's sessions"`
 	Cursor   string   `json:"cursor,omitempty" jsonschema:"next_cursor of a previous result, for its next rows" cursor:"-"`
 }
 
@@ -96,12 +97,12 @@ func (s *Server) cost(ctx context.Context, in *costArgs) (reply[costResult], err
 		return r, err
 	}
 	o := pidex.CostOptions{By: in.By, TZ: in.TZ, Since: in.Since, Until: in.Until, Project: in.Project, Cwd: in.Cwd, Agent: in.Agent,
-		Model: in.Model, Source: strings.Join(in.Source, ","), Branch: in.Branch, NoDedup: in.NoDedup}
+		Model: in.Model, Source: strings.Join(in.Source, ","), Branch: in.Branch, NoDedup: in.NoDedup, Machine: s.machine(in.Machine)}
 	if len(in.By) == 0 {
 		o.By = nil // the domain's default
 	}
 	if in.Session != "" {
-		ref, err := s.session(ctx, in.Session)
+		ref, err := s.session(ctx, in.Session, o.Machine)
 		if err != nil {
 			return r, err
 		}

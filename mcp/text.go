@@ -24,6 +24,8 @@ type sessionRef struct {
 	ID    string `json:"id" jsonschema:"session id: pass it as session to the other tools"`
 	Title string `json:"title" jsonschema:"the session's name, else the start of its first message"`
 	Path  string `json:"path" jsonschema:"the session file"`
+	// Machine is empty on a local catalog (and left out of the JSON).
+	Machine string `json:"machine,omitempty" jsonschema:"team catalog: the machine the session is from (pass it as machine with session)"`
 }
 
 // page says where a page of a result lies and how to get the rest.
@@ -86,8 +88,8 @@ func quoted(s string) string { return strconv.Quote(s) }
 // session resolves a session argument, with suggestions when it matches
 // none (see sessionNotFound). A path names a session only when the
 // catalog has it: the server reads only the session roots' files.
-func (s *Server) session(ctx context.Context, arg string) (pidex.SessionRef, error) {
-	ref, err := s.eng.Resolve(ctx, arg)
+func (s *Server) session(ctx context.Context, arg, machine string) (pidex.SessionRef, error) {
+	ref, err := s.eng.ResolveOn(ctx, arg, machine)
 	if err == nil || !errors.Is(err, pidex.ErrNotFound) || strings.TrimSpace(arg) == "" {
 		return ref, err
 	}
@@ -106,18 +108,37 @@ func (s *Server) session(ctx context.Context, arg string) (pidex.SessionRef, err
 
 // handle is what a result tells the model to pass as session: the id, or
 // the path when another file shares the id (a copy).
-func (s *Server) handle(ctx context.Context, id, path string, cache map[string]bool) string {
-	shared, ok := cache[id]
+func (s *Server) handle(ctx context.Context, id, path, machine string, cache map[string]bool) string {
+	key := machine + "\x00" + id
+	shared, ok := cache[key]
 	if !ok {
-		_, err := s.eng.Resolve(ctx, id)
+		_, err := s.eng.ResolveOn(ctx, id, machine)
 		var amb *pidex.AmbiguousError
 		shared = errors.As(err, &amb)
-		cache[id] = shared
+		cache[key] = shared
 	}
 	if shared {
 		return path
 	}
 	return id
+}
+
+// onMachine is what follows a session handle in a result's text on a
+// team catalog: the machine argument that goes with it ("" locally).
+func onMachine(machine string) string {
+	if machine == "" {
+		return ""
+	}
+	return " machine=" + quoted(machine)
+}
+
+// machine is the machine a call reads: its own argument, else the
+// server's (Options.Machine).
+func (s *Server) machine(arg string) string {
+	if arg != "" {
+		return arg
+	}
+	return s.opts.Machine
 }
 
 // pageNote is the line that closes a page: how many of what, and the

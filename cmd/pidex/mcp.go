@@ -90,13 +90,16 @@ query_sql cannot change the catalog.`,
 			if err != nil {
 				return err
 			}
+			if err := eng.CheckMachine(a.machine); err != nil {
+				return err
+			}
 			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			ready, textReady := make(chan struct{}), make(chan struct{})
 			var once, textOnce sync.Once
 			markReady := func() { once.Do(func() { close(ready) }) }
 			markTextReady := func() { markReady(); textOnce.Do(func() { close(textReady) }) }
-			srv := mcp.New(eng, mcp.Options{Version: version(), Ready: ready, TextReady: textReady,
+			srv := mcp.New(eng, mcp.Options{Version: version(), Ready: ready, TextReady: textReady, Machine: a.machine,
 				Log: func(msg string) { fmt.Fprintln(a.stderr, "pidex:", msg) }})
 			g, gctx := errgroup.WithContext(ctx)
 			if a.refreshes(eng) {
