@@ -116,7 +116,7 @@ func (o SQLOptions) Check() error {
 	default:
 		hint := ""
 		for _, w := range []string{"SELECT", "WITH", "VALUES", "EXPLAIN", "PRAGMA"} {
-			if editDistance(word, w) <= 2 {
+			if EditDistance(word, w) <= 2 {
 				hint = " (did you mean " + w + "?)"
 				break
 			}
@@ -146,8 +146,9 @@ func cutStatement(s string) string {
 	return s
 }
 
-// editDistance is the Levenshtein distance of two short words.
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance of two short words: how
+// pidex's messages find the word a user meant (a SQL keyword, a flag).
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j

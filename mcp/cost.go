@@ -77,16 +77,9 @@ func (s *Server) addCost() {
 
 func (s *Server) cost(ctx context.Context, in *costArgs) (reply[costResult], error) {
 	var r reply[costResult]
-	offset := 0
-	if in.Cursor != "" {
-		c, err := decodeCursor("cost_report", in.Cursor)
-		if err != nil {
-			return r, err
-		}
-		if err := resume("cost_report", c, in); err != nil {
-			return r, err
-		}
-		offset = c.Offset
+	offset, err := resumeAt("cost_report", in.Cursor, in)
+	if err != nil {
+		return r, err
 	}
 	limit, err := pidex.Bounded("limit", in.Limit, pidex.DefaultReportRows, 1, pidex.MaxReadWindow)
 	if err != nil {

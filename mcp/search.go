@@ -86,16 +86,9 @@ func (s *Server) addSearch() {
 
 func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult], error) {
 	var r reply[searchResult]
-	offset := 0
-	if in.Cursor != "" {
-		c, err := decodeCursor("search_sessions", in.Cursor)
-		if err != nil {
-			return r, err
-		}
-		if err := resume("search_sessions", c, in); err != nil {
-			return r, err
-		}
-		offset = c.Offset
+	offset, err := resumeAt("search_sessions", in.Cursor, in)
+	if err != nil {
+		return r, err
 	}
 	limit, err := pidex.Bounded("limit", in.Limit, pidex.DefaultPageLimit, 1, pidex.MaxPageLimit)
 	if err != nil {

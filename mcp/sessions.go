@@ -67,16 +67,9 @@ func (s *Server) addList() {
 
 func (s *Server) list(ctx context.Context, in *listArgs) (reply[listResult], error) {
 	var r reply[listResult]
-	offset := 0
-	if in.Cursor != "" {
-		c, err := decodeCursor("list_sessions", in.Cursor)
-		if err != nil {
-			return r, err
-		}
-		if err := resume("list_sessions", c, in); err != nil {
-			return r, err
-		}
-		offset = c.Offset
+	offset, err := resumeAt("list_sessions", in.Cursor, in)
+	if err != nil {
+		return r, err
 	}
 	limit, err := pidex.Bounded("limit", in.Limit, pidex.DefaultPageLimit, 1, pidex.MaxPageLimit)
 	if err != nil {

@@ -117,7 +117,7 @@ func suggestFlag(cmd *cobra.Command, name string) string {
 		if f.Hidden {
 			return
 		}
-		if d := distance(name, f.Name); d < dist || (strings.HasPrefix(f.Name, name) && len(name) >= 3 && dist > 0) {
+		if d := pidex.EditDistance(name, f.Name); d < dist || (strings.HasPrefix(f.Name, name) && len(name) >= 3 && dist > 0) {
 			best, dist = f.Name, min(d, 1)
 		}
 	}
@@ -127,25 +127,4 @@ func suggestFlag(cmd *cobra.Command, name string) string {
 		return ""
 	}
 	return "--" + best
-}
-
-// distance is the Levenshtein distance of two flag names.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
