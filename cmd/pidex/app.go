@@ -44,7 +44,14 @@ func newApp(stdout, stderr io.Writer) *app {
 
 // newAppIO builds the CLI over streams described by the caller (tests).
 func newAppIO(s *render.IOStreams) *app {
-	return &app{io: s, stdout: s.Out, stderr: s.ErrOut, progress: &pidex.Progress{}}
+	a := &app{io: s, stdout: s.Out, stderr: s.ErrOut, progress: &pidex.Progress{}}
+	if s.ErrTTY {
+		// Messages quote session names, paths and candidates: on a
+		// terminal their control characters are shown escaped, as on
+		// stdout. The progress bar draws on s.ErrOut itself.
+		a.stderr = render.SafeWriter(s.ErrOut)
+	}
+	return a
 }
 
 func (a *app) execute(ctx context.Context, args []string) error {

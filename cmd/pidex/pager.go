@@ -59,7 +59,7 @@ func (a *app) paged(write func(io.Writer) error) error {
 		}
 	}
 	cmd := pagerProcess(command)
-	cmd.Stdout, cmd.Stderr = out, a.stderr
+	cmd.Stdout, cmd.Stderr = out, a.io.ErrOut
 	cmd.Env = os.Environ()
 	if _, ok := os.LookupEnv("LESS"); !ok {
 		cmd.Env = append(cmd.Env, "LESS=FRX") // for a PAGER=less without flags

@@ -27,7 +27,7 @@ func (a *app) drawProgress(p *pidex.Progress) (stop func()) {
 	if a.quiet || a.json || !a.io.ErrTTY {
 		return func() {}
 	}
-	d := &progressDrawer{w: a.stderr, p: p}
+	d := &progressDrawer{w: a.io.ErrOut, p: p} // raw: it draws with \r
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
