@@ -86,13 +86,33 @@ func (e *AmbiguousError) Error() string {
 		}
 	}
 	if more := e.Matches - len(e.Candidates); more > 0 {
-		fmt.Fprintf(&b, "\n  and %d more; give more of the id", more)
+		fmt.Fprintf(&b, "\n  … and %d more", more)
 	}
+	b.WriteString("\nname one by more of its id, or by its file's path")
 	return b.String()
 }
 
 // Is makes every AmbiguousError an ErrAmbiguous.
 func (e *AmbiguousError) Is(target error) bool { return target == ErrAmbiguous }
+
+// NotFoundError: a reference names no session, or no entry of a session
+// (errors.Is(err, ErrNotFound)). Its message says what was looked for in
+// neutral words; a face adds where to find the right one.
+type NotFoundError struct {
+	// Entry is set for an entry of Session that does not exist; else Ref
+	// is a session reference that matches no session.
+	Ref, Entry, Session string
+}
+
+func (e *NotFoundError) Error() string {
+	if e.Entry != "" {
+		return fmt.Sprintf("session %s has no entry %q", e.Session, e.Entry)
+	}
+	return fmt.Sprintf("no session matches %q", e.Ref)
+}
+
+// Is makes every NotFoundError an ErrNotFound.
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 
 // Usagef formats a usage error (errors.Is(err, ErrUsage)) whose message is
 // exactly its text: the sentinel's own words are not appended.

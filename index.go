@@ -38,14 +38,39 @@ type TextStats struct {
 
 // Progress counts the work of a refresh as it goes; safe for concurrent
 // use. A face polls it to draw a bar (counting is apart from drawing).
+// The work comes in phases (PhaseFiles, then PhaseText): each starts its
+// counters again, so that a bar can say which part it measures and run
+// to the end of each.
 type Progress struct {
 	FilesTotal, FilesDone atomic.Int64
 	BytesTotal, BytesDone atomic.Int64
+	phase                 atomic.Pointer[string]
 }
+
+// Phases of the work, as Progress.Phase says them.
+const (
+	PhaseFiles = "files" // reading the session files into the catalog
+	PhaseText  = "text"  // filling the search index behind them
+	PhasePush  = "push"  // sending the catalog to a team catalog
+)
 
 // Reset zeroes the counters before a new piece of work.
 func (p *Progress) Reset() {
 	for _, c := range []*atomic.Int64{&p.FilesTotal, &p.FilesDone, &p.BytesTotal, &p.BytesDone} {
 		c.Store(0)
 	}
+}
+
+// Begin starts a phase: the counters count from zero again.
+func (p *Progress) Begin(phase string) {
+	p.Reset()
+	p.phase.Store(&phase)
+}
+
+// Phase is the phase under way ("" before any).
+func (p *Progress) Phase() string {
+	if s := p.phase.Load(); s != nil {
+		return *s
+	}
+	return ""
 }

@@ -96,6 +96,24 @@ func (o SearchOptions) Filter(v Vocabulary) (SearchFilter, error) {
 	return f, nonNegative("offset", f.Offset)
 }
 
+// SearchTotals count what a search matches past its page: Hits entries
+// in Sessions sessions. Counting stops at CountCap entries (AtLeast: there
+// are more, and Sessions counts those of the first CountCap).
+type SearchTotals struct {
+	Hits     int  `json:"hits"`
+	Sessions int  `json:"sessions"`
+	AtLeast  bool `json:"atLeast"`
+}
+
+// CountCap bounds the entries a search's totals count: a word that every
+// entry holds costs a bounded count, and "10,000+" says enough.
+const CountCap = 10_000
+
+// Marker splits text into segments with the words a search query matches
+// marked (Segment.Hit), the whole text kept: for highlighting a query in
+// a conversation.
+type Marker func(text string) []Segment
+
 // Segment is a piece of a snippet; Hit marks a matched word.
 type Segment struct {
 	Text string

@@ -2,6 +2,7 @@ package pidex
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -81,7 +82,18 @@ var ErrStatement = errors.New("the SQL statement failed")
 // ErrStatement)).
 type StatementError struct{ Err error }
 
-func (e *StatementError) Error() string        { return e.Err.Error() }
+// Error is SQLite's message without the driver's decoration ("SQL logic
+// error: …", a trailing result code "(1)").
+func (e *StatementError) Error() string {
+	msg := strings.TrimPrefix(e.Err.Error(), "SQL logic error: ")
+	if i := strings.LastIndex(msg, " ("); i > 0 && strings.HasSuffix(msg, ")") {
+		if _, err := strconv.Atoi(msg[i+2 : len(msg)-1]); err == nil {
+			msg = msg[:i]
+		}
+	}
+	return msg
+}
+
 func (e *StatementError) Unwrap() error        { return e.Err }
 func (e *StatementError) Is(target error) bool { return target == ErrStatement }
 
@@ -92,17 +104,68 @@ func (e *StatementError) Is(target error) bool { return target == ErrStatement }
 // databases without asking its authorizer, stops here).
 func (o SQLOptions) Check() error {
 	first, rest := firstWord(o.Statement)
-	switch strings.ToUpper(first) {
-	case "SELECT", "WITH", "VALUES", "EXPLAIN", "PRAGMA":
-	case "":
-		return Usagef("no SQL statement given")
+	word := strings.ToUpper(first)
+	switch {
+	case word == "SELECT", word == "WITH", word == "VALUES", word == "EXPLAIN", word == "PRAGMA":
+	case strings.TrimSpace(skipSQLSpace(o.Statement)) == "":
+		return Usagef("no SQL statement given: write one, such as SELECT count(*) FROM sessions_v")
+	case writes[word]:
+		return Usagef("SQL on the catalog is read-only: %s statements are refused (it runs SELECT, WITH, VALUES, EXPLAIN and PRAGMAs that read)", word)
+	case word == "":
+		return Usagef("%q does not start a SQL statement: start with SELECT, WITH, VALUES, EXPLAIN or PRAGMA", cutStatement(o.Statement))
 	default:
-		return Usagef("pidex sql is read-only: %s statements are refused", strings.ToUpper(first))
+		hint := ""
+		for _, w := range []string{"SELECT", "WITH", "VALUES", "EXPLAIN", "PRAGMA"} {
+			if EditDistance(word, w) <= 2 {
+				hint = " (did you mean " + w + "?)"
+				break
+			}
+		}
+		return Usagef("%s is not a SQL statement this runs%s: start with SELECT, WITH, VALUES, EXPLAIN or PRAGMA", first, hint)
 	}
 	if more := afterFirstStatement(rest); more != "" {
 		return Usagef("one statement at a time (found more after ';')")
 	}
 	return nil
+}
+
+// writes are the statements that change a database, or attach, detach,
+// vacuum or run transactions: refused, and said to be.
+var writes = map[string]bool{
+	"INSERT": true, "UPDATE": true, "DELETE": true, "REPLACE": true, "UPSERT": true, "CREATE": true, "DROP": true,
+	"ALTER": true, "ATTACH": true, "DETACH": true, "VACUUM": true, "REINDEX": true, "ANALYZE": true,
+	"BEGIN": true, "COMMIT": true, "END": true, "ROLLBACK": true, "SAVEPOINT": true, "RELEASE": true,
+}
+
+// cutStatement is the start of a statement, for a message.
+func cutStatement(s string) string {
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > 20 {
+		return string(r[:20]) + "…"
+	}
+	return s
+}
+
+// EditDistance is the Levenshtein distance of two short words: how
+// pidex's messages find the word a user meant (a SQL keyword, a flag).
+func EditDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // firstWord skips white space and comments and returns the first word.

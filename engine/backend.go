@@ -41,6 +41,12 @@ type Backend interface {
 	// number of matching entries.
 	Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) ([]pidex.Hit, error)
 	SearchSessions(ctx context.Context, q fts.Node, f pidex.SearchFilter) ([]pidex.SessionHits, error)
+	// SearchTotals counts the entries q and f match past any page, and
+	// the sessions holding them, up to pidex.CountCap entries.
+	SearchTotals(ctx context.Context, q fts.Node, f pidex.SearchFilter) (pidex.SearchTotals, error)
+	// SessionIDs lists every session id of the catalog: what a short id
+	// must be unique among (pidex.ShortIDs).
+	SessionIDs(ctx context.Context) ([]string, error)
 	// TextCoverage says how much of the sessions' bytes have their text
 	// in the search index (locally the text pass runs behind the
 	// metadata).

@@ -29,6 +29,12 @@ import (
 	"github.com/pidex-dev/pidex/query"
 )
 
+// Derivation is the version of the ingest logic this build derives
+// catalogs with (indexer.Derivation): a catalog stamped with another is
+// rebuilt when it is opened. Faces print it (pidex version) without
+// knowing the indexer.
+const Derivation = indexer.Derivation
+
 // Options configure an Engine.
 type Options struct {
 	// DBPath is the catalog file; "" is the default place: $PIDEX_DB, else
@@ -301,7 +307,28 @@ func (e *Engine) Include(arg string) {
 // session id, a unique id prefix or a unique session name (see
 // Backend.Resolve).
 func (e *Engine) Resolve(ctx context.Context, arg string) (pidex.SessionRef, error) {
-	return e.backend().Resolve(ctx, arg, "")
+	return e.ResolveOn(ctx, arg, "")
+}
+
+// entryNotFound words a read's unknown leaf as the domain's error (the
+// reader says only "not found").
+func entryNotFound(err error, ref pidex.SessionRef, leaf string) error {
+	var nf *pidex.NotFoundError
+	if leaf != "" && errors.Is(err, pidex.ErrNotFound) && !errors.As(err, &nf) {
+		return &pidex.NotFoundError{Entry: leaf, Session: ref.SessionID}
+	}
+	return err
+}
+
+// ShortIDs returns the shortest unique prefix of each of ids among every
+// session of the catalog (pidex.ShortIDs): what a listing shows, so that
+// the id a reader copies resolves.
+func (e *Engine) ShortIDs(ctx context.Context, ids []string) (map[string]string, error) {
+	all, err := e.backend().SessionIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return pidex.ShortIDs(all, ids), nil
 }
 
 // ResolveOn is Resolve among one machine's sessions ("": any machine's):
@@ -310,7 +337,12 @@ func (e *Engine) ResolveOn(ctx context.Context, arg, machine string) (pidex.Sess
 	if err := e.machines(machine, nil); err != nil {
 		return pidex.SessionRef{}, err
 	}
-	return e.backend().Resolve(ctx, arg, machine)
+	ref, err := e.backend().Resolve(ctx, arg, machine)
+	var amb *pidex.AmbiguousError
+	if errors.Is(err, pidex.ErrNotFound) && !errors.As(err, &amb) {
+		return ref, &pidex.NotFoundError{Ref: arg}
+	}
+	return ref, err
 }
 
 // machines refuses a machine filter or key on a catalog without
@@ -321,6 +353,11 @@ func (e *Engine) machines(machine string, by []string) error {
 	}
 	return nil
 }
+
+// CheckMachine refuses a machine filter (non-empty) on a catalog
+// without machines, as every read would; a face checks a machine it
+// applies to all its calls once, up front.
+func (e *Engine) CheckMachine(machine string) error { return e.machines(machine, nil) }
 
 // Team reports whether the engine reads a team catalog (several
 // machines' sessions, pushed by pidex push), which it never refreshes.

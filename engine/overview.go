@@ -2,12 +2,11 @@ package engine
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/readside"
 	"github.com/pidex-dev/pidex/internal/view"
 	"github.com/pidex-dev/pidex/pi"
-	"github.com/pidex-dev/pidex/query"
 )
 
 // Overview is one session at a glance (see pidex.Overview): its listing
@@ -32,11 +31,12 @@ func (e *Engine) Overview(ctx context.Context, ref pidex.SessionRef) (*pidex.Ove
 		onPath[p.ID] = true
 	}
 	shown, compactions := view.OverviewNeeds(roots)
-	previews, err := query.Previews(ref.Path, shown)
+	// The backend's lines: a team catalog's files are not on this machine.
+	previews, err := readside.Previews(ctx, e.backend(), ref, shown)
 	if err != nil {
 		return nil, err
 	}
-	read, err := query.ReadEntries(ref.Path, compactions, overviewCutLine, overviewCutString)
+	read, err := e.backend().Lines(ctx, ref, compactions, overviewCutLine, overviewCutString)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func (e *Engine) Overview(ctx context.Context, ref pidex.SessionRef) (*pidex.Ove
 	o := view.Overview(view.OverviewParts{Info: info, Roots: roots, OnPath: onPath, Previews: previews, Compactions: byOffset})
 	// The session's own calls (every copy it holds, like its total) off its
 	// current branch: what the user spent on branches left behind.
-	rep, err := e.Cost(ctx, pidex.CostOptions{Session: ref.Path, By: []string{"source"}, Branch: pidex.BranchAbandoned, NoDedup: true})
+	rep, err := e.Cost(ctx, pidex.CostOptions{Session: ref.Path, Machine: ref.Machine, By: []string{"source"}, Branch: pidex.BranchAbandoned, NoDedup: true})
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (e *Engine) BranchThrough(ctx context.Context, ref pidex.SessionRef, entryI
 	}
 	n := view.Find(roots, entryID)
 	if n == nil {
-		return "", fmt.Errorf("entry %q in session %s: %w", entryID, ref.SessionID, pidex.ErrNotFound)
+		return "", &pidex.NotFoundError{Entry: entryID, Session: ref.SessionID}
 	}
 	return view.BranchLeaf(n), nil
 }

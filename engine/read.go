@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/internal/readside"
 	"github.com/pidex-dev/pidex/internal/view"
@@ -19,7 +20,11 @@ import (
 
 // Vocabulary is what options may name (search role groups, usage
 // sources), from the registry of kinds and roles (package pi).
-func (e *Engine) Vocabulary() pidex.Vocabulary { return pi.Vocabulary() }
+func (e *Engine) Vocabulary() pidex.Vocabulary { return Vocabulary() }
+
+// Vocabulary is what options may name, before any catalog is open (a
+// shell completion, a flag's help): every Engine's Vocabulary.
+func Vocabulary() pidex.Vocabulary { return pi.Vocabulary() }
 
 // List lists the sessions of the engine's roots.
 func (e *Engine) List(ctx context.Context, o pidex.ListOptions) ([]pidex.Session, error) {
@@ -110,7 +115,8 @@ func (e *Engine) Previews(ctx context.Context, ref pidex.SessionRef) (map[int64]
 // Path is the root-to-leaf path ("" = pi's leaf, the last entry of the
 // file).
 func (e *Engine) Path(ctx context.Context, ref pidex.SessionRef, leaf string) ([]pidex.Entry, error) {
-	return e.backend().Path(ctx, ref.FileID, leaf)
+	path, err := e.backend().Path(ctx, ref.FileID, leaf)
+	return path, entryNotFound(err, ref, leaf)
 }
 
 // Context is the model context pi would rebuild at leaf ("" = pi's leaf),
@@ -173,14 +179,22 @@ func (e *Engine) context(ctx context.Context, ref pidex.SessionRef, spec readsid
 		return nil, 0, 0, err
 	}
 	key := contextKey{path: ref.Path, machine: ref.Machine, size: info.SizeBytes, entries: info.EntryCount, spec: spec}
-	return e.contexts.get(key, func() (*pi.SessionContext, int, int, error) {
+	sc, from, to, err := e.contexts.get(key, func() (*pi.SessionContext, int, int, error) {
 		return readside.Context(ctx, e.backend(), ref, spec)
 	})
+	return sc, from, to, entryNotFound(err, ref, spec.Leaf)
 }
 
 // Warnings lists every line that could not be read.
+// A catalog made by an earlier pidex may hold the decoder's own words for
+// a line ("cannot unmarshal number into Go struct field …"): they are said
+// again as the format's (indexer.Reword).
 func (e *Engine) Warnings(ctx context.Context) ([]pidex.Warning, error) {
-	return e.backend().Warnings(ctx)
+	ws, err := e.backend().Warnings(ctx)
+	for i := range ws {
+		ws[i].Message = indexer.Reword(ws[i].Message)
+	}
+	return ws, err
 }
 
 // Search returns the entries matching o, best first (or newest first),
@@ -201,6 +215,28 @@ func (e *Engine) SearchSessions(ctx context.Context, o pidex.SearchOptions) ([]p
 		return nil, err
 	}
 	return e.backend().SearchSessions(ctx, q, f)
+}
+
+// SearchTotals counts the entries o matches and the sessions holding
+// them, past any page (up to pidex.CountCap entries).
+func (e *Engine) SearchTotals(ctx context.Context, o pidex.SearchOptions) (pidex.SearchTotals, error) {
+	q, f, err := e.searchFilter(ctx, o)
+	if err != nil {
+		return pidex.SearchTotals{}, err
+	}
+	return e.backend().SearchTotals(ctx, q, f)
+}
+
+// Marker is the highlighter of a search query: it marks the words the
+// query matches in any text, as a hit's snippet marks them (folding case
+// and accents, code as typed, CJK inside running text).
+func (e *Engine) Marker(query string) (pidex.Marker, error) {
+	q, err := fts.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	terms := fts.Highlights(q)
+	return func(text string) []pidex.Segment { return fts.Mark(text, terms) }, nil
 }
 
 func (e *Engine) searchFilter(ctx context.Context, o pidex.SearchOptions) (fts.Node, pidex.SearchFilter, error) {

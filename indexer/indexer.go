@@ -276,6 +276,7 @@ func (ix *Indexer) run(ctx context.Context, jobs []job, removed []string, st *pi
 		workers = runtime.GOMAXPROCS(0)
 	}
 	if p := ix.Progress; p != nil {
+		p.Begin(pidex.PhaseFiles)
 		p.FilesTotal.Add(int64(len(jobs)))
 		for _, j := range jobs {
 			p.BytesTotal.Add(j.cand.Size - j.file.Offset)

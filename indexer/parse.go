@@ -323,11 +323,11 @@ func (p *parser) line(l jsonl.Line, b *batch) {
 		return
 	}
 	if ln == nil {
-		p.warn(b, l.Number, "skipped malformed line: %v", err)
+		p.warn(b, l.Number, "skipped malformed line: %s", decodeProblem(l.Data, err))
 		return
 	}
 	if err != nil {
-		p.warn(b, l.Number, "kept line with a field of unexpected type: %v", err)
+		p.warn(b, l.Number, "kept line with a field of unexpected type: %s", decodeProblem(l.Data, err))
 	}
 	seq := p.file.Seq
 	p.file.Seq++

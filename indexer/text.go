@@ -76,6 +76,9 @@ func (ix *Indexer) IndexText(ctx context.Context) (*pidex.TextStats, error) {
 		return nil, err
 	}
 	st := &pidex.TextStats{Errors: []string{}}
+	if p := ix.Progress; p != nil {
+		p.Begin(pidex.PhaseText) // its own bar: the files' bar has ended
+	}
 	for round := 1; ; round++ {
 		jobs, err := ix.textJobs(ctx, roots)
 		if err != nil {
@@ -337,7 +340,9 @@ func (ix *Indexer) writeText(ctx context.Context, stmts *stmtCache, group []*tex
 			st.Files++
 		}
 		if p := ix.Progress; p != nil {
-			p.BytesDone.Add(b.bytes)
+			// The span the batch covers, as the total counts it (headers,
+			// blank and unreadable lines included), so a bar ends full.
+			p.BytesDone.Add(b.upto - b.job.from)
 			if b.upto == b.job.to {
 				p.FilesDone.Add(1)
 			}

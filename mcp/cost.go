@@ -29,6 +29,7 @@ type costArgs struct {
 	NoDedup  bool     `json:"no_dedup,omitempty" jsonschema:"count every copy forks hold of a call (the raw sum of the files); by default each call counts once"`
 	Limit    int      `json:"limit,omitempty" jsonschema:"at most this many rows in this page (totals always cover every row)" cursor:"page"`
 	MaxChars int      `json:"max_chars,omitempty" jsonschema:"character budget of the whole result" cursor:"page"`
+	Machine  string   `json:"machine,omitempty" jsonschema:"team catalog: only this machine's sessions"`
 	Cursor   string   `json:"cursor,omitempty" jsonschema:"next_cursor of a previous result, for its next rows" cursor:"-"`
 }
 
@@ -76,16 +77,9 @@ func (s *Server) addCost() {
 
 func (s *Server) cost(ctx context.Context, in *costArgs) (reply[costResult], error) {
 	var r reply[costResult]
-	offset := 0
-	if in.Cursor != "" {
-		c, err := decodeCursor("cost_report", in.Cursor)
-		if err != nil {
-			return r, err
-		}
-		if err := resume("cost_report", c, in); err != nil {
-			return r, err
-		}
-		offset = c.Offset
+	offset, err := resumeAt("cost_report", in.Cursor, in)
+	if err != nil {
+		return r, err
 	}
 	limit, err := pidex.Bounded("limit", in.Limit, pidex.DefaultReportRows, 1, pidex.MaxReadWindow)
 	if err != nil {
@@ -96,12 +90,12 @@ func (s *Server) cost(ctx context.Context, in *costArgs) (reply[costResult], err
 		return r, err
 	}
 	o := pidex.CostOptions{By: in.By, TZ: in.TZ, Since: in.Since, Until: in.Until, Project: in.Project, Cwd: in.Cwd, Agent: in.Agent,
-		Model: in.Model, Source: strings.Join(in.Source, ","), Branch: in.Branch, NoDedup: in.NoDedup}
+		Model: in.Model, Source: strings.Join(in.Source, ","), Branch: in.Branch, NoDedup: in.NoDedup, Machine: s.machine(in.Machine)}
 	if len(in.By) == 0 {
 		o.By = nil // the domain's default
 	}
 	if in.Session != "" {
-		ref, err := s.session(ctx, in.Session)
+		ref, err := s.session(ctx, in.Session, o.Machine)
 		if err != nil {
 			return r, err
 		}
@@ -161,7 +155,7 @@ func (s *Server) cost(ctx context.Context, in *costArgs) (reply[costResult], err
 // when totals), or one row without its header line.
 func table(rep *pidex.CostReport, totals bool) string {
 	var buf bytes.Buffer
-	_ = render.CostTable(&buf, rep, true)
+	_ = render.CostTable(&buf, rep, true, 0)
 	lines := strings.SplitAfter(buf.String(), "\n")
 	if !totals {
 		if len(lines) > 1 {

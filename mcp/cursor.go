@@ -122,3 +122,20 @@ func cursorKey[T any](in T) T {
 	}
 	return in
 }
+
+// resumeAt is the offset a paged tool starts at: 0 without a cursor, else
+// the cursor's, once resume has checked that in asks what the cursor's
+// call asked.
+func resumeAt(tool, cursor string, in any) (int, error) {
+	if cursor == "" {
+		return 0, nil
+	}
+	c, err := decodeCursor(tool, cursor)
+	if err != nil {
+		return 0, err
+	}
+	if err := resume(tool, c, in); err != nil {
+		return 0, err
+	}
+	return c.Offset, nil
+}

@@ -28,6 +28,7 @@ type readArgs struct {
 	ToolOutput      bool     `json:"tool_output,omitempty" jsonschema:"show tool results and whole tool-call arguments (folded to their size by default)" cursor:"page"`
 	MaxMessageChars int      `json:"max_message_chars,omitempty" jsonschema:"characters kept of each entry before it is cut" cursor:"page"`
 	MaxChars        int      `json:"max_chars,omitempty" jsonschema:"character budget of the whole result" cursor:"page"`
+	Machine         string   `json:"machine,omitempty" jsonschema:"team catalog: the session's machine, when its id is on several (a search hit's open gives it)"`
 	Cursor          string   `json:"cursor,omitempty" jsonschema:"next_cursor or prev_cursor of a previous result, to move the window" cursor:"-"`
 }
 
@@ -115,7 +116,7 @@ func (s *Server) read(ctx context.Context, tool string, in *readArgs, asContext 
 	if err != nil {
 		return r, err
 	}
-	ref, err := s.session(ctx, in.Session)
+	ref, err := s.session(ctx, in.Session, s.machine(in.Machine))
 	if err != nil {
 		return r, err
 	}
@@ -145,7 +146,7 @@ func (s *Server) read(ctx context.Context, tool string, in *readArgs, asContext 
 		}
 		return r, pidex.Usagef("around: entry %q is not on the branch ending at %s (leave out leaf to read the branch through it)", in.Around, doc.Leaf)
 	}
-	out := readResult{Session: sessionRef{ID: ref.SessionID, Title: ref.Name, Path: ref.Path}, Leaf: doc.Leaf, CurrentLeaf: doc.Current,
+	out := readResult{Session: sessionRef{ID: ref.SessionID, Title: ref.Name, Path: ref.Path, Machine: ref.Machine}, Leaf: doc.Leaf, CurrentLeaf: doc.Current,
 		Model: doc.Model, ThinkingLevel: doc.Thinking, Total: doc.Total, From: doc.From, To: doc.To, Items: []itemOut{}}
 	if out.Session.Title == "" {
 		if info, err := s.eng.Info(ctx, ref); err == nil {

@@ -26,6 +26,7 @@ type searchArgs struct {
 	SessionsOnly bool   `json:"sessions_only,omitempty" jsonschema:"one row per matching session with its number of hits, instead of one row per matching entry"`
 	Limit        int    `json:"limit,omitempty" jsonschema:"at most this many hits (or sessions) in this page" cursor:"page"`
 	MaxChars     int    `json:"max_chars,omitempty" jsonschema:"character budget of the whole result" cursor:"page"`
+	Machine      string `json:"machine,omitempty" jsonschema:"team catalog: only this machine's sessions (each result names its machine)"`
 	Cursor       string `json:"cursor,omitempty" jsonschema:"next_cursor of a previous result, to get its next page" cursor:"-"`
 }
 
@@ -53,6 +54,7 @@ type hitOut struct {
 type openRef struct {
 	Session string `json:"session"`
 	Around  string `json:"around"`
+	Machine string `json:"machine,omitempty" jsonschema:"team catalog: the session's machine"`
 }
 
 type sessionHit struct {
@@ -84,16 +86,9 @@ func (s *Server) addSearch() {
 
 func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult], error) {
 	var r reply[searchResult]
-	offset := 0
-	if in.Cursor != "" {
-		c, err := decodeCursor("search_sessions", in.Cursor)
-		if err != nil {
-			return r, err
-		}
-		if err := resume("search_sessions", c, in); err != nil {
-			return r, err
-		}
-		offset = c.Offset
+	offset, err := resumeAt("search_sessions", in.Cursor, in)
+	if err != nil {
+		return r, err
 	}
 	limit, err := pidex.Bounded("limit", in.Limit, pidex.DefaultPageLimit, 1, pidex.MaxPageLimit)
 	if err != nil {
@@ -104,9 +99,9 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 		return r, err
 	}
 	o := pidex.SearchOptions{Query: in.Query, Project: in.Project, Cwd: in.Cwd, Agent: in.Agent, Role: in.Role, Model: in.Model,
-		Since: in.Since, Until: in.Until, Branch: in.Branch, Sort: in.Sort, Limit: limit + 1, Offset: offset}
+		Since: in.Since, Until: in.Until, Branch: in.Branch, Sort: in.Sort, Limit: limit + 1, Offset: offset, Machine: s.machine(in.Machine)}
 	if in.Session != "" {
-		ref, err := s.session(ctx, in.Session)
+		ref, err := s.session(ctx, in.Session, o.Machine)
 		if err != nil {
 			return r, err
 		}
@@ -133,11 +128,12 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 		for i := range ss[:min(len(ss), limit)] {
 			h := &ss[i]
 			title := view.Title(h.Name, h.FirstMessage, 80)
-			sh := sessionHit{Session: sessionRef{ID: h.SessionID, Title: title, Path: h.Path}, Project: projectOf(h.Cwd), Cwd: h.Cwd,
+			sh := sessionHit{Session: sessionRef{ID: h.SessionID, Title: title, Path: h.Path, Machine: h.Machine}, Project: projectOf(h.Cwd), Cwd: h.Cwd,
 				Hits: h.Hits, Modified: h.Modified.String()}
-			id := s.handle(ctx, h.SessionID, h.Path, shared)
+			id := s.handle(ctx, h.SessionID, h.Path, h.Machine, shared)
+			ref := quoted(id) + onMachine(h.Machine)
 			lines = append(lines, fmt.Sprintf("%d. %s · %s · %s · modified %s\n   session=%s — its hits: search_sessions with session=%s; read it: read_session session=%s\n",
-				offset+i+1, oneLine(title), oneLine(sh.Project), hitsWord(h.Hits), shortTime(&h.Modified), quoted(id), quoted(id), quoted(id)))
+				offset+i+1, oneLine(title), oneLine(sh.Project), hitsWord(h.Hits), shortTime(&h.Modified), ref, ref, ref))
 			out.Sessions = append(out.Sessions, sh)
 		}
 	} else {
@@ -149,12 +145,12 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 		for i := range hits[:min(len(hits), limit)] {
 			h := &hits[i]
 			title := view.Title(&h.Name, h.FirstMessage, 80)
-			id := s.handle(ctx, h.SessionID, h.Path, shared)
-			ho := hitOut{Session: sessionRef{ID: h.SessionID, Title: title, Path: h.Path}, Project: projectOf(h.Cwd), Cwd: h.Cwd,
+			id := s.handle(ctx, h.SessionID, h.Path, h.Machine, shared)
+			ho := hitOut{Session: sessionRef{ID: h.SessionID, Title: title, Path: h.Path, Machine: h.Machine}, Project: projectOf(h.Cwd), Cwd: h.Cwd,
 				EntryID: h.EntryID, Role: h.Role, Time: isoTime(h.Timestamp), Snippet: bolded(h.Segments),
-				Open: openRef{Session: id, Around: h.EntryID}, Line: h.Line}
+				Open: openRef{Session: id, Around: h.EntryID, Machine: h.Machine}, Line: h.Line}
 			lines = append(lines, fmt.Sprintf("%d. %s · %s · %s · %s\n   %s\n   open: read_session session=%s around=%s\n",
-				offset+i+1, oneLine(title), oneLine(ho.Project), h.Role, shortTime(h.Timestamp), oneLine(ho.Snippet), quoted(id), quoted(h.EntryID)))
+				offset+i+1, oneLine(title), oneLine(ho.Project), h.Role, shortTime(h.Timestamp), oneLine(ho.Snippet), quoted(id)+onMachine(h.Machine), quoted(h.EntryID)))
 			out.Hits = append(out.Hits, ho)
 		}
 	}

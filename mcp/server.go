@@ -61,6 +61,9 @@ type Options struct {
 	// internal errors with their cause, which the model is only told
 	// happened. nil: dropped.
 	Log func(msg string)
+	// Machine, on a team catalog, is the machine every call reads when it
+	// names none (pidex --machine NAME mcp); "": every machine.
+	Machine string
 }
 
 // Server is the MCP server over one engine. Its methods are safe for
@@ -174,6 +177,9 @@ type toolSpec[In, Out any] struct {
 // even a panic — into a tool error the model can act on.
 func addTool[In, Out any](s *Server, t toolSpec[In, Out]) {
 	in := inputSchema[In](t.patch)
+	if !s.eng.Team() {
+		delete(in.Properties, "machine") // a local catalog has one machine: the argument would only confuse
+	}
 	tool := &sdk.Tool{Name: t.name, Title: t.title, Description: t.desc, InputSchema: in, OutputSchema: outputSchema[Out](),
 		Annotations: &sdk.ToolAnnotations{Title: t.title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)}}
 	s.sdk.AddTool(tool, func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {

@@ -24,6 +24,7 @@ type listArgs struct {
 	Sort     string `json:"sort,omitempty" jsonschema:"modified (default: most recently active first), created, cost (most expensive first) or size (largest first)"`
 	Limit    int    `json:"limit,omitempty" jsonschema:"at most this many sessions in this page" cursor:"page"`
 	MaxChars int    `json:"max_chars,omitempty" jsonschema:"character budget of the whole result" cursor:"page"`
+	Machine  string `json:"machine,omitempty" jsonschema:"team catalog: only this machine's sessions (each result names its machine)"`
 	Cursor   string `json:"cursor,omitempty" jsonschema:"next_cursor of a previous result, to get its next page" cursor:"-"`
 }
 
@@ -66,16 +67,9 @@ func (s *Server) addList() {
 
 func (s *Server) list(ctx context.Context, in *listArgs) (reply[listResult], error) {
 	var r reply[listResult]
-	offset := 0
-	if in.Cursor != "" {
-		c, err := decodeCursor("list_sessions", in.Cursor)
-		if err != nil {
-			return r, err
-		}
-		if err := resume("list_sessions", c, in); err != nil {
-			return r, err
-		}
-		offset = c.Offset
+	offset, err := resumeAt("list_sessions", in.Cursor, in)
+	if err != nil {
+		return r, err
 	}
 	limit, err := pidex.Bounded("limit", in.Limit, pidex.DefaultPageLimit, 1, pidex.MaxPageLimit)
 	if err != nil {
@@ -85,7 +79,7 @@ func (s *Server) list(ctx context.Context, in *listArgs) (reply[listResult], err
 	if err != nil {
 		return r, err
 	}
-	o := pidex.ListOptions{Cwd: in.Cwd, Project: in.Project, Name: in.Name, Agent: in.Agent, Since: in.Since, Until: in.Until, Sort: in.Sort}
+	o := pidex.ListOptions{Cwd: in.Cwd, Project: in.Project, Name: in.Name, Agent: in.Agent, Since: in.Since, Until: in.Until, Sort: in.Sort, Machine: s.machine(in.Machine)}
 	total, err := s.eng.Count(ctx, o)
 	if err != nil {
 		return r, err
@@ -101,13 +95,13 @@ func (s *Server) list(ctx context.Context, in *listArgs) (reply[listResult], err
 	shared := map[string]bool{}
 	for i := range rows {
 		so := sessionInfo(&rows[i])
-		id := s.handle(ctx, so.Session.ID, so.Session.Path, shared)
+		id := s.handle(ctx, so.Session.ID, so.Session.Path, so.Session.Machine, shared)
 		models := ""
 		if len(so.Models) > 0 {
 			models = " · " + strings.Join(so.Models, ", ")
 		}
 		lines = append(lines, fmt.Sprintf("%d. %s · %s%s\n   session=%s · modified %s · %s %s · %s tokens · %s%s\n",
-			offset+i+1, oneLine(so.Session.Title), oneLine(so.Project), oneLine(models), quoted(id), shortTime(&rows[i].Modified),
+			offset+i+1, oneLine(so.Session.Title), oneLine(so.Project), oneLine(models), quoted(id)+onMachine(so.Session.Machine), shortTime(&rows[i].Modified),
 			count(so.Messages), plural(int(so.Messages), "message", "messages"), count(so.Tokens), money(so.Cost), branchWord(so.BranchPoints)))
 		out.Sessions = append(out.Sessions, so)
 	}
@@ -155,7 +149,7 @@ func branchWord(n int64) string {
 
 // sessionInfo is a listing record as the tools give it.
 func sessionInfo(si *pidex.Session) sessionOut {
-	so := sessionOut{Session: sessionRef{ID: si.ID, Title: view.SessionTitle(si, 80), Path: si.Path}, Project: projectOf(si.Cwd), Cwd: si.Cwd,
+	so := sessionOut{Session: sessionRef{ID: si.ID, Title: view.SessionTitle(si, 80), Path: si.Path, Machine: si.Machine}, Project: projectOf(si.Cwd), Cwd: si.Cwd,
 		Created: isoTime(si.Created), Modified: si.Modified.String(), Messages: si.MessageCount, Entries: si.EntryCount,
 		BranchPoints: si.BranchPoints, Models: si.Models, Tokens: si.Tokens.Total, Cost: si.Cost, SizeBytes: si.SizeBytes}
 	if so.Models == nil {
@@ -173,6 +167,7 @@ func sessionInfo(si *pidex.Session) sessionOut {
 type sessionArgs struct {
 	Session  string `json:"session" jsonschema:"the session: an id (as search_sessions and list_sessions give it), a unique prefix of one, a name, or a path"`
 	MaxChars int    `json:"max_chars,omitempty" jsonschema:"character budget of the whole result"`
+	Machine  string `json:"machine,omitempty" jsonschema:"team catalog: the session's machine, when its id is on several"`
 }
 
 type overviewOut struct {
@@ -247,7 +242,7 @@ func (s *Server) overview(ctx context.Context, in *sessionArgs) (reply[overviewO
 	if err != nil {
 		return r, err
 	}
-	ref, err := s.session(ctx, in.Session)
+	ref, err := s.session(ctx, in.Session, s.machine(in.Machine))
 	if err != nil {
 		return r, err
 	}
@@ -262,7 +257,7 @@ func (s *Server) overview(ctx context.Context, in *sessionArgs) (reply[overviewO
 	if si.LeafID != nil {
 		out.LeafID = *si.LeafID
 	}
-	id := s.handle(ctx, si.ID, si.Path, map[string]bool{})
+	id := s.handle(ctx, si.ID, si.Path, si.Machine, map[string]bool{})
 	var b strings.Builder
 	fmt.Fprintf(&b, "Session %s\n", si.ID)
 	if out.Session.Name != "" {
@@ -336,7 +331,7 @@ func (s *Server) overview(ctx context.Context, in *sessionArgs) (reply[overviewO
 				cur = ", current"
 			}
 			fmt.Fprintf(&l, "  · %s %s: %s %s%s, ends at %s — read_session session=%s leaf=%s\n", br.Kind, br.ID, count(br.Entries),
-				text.Plural(br.Entries, "entry", "entries"), cur, br.Leaf, quoted(id), quoted(br.Leaf))
+				text.Plural(br.Entries, "entry", "entries"), cur, br.Leaf, quoted(id)+onMachine(si.Machine), quoted(br.Leaf))
 			fmt.Fprintf(&l, "    %s\n", quoted(bo.First.Preview))
 			o.Branches = append(o.Branches, bo)
 		}
@@ -368,7 +363,7 @@ func (s *Server) overview(ctx context.Context, in *sessionArgs) (reply[overviewO
 		out.Truncated = "Left out to stay within " + count(budget.Chars) + " characters: " + strings.Join(cut, ", ") + "; a larger max_chars shows them."
 		fmt.Fprintf(&b, "\n%s\n", out.Truncated)
 	}
-	fmt.Fprintf(&b, "\nRead it: read_session session=%s (the current branch, its latest entries)\n", quoted(id))
+	fmt.Fprintf(&b, "\nRead it: read_session session=%s (the current branch, its latest entries)\n", quoted(id)+onMachine(si.Machine))
 	r.data, r.text = out, strings.TrimRight(b.String(), "\n")
 	return r, nil
 }

@@ -68,16 +68,9 @@ const defaultValueChars = pidex.DefaultItemBudget / 4
 
 func (s *Server) sql(ctx context.Context, in *sqlArgs) (reply[sqlResult], error) {
 	var r reply[sqlResult]
-	offset := 0
-	if in.Cursor != "" {
-		c, err := decodeCursor("query_sql", in.Cursor)
-		if err != nil {
-			return r, err
-		}
-		if err := resume("query_sql", c, in); err != nil {
-			return r, err
-		}
-		offset = c.Offset
+	offset, err := resumeAt("query_sql", in.Cursor, in)
+	if err != nil {
+		return r, err
 	}
 	maxRows, err := pidex.Bounded("maxRows", in.MaxRows, pidex.DefaultSQLRows, 1, pidex.MaxSQLRows)
 	if err != nil {

@@ -24,6 +24,8 @@ type sessionRef struct {
 	ID    string `json:"id" jsonschema:"session id: pass it as session to the other tools"`
 	Title string `json:"title" jsonschema:"the session's name, else the start of its first message"`
 	Path  string `json:"path" jsonschema:"the session file"`
+	// Machine is empty on a local catalog (and left out of the JSON).
+	Machine string `json:"machine,omitempty" jsonschema:"team catalog: the machine the session is from (pass it as machine with session)"`
 }
 
 // page says where a page of a result lies and how to get the rest.
@@ -73,17 +75,9 @@ func size(textPart string, data any) int {
 	return max(chars(textPart), utf8.RuneCount(b))
 }
 
-// money is a cost in dollars for reading: cents, or more digits when
-// small ($0.0042), so that cheap sessions do not all read $0.00.
-func money(v float64) string {
-	switch {
-	case v == 0:
-		return "$0"
-	case v < 0.01 && v > -0.01:
-		return "$" + strconv.FormatFloat(v, 'f', 4, 64)
-	}
-	return "$" + text.GroupDigits(strconv.FormatFloat(v, 'f', 2, 64))
-}
+// money is a cost in dollars for reading, as every face writes it
+// (text.Money: cents, or four decimals when small).
+func money(v float64) string { return text.Money(v) }
 
 // count is a whole number for reading, digits grouped.
 func count[T int | int64 | float64](n T) string { return text.Count(int64(n)) }
@@ -94,8 +88,8 @@ func quoted(s string) string { return strconv.Quote(s) }
 // session resolves a session argument, with suggestions when it matches
 // none (see sessionNotFound). A path names a session only when the
 // catalog has it: the server reads only the session roots' files.
-func (s *Server) session(ctx context.Context, arg string) (pidex.SessionRef, error) {
-	ref, err := s.eng.Resolve(ctx, arg)
+func (s *Server) session(ctx context.Context, arg, machine string) (pidex.SessionRef, error) {
+	ref, err := s.eng.ResolveOn(ctx, arg, machine)
 	if err == nil || !errors.Is(err, pidex.ErrNotFound) || strings.TrimSpace(arg) == "" {
 		return ref, err
 	}
@@ -114,18 +108,37 @@ func (s *Server) session(ctx context.Context, arg string) (pidex.SessionRef, err
 
 // handle is what a result tells the model to pass as session: the id, or
 // the path when another file shares the id (a copy).
-func (s *Server) handle(ctx context.Context, id, path string, cache map[string]bool) string {
-	shared, ok := cache[id]
+func (s *Server) handle(ctx context.Context, id, path, machine string, cache map[string]bool) string {
+	key := machine + "\x00" + id
+	shared, ok := cache[key]
 	if !ok {
-		_, err := s.eng.Resolve(ctx, id)
+		_, err := s.eng.ResolveOn(ctx, id, machine)
 		var amb *pidex.AmbiguousError
 		shared = errors.As(err, &amb)
-		cache[id] = shared
+		cache[key] = shared
 	}
 	if shared {
 		return path
 	}
 	return id
+}
+
+// onMachine is what follows a session handle in a result's text on a
+// team catalog: the machine argument that goes with it ("" locally).
+func onMachine(machine string) string {
+	if machine == "" {
+		return ""
+	}
+	return " machine=" + quoted(machine)
+}
+
+// machine is the machine a call reads: its own argument, else the
+// server's (Options.Machine).
+func (s *Server) machine(arg string) string {
+	if arg != "" {
+		return arg
+	}
+	return s.opts.Machine
 }
 
 // pageNote is the line that closes a page: how many of what, and the

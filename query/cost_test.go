@@ -478,7 +478,7 @@ func TestCostReportSaturates(t *testing.T) {
 		if err := render.CostJSON(&js, r); err != nil || !json.Valid(js.Bytes()) {
 			t.Errorf("by %v: cost JSON (%v) is not valid:\n%s", by, err, js.String())
 		}
-		if err := render.CostTable(&table, r, false); err != nil || strings.Contains(table.String(), "Inf") || strings.Contains(table.String(), "NaN") {
+		if err := render.CostTable(&table, r, false, 0); err != nil || strings.Contains(table.String(), "Inf") || strings.Contains(table.String(), "NaN") {
 			t.Errorf("by %v: table (%v):\n%s", by, err, table.String())
 		}
 	}

@@ -403,3 +403,31 @@ func testPhrasePages(t *testing.T, e *searchEnv) {
 		t.Errorf("the last page of sessions holds %+v, want one session of 2 hits", ss)
 	}
 }
+
+// A phrase's totals count its confirmed matches only: the entries that
+// hold its words apart are candidates of the index, not hits.
+func TestPhraseTotals(t *testing.T) {
+	e := newSearchEnv(t)
+	for i := range 7 {
+		e.file(fmt.Sprintf("--w-app--/s%d.jsonl", i), hdr(fmt.Sprintf("s%d", i), "/w/app"),
+			userMsg("a1", "", fmt.Sprintf("giant pangolin number %d", i), fmt.Sprintf("2026-05-0%dT10:00:01.000Z", i+1)),
+			userMsg("a2", "a1", "a pangolin, not giant", fmt.Sprintf("2026-05-0%dT10:00:02.000Z", i+1)))
+	}
+	e.file("--w-other--/o.jsonl", hdr("o", "/w/other"), userMsg("b1", "", "pangolin giant, apart", "2026-05-09T10:00:01.000Z"))
+	e.refresh()
+	r := query.New(e.ix.DB, nil)
+	q, _ := fts.Parse(`"giant pangolin"`)
+	for _, tt := range []struct {
+		f    pidex.SearchFilter
+		want pidex.SearchTotals
+	}{
+		{pidex.SearchFilter{Limit: 4}, pidex.SearchTotals{Hits: 7, Sessions: 7}},
+		{pidex.SearchFilter{Limit: 4, Project: "other"}, pidex.SearchTotals{}},
+		{pidex.SearchFilter{Limit: 4, Active: true}, pidex.SearchTotals{Hits: 7, Sessions: 7}},
+	} {
+		got, err := r.SearchTotals(context.Background(), q, tt.f)
+		if err != nil || got != tt.want {
+			t.Errorf("SearchTotals(%+v) = %+v, %v; want %+v", tt.f, got, err, tt.want)
+		}
+	}
+}

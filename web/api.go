@@ -3,6 +3,8 @@ package web
 import (
 	"bytes"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/render"
@@ -120,6 +122,24 @@ func (s *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.httpError(w, r, err)
 		return
+	}
+	// The body is exactly pidex search --json; the totals and the pages
+	// around this one are headers (Link as RFC 8288 and GitHub's API).
+	h := w.Header()
+	h.Set("Pidex-Total-Hits", strconv.Itoa(res.page.Totals.Hits))
+	h.Set("Pidex-Total-Sessions", strconv.Itoa(res.page.Totals.Sessions))
+	if res.page.Totals.AtLeast {
+		h.Set("Pidex-Total-At-Least", "1") // counting stopped at pidex.CountCap
+	}
+	var links []string
+	if res.page.Next >= 0 {
+		links = append(links, "<"+offsetURL(r.URL, res.page.Next)+`>; rel="next"`)
+	}
+	if res.page.Prev >= 0 {
+		links = append(links, "<"+offsetURL(r.URL, res.page.Prev)+`>; rel="prev"`)
+	}
+	if len(links) > 0 {
+		h.Set("Link", strings.Join(links, ", "))
 	}
 	s.writeJSON(w, r, func(b *bytes.Buffer) error {
 		if res.sessionsOnly {

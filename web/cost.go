@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -11,6 +10,8 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/render"
+	"github.com/pidex-dev/pidex/internal/text"
+	"github.com/pidex-dev/pidex/internal/view"
 )
 
 // GET /api/cost = pidex cost --json.
@@ -31,14 +32,17 @@ func (s *Server) apiCost(w http.ResponseWriter, r *http.Request) {
 // costView is the cost page: a chart of cost per period stacked by a
 // key, the report's table, and active against abandoned branches.
 type costView struct {
-	Form      url.Values
-	Error     string
-	Period    string
-	Stack     string
-	Periods   []string
-	Stacks    []string
-	TZ        string
-	Chart     *chartView
+	Form    url.Values
+	Error   string
+	Period  string
+	Stack   string
+	Periods []string
+	Stacks  []string
+	TZ      string
+	Chart   *chartView
+	// Narrow is the same chart drawn for a phone's width: fewer labels,
+	// larger in proportion (the page shows one or the other).
+	Narrow    *chartView
 	Rows      []pidex.CostRow
 	By        []string
 	Totals    pidex.CostSums
@@ -72,11 +76,11 @@ func (s *Server) costReport(r *http.Request, v *costView) error {
 		return err
 	}
 	v.Rows, v.By, v.Totals = rep.Rows, rep.By, rep.Totals
-	cs, err := render.ChartSeries(rep, len(chartColours))
+	cs, err := view.ChartSeries(rep, len(chartColours))
 	if err != nil {
 		return err
 	}
-	v.Chart = chart(cs)
+	v.Chart, v.Narrow = chart(cs, chartW), chart(cs, chartNarrowW)
 	o.By = nil
 	for _, b := range []struct {
 		branch string
@@ -107,8 +111,12 @@ var chartColours = []string{"c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"
 
 const (
 	chartW, chartH        = 960.0, 300.0
-	chartLeft, chartRight = 64.0, 8.0
+	chartNarrowW          = 420.0
+	chartRight            = 8.0
 	chartTop, chartBottom = 10.0, 40.0
+	// labelCell is the most a character of an 11 px label takes, to keep
+	// labels inside the drawing (the viewBox cuts what passes its edge).
+	labelCell = 7.0
 )
 
 type chartView struct {
@@ -117,6 +125,13 @@ type chartView struct {
 	Grid   []chartLine
 	Labels []chartText
 	Legend []chartLegend
+}
+
+// chartArgs carry a chart and its element's id and class into the
+// "chart" template.
+type chartArgs struct {
+	C         *chartView
+	ID, Class string
 }
 
 type chartRect struct {
@@ -137,14 +152,20 @@ type chartLegend struct {
 	Class, Name, Cost string
 }
 
-func chart(cs *render.CostSeries) *chartView {
+func chart(cs *view.CostSeries, chartW float64) *chartView {
 	c := &chartView{W: chartW, H: chartH}
-	plotW, plotH := chartW-chartLeft-chartRight, chartH-chartTop-chartBottom
 	top := niceCeil(cs.Max)
+	// The axis's amounts set the left margin: $12,500.00 needs more than $1.00.
+	left := 0.0
+	for i := 0; i <= 4; i++ {
+		left = max(left, float64(len(text.Money(top*float64(i)/4))))
+	}
+	left = left*labelCell + 10
+	plotW, plotH := chartW-left-chartRight, chartH-chartTop-chartBottom
 	for i := 0; i <= 4; i++ {
 		y := chartTop + plotH - plotH*float64(i)/4
-		c.Grid = append(c.Grid, chartLine{chartLeft, y, chartW - chartRight, y})
-		c.Labels = append(c.Labels, chartText{chartLeft - 6, y + 4, fmt.Sprintf("$%.2f", top*float64(i)/4), "end"})
+		c.Grid = append(c.Grid, chartLine{left, y, chartW - chartRight, y})
+		c.Labels = append(c.Labels, chartText{left - 6, y + 4, text.Money(top * float64(i) / 4), "end"})
 	}
 	n := len(cs.Periods)
 	if n == 0 {
@@ -152,9 +173,13 @@ func chart(cs *render.CostSeries) *chartView {
 	}
 	slot := plotW / float64(n)
 	barW := max(1, slot*0.8)
-	every := int(math.Ceil(float64(n) / 12)) // about a dozen period labels
+	// As many period labels as fit side by side, each a whole number of
+	// periods apart.
+	labelW := float64(len(cs.Periods[0])+2) * labelCell
+	every := max(1, int(math.Ceil(labelW/slot)))
+	lastLabel := math.Inf(-1) // where the last period label drawn ends
 	for pi, p := range cs.Periods {
-		x := chartLeft + slot*float64(pi) + (slot-barW)/2
+		x := left + slot*float64(pi) + (slot-barW)/2
 		y := chartTop + plotH
 		for si, cost := range cs.Cost[pi] {
 			if cost <= 0 || top <= 0 {
@@ -162,19 +187,39 @@ func chart(cs *render.CostSeries) *chartView {
 			}
 			h := plotH * cost / top
 			y -= h
-			c.Bars = append(c.Bars, chartRect{x, y, barW, h, chartColours[si], fmt.Sprintf("%s · %s · $%.2f", p, cs.Series[si], cost)})
+			c.Bars = append(c.Bars, chartRect{x, y, barW, h, chartColours[si], p + " · " + seriesName(cs.Series[si]) + " · " + text.Money(cost)})
 		}
 		if pi%every == 0 {
-			c.Labels = append(c.Labels, chartText{x + barW/2, chartH - chartBottom + 16, p, "middle"})
+			// A label centred on its bar, unless that would pass an edge of
+			// the drawing: then it ends (or starts) at the edge; one that
+			// would touch the label before it is left out.
+			lx, anchor := x+barW/2, "middle"
+			half := float64(len(p)) * labelCell / 2
+			from, to := lx-half, lx+half
+			switch {
+			case to > chartW:
+				lx, anchor, from, to = chartW-2, "end", chartW-2-2*half, chartW-2
+			case from < 0:
+				lx, anchor, from, to = 2, "start", 2, 2+2*half
+			}
+			if from >= lastLabel+labelCell {
+				c.Labels = append(c.Labels, chartText{lx, chartH - chartBottom + 16, p, anchor})
+				lastLabel = to
+			}
 		}
 	}
 	for si, name := range cs.Series {
-		if name == "" {
-			name = "(none)"
-		}
-		c.Legend = append(c.Legend, chartLegend{chartColours[si], name, fmt.Sprintf("$%.2f", cs.SeriesTotals[si])})
+		c.Legend = append(c.Legend, chartLegend{chartColours[si], seriesName(name), text.Money(cs.SeriesTotals[si])})
 	}
 	return c
+}
+
+// seriesName names a series of the chart; a call without the key is "(none)".
+func seriesName(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
 }
 
 // niceCeil rounds up to 1, 2 or 5 times a power of ten, for the axis.

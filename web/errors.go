@@ -14,12 +14,19 @@ import (
 
 // Errors of the HTTP layer itself, mapped like the catalog's.
 var (
-	errNotFound     = fmt.Errorf("no such page: %w", pidex.ErrNotFound)
+	errNotFound     = pageNotFound{}
 	errForbidden    = errors.New("forbidden")
 	errUnauthorized = errors.New("unauthorized")
 	errMethod       = errors.New("method not allowed: pidex serve is read-only")
 	errCrossSite    = fmt.Errorf("%w: the request came from another site's page (pidex serve answers only its own pages and addresses opened directly)", errForbidden)
 )
+
+// pageNotFound: no route has the URL (errors.Is(err, ErrNotFound), without
+// the sentinel's words in its message).
+type pageNotFound struct{}
+
+func (pageNotFound) Error() string        { return "no such page: the pages are /, /s/ID, /search and /cost" }
+func (pageNotFound) Is(target error) bool { return target == pidex.ErrNotFound }
 
 // status maps an error to its HTTP status: the one place where sentinel
 // errors become codes (as main.exitCode makes them exit codes).

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/text"
@@ -37,16 +38,18 @@ func parsePages() map[string]*template.Template {
 			case int64:
 				return text.Count(x)
 			case float64: // token sums (saturating floats)
-				return text.Count(int64(x))
+				return text.Round(x)
 			}
 			return fmt.Sprint(n)
 		},
-		"treeArgs": func(g *treeGroup, u func(string) string) treeArgs { return treeArgs{g, u} },
-		"money":    func(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) },
-		"ptime":    func(t pidex.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-		"iso":      func(t pidex.Time) string { return t.String() },
-		"size":     text.Bytes,
-		"tokens":   func(v float64) string { return text.Count(int64(v)) },
+		"treeArgs":  func(g *treeGroup, u func(string) string) treeArgs { return treeArgs{g, u} },
+		"chartArgs": func(c *chartView, id, class string) chartArgs { return chartArgs{c, id, class} },
+		"isPeriod":  pidex.IsPeriod,
+		"money":     text.Money,
+		"ptime":     func(t pidex.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+		"iso":       func(t pidex.Time) string { return t.String() },
+		"size":      text.Bytes,
+		"tokens":    text.Round,
 		"fragment": func(id string) string {
 			return "e-" + url.PathEscape(id)
 		},
@@ -182,7 +185,14 @@ type sessionView struct {
 	// items before and after it.
 	From, To, Of         int
 	EarlierURL, LaterURL string
+	FirstURL, LastURL    string
+	Where                string // "Entries 108–307 of 307, the latest."
 	TreeURL              func(leaf string) string
+	// Query is a search's words highlighted in the entries (Marks of
+	// them on this page); ClearURL shows the page without.
+	Query    string
+	Marks    int
+	ClearURL string
 }
 
 // window is how many entries (or context messages) a session page shows
@@ -207,7 +217,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 	if at != "" && leaf == "" {
 		n := view.Find(roots, at)
 		if n == nil {
-			s.httpError(w, r, fmt.Errorf("entry %q in session %s: %w", at, ref.SessionID, pidex.ErrNotFound))
+			s.httpError(w, r, &pidex.NotFoundError{Entry: at, Session: ref.SessionID})
 			return
 		}
 		leaf = view.BranchLeaf(n)
@@ -241,8 +251,9 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 	if v.Current {
 		keepLeaf = ""
 	}
+	v.Query = q.Get("q")
 	link := func(extra ...string) string {
-		base := []string{"leaf", keepLeaf}
+		base := []string{"leaf", keepLeaf, "q", v.Query} // a search's words stay highlighted
 		if v.Context {
 			base = append(base, "view", "context")
 		}
@@ -262,7 +273,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 	if v.Context {
 		viewName = "context"
 	}
-	treeBase := sessionURL(info.ID, info.Path, info.Machine, "view", viewName) + "&leaf=" // built once: the tree may have thousands of links
+	treeBase := sessionURL(info.ID, info.Path, info.Machine, "view", viewName, "q", v.Query) + "&leaf=" // built once: the tree may have thousands of links
 	v.TreeURL = func(id string) string {
 		return treeBase + url.QueryEscape(id) + "#e-" + url.PathEscape(id)
 	}
@@ -280,30 +291,71 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 	}
 	v.Abandoned = &rep.Totals.Cost
 	vw := viewer{full: v.Full}
+	var mark pidex.Marker
+	if v.Query != "" {
+		// A query that does not parse highlights nothing (it came from a
+		// link; the search page says what is wrong with it).
+		mark, _ = s.eng.Marker(v.Query)
+		v.ClearURL = sessionURL(info.ID, info.Path, info.Machine, "leaf", keepLeaf)
+	}
 	for _, it := range doc.Items {
 		it.Target = it.ID == at
-		v.Entries = append(v.Entries, vw.item(doc, it))
+		e := vw.item(doc, it)
+		if mark != nil {
+			e.Marks = markBlocks(e.Blocks, mark)
+			v.Marks += e.Marks
+		}
+		v.Entries = append(v.Entries, e)
 	}
-	v.windowLinks(link, doc.From, doc.To, doc.Total)
+	v.windowLinks(link, doc.From, doc.To, doc.Total, at)
 	s.renderPage(w, r, http.StatusOK, "session", page{Title: v.Title, Nav: "sessions", Data: v})
 }
 
-// windowLinks sets the links to the items before and after the window.
-func (v *sessionView) windowLinks(link func(...string) string, from, to, n int) {
+// windowLinks says where the window lies in the branch (or the context)
+// and sets the links to its first and last windows and to the ones before
+// and after it: a long session opens at its end, or at a hit, and the
+// reader sees that and how to get to the start.
+func (v *sessionView) windowLinks(link func(...string) string, from, to, n int, at string) {
 	v.From, v.To, v.Of = from+1, to, n
+	what := "entries"
+	if v.Context {
+		what = "messages"
+	}
+	switch {
+	case n == 0:
+		v.Where = "No " + what + " on this branch."
+	case from == 0 && to == n:
+		v.Where = fmt.Sprintf("All %s %s.", text.Count(int64(n)), what)
+	default:
+		where := ""
+		switch {
+		case at != "":
+			where = ", around the entry you opened"
+		case to == n:
+			where = ", the latest"
+		case from == 0:
+			where = ", the first"
+		}
+		v.Where = fmt.Sprintf("%s %s–%s of %s%s.", strings.ToUpper(what[:1])+what[1:], text.Count(int64(from+1)), text.Count(int64(to)), text.Count(int64(n)), where)
+	}
 	if from > 0 {
+		v.FirstURL = link("from", "0")
 		v.EarlierURL = link("from", strconv.Itoa(max(0, from-window)))
 	}
 	if to < n {
 		v.LaterURL = link("from", strconv.Itoa(to))
+		v.LastURL = link() // the default window: the end
 	}
 }
 
-// searchResult is a search's answer, for the page and the API.
+// searchResult is a search's answer, for the page and the API: one page
+// of hits (or sessions) and where it lies in the whole answer.
 type searchResult struct {
+	opts         pidex.SearchOptions
 	sessionsOnly bool
 	hits         []pidex.Hit
 	sessions     []pidex.SessionHits
+	page         view.SearchPage
 }
 
 func (s *Server) search(r *http.Request) (*searchResult, error) {
@@ -311,13 +363,33 @@ func (s *Server) search(r *http.Request) (*searchResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &searchResult{sessionsOnly: boolParam(r.URL.Query(), "sessionsOnly")}
+	res := &searchResult{opts: o, sessionsOnly: boolParam(r.URL.Query(), "sessionsOnly")}
+	totals, err := s.eng.SearchTotals(r.Context(), o)
+	if err != nil {
+		return nil, err
+	}
+	shown := 0
 	if res.sessionsOnly {
 		res.sessions, err = s.eng.SearchSessions(r.Context(), o)
+		shown = len(res.sessions)
 	} else {
 		res.hits, err = s.eng.Search(r.Context(), o)
+		shown = len(res.hits)
 	}
+	res.page = view.NewSearchPage(totals, o.Offset, o.Limit, shown, res.sessionsOnly)
 	return res, err
+}
+
+// offsetURL is the request's URL with another offset (0: none), for the
+// links to the pages before and after.
+func offsetURL(u *url.URL, offset int) string {
+	q := u.Query()
+	q.Del("partial")
+	q.Del("offset")
+	if offset > 0 {
+		q.Set("offset", strconv.Itoa(offset))
+	}
+	return u.Path + "?" + q.Encode()
 }
 
 type searchView struct {
@@ -325,9 +397,14 @@ type searchView struct {
 	Query    string
 	Error    string
 	Hits     []hitView
+	Groups   []hitGroupView // the hits by session, with ?group=session
 	Sessions []sessionHitView
 	Indexed  string // "42% of the text is indexed so far", when it is not all
 	Roles    []string
+	Limits   []int
+	Count    string // "hits 21–40 of 1,234 in 56 sessions"
+	PrevURL  string
+	NextURL  string
 }
 
 type hitView struct {
@@ -339,6 +416,14 @@ type hitView struct {
 	Segments []pidex.Segment
 }
 
+// hitGroupView is a session and its hits on the page.
+type hitGroupView struct {
+	URL     string
+	Title   string
+	Project string
+	Hits    []hitView
+}
+
 type sessionHitView struct {
 	URL     string
 	Title   string
@@ -346,9 +431,12 @@ type sessionHitView struct {
 	Hits    int64
 }
 
+// searchLimits are the page sizes the page offers.
+var searchLimits = []int{20, 50, 100}
+
 func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	v := searchView{Form: q, Query: q.Get("q"), Roles: s.eng.Vocabulary().RoleGroups}
+	v := searchView{Form: q, Query: q.Get("q"), Roles: s.eng.Vocabulary().RoleGroups, Limits: searchLimits}
 	code := http.StatusOK
 	if v.Query != "" {
 		res, err := s.search(r)
@@ -359,13 +447,39 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 			}
 		case res.sessionsOnly:
 			for _, sh := range res.sessions {
-				v.Sessions = append(v.Sessions, sessionHitView{URL: sessionURL(sh.SessionID, sh.Path, sh.Machine),
+				// A session opened from a search highlights the query in it.
+				v.Sessions = append(v.Sessions, sessionHitView{URL: sessionURL(sh.SessionID, sh.Path, sh.Machine, "q", v.Query),
 					Title: view.Title(sh.Name, sh.FirstMessage, 120), Project: view.Project(sh.Cwd), Hits: sh.Hits})
 			}
 		default:
-			for _, h := range res.hits {
-				v.Hits = append(v.Hits, hitView{URL: sessionURL(h.SessionID, h.Path, h.Machine, "at", h.EntryID) + "#e-" + url.PathEscape(h.EntryID),
-					Title: view.Title(&h.Name, h.FirstMessage, 120), Project: view.Project(h.Cwd), Role: h.Role, Time: h.Timestamp, Segments: h.Segments})
+			hv := func(h *pidex.Hit) hitView {
+				return hitView{URL: sessionURL(h.SessionID, h.Path, h.Machine, "at", h.EntryID, "q", v.Query) + "#e-" + url.PathEscape(h.EntryID),
+					Title: view.Title(&h.Name, h.FirstMessage, 120), Project: view.Project(h.Cwd), Role: h.Role, Time: h.Timestamp, Segments: h.Segments}
+			}
+			if q.Get("group") == "session" {
+				for _, g := range view.GroupHits(res.hits) {
+					gv := hitGroupView{URL: sessionURL(g.SessionID, g.Path, g.Hits[0].Machine, "q", v.Query),
+						Title: view.Title(&g.Hits[0].Name, g.Hits[0].FirstMessage, 120), Project: view.Project(g.Hits[0].Cwd)}
+					for i := range g.Hits {
+						h := hv(&g.Hits[i])
+						h.Title = "" // the group's heading names the session
+						gv.Hits = append(gv.Hits, h)
+					}
+					v.Groups = append(v.Groups, gv)
+				}
+			} else {
+				for i := range res.hits {
+					v.Hits = append(v.Hits, hv(&res.hits[i]))
+				}
+			}
+		}
+		if err == nil {
+			v.Count = res.page.String()
+			if res.page.Prev >= 0 {
+				v.PrevURL = offsetURL(r.URL, res.page.Prev)
+			}
+			if res.page.Next >= 0 {
+				v.NextURL = offsetURL(r.URL, res.page.Next)
 			}
 		}
 		if indexed, total, err := s.eng.TextCoverage(r.Context()); err == nil {

@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -35,6 +34,9 @@ func (s *Server) searchOptions(r *http.Request) (pidex.SearchOptions, error) {
 		Machine: q.Get("machine")}
 	var err error
 	if o.Limit, err = intParam(q, "limit"); err != nil {
+		return o, err
+	}
+	if o.Offset, err = intParam(q, "offset"); err != nil {
 		return o, err
 	}
 	o.Session, o.Machine, err = s.sessionParam(r, o.Machine)
@@ -102,7 +104,7 @@ func boolParam(q url.Values, name string) bool {
 // ?file=, the file's base name, and on a team catalog by ?machine=.
 func (s *Server) session(r *http.Request, arg string) (pidex.SessionRef, error) {
 	if arg == "" || strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".jsonl") || arg == "." || arg == ".." {
-		return pidex.SessionRef{}, fmt.Errorf("session %q: %w", arg, pidex.ErrNotFound)
+		return pidex.SessionRef{}, &pidex.NotFoundError{Ref: arg}
 	}
 	machine := r.URL.Query().Get("machine")
 	ref, err := s.eng.ResolveOn(r.Context(), arg, machine)

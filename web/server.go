@@ -28,8 +28,14 @@ type Options struct {
 	Addr string
 	// Token, if set, must come with every request (see guard).
 	Token string
-	// Log receives one-line messages (nil: dropped).
+	// Log receives one-line messages (nil: dropped): internal errors with
+	// their cause, and the request log (see logRequests).
 	Log func(msg string)
+	// LogRequests logs every request, not only the failed and slow ones.
+	LogRequests bool
+	// SlowRequest is how long a request may take before it is logged as
+	// slow (0: DefaultSlowRequest).
+	SlowRequest time.Duration
 }
 
 // Server serves one engine.
@@ -67,8 +73,9 @@ func New(eng *engine.Engine, opts Options) (*Server, error) {
 	return s, nil
 }
 
-// Handler is the server's whole HTTP surface, guarded (see guard).
-func (s *Server) Handler() http.Handler { return s.guard(s.mux) }
+// Handler is the server's whole HTTP surface, guarded (see guard) and
+// logged (see logRequests).
+func (s *Server) Handler() http.Handler { return s.logRequests(s.guard(s.mux)) }
 
 // Serve answers on ln until ctx ends, then shuts down (open event streams
 // are closed by ctx too).

@@ -22,12 +22,14 @@ type entryView struct {
 	Time    string // ISO 8601 UTC, "" when it does not parse
 	Notes   []string
 	Blocks  []block
+	Marks   int // a search's words marked in it
 }
 
 // block is one piece of an item's body; Kind picks its template.
 type block struct {
 	Kind    string        // md | line | pre | fold | image
-	HTML    template.HTML // md: rendered Markdown
+	HTML    template.HTML // md: rendered Markdown; line, pre: Text with a search's words marked, when any
+	Open    bool          // fold: open, since it holds a search's words
 	Text    string        // line, pre: text (escaped by the template); fold: its summary
 	Src     template.URL  // image: a data: URL of a checked raster type
 	Alt     string        // image: its type and size

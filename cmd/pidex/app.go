@@ -27,6 +27,8 @@ type app struct {
 	json      bool
 	quiet     bool
 	noRefresh bool
+	noPager   bool
+	args      []string // the command line, for messages about it
 
 	eng      *engine.Engine
 	progress *pidex.Progress
@@ -42,10 +44,18 @@ func newApp(stdout, stderr io.Writer) *app {
 
 // newAppIO builds the CLI over streams described by the caller (tests).
 func newAppIO(s *render.IOStreams) *app {
-	return &app{io: s, stdout: s.Out, stderr: s.ErrOut, progress: &pidex.Progress{}}
+	a := &app{io: s, stdout: s.Out, stderr: s.ErrOut, progress: &pidex.Progress{}}
+	if s.ErrTTY {
+		// Messages quote session names, paths and candidates: on a
+		// terminal their control characters are shown escaped, as on
+		// stdout. The progress bar draws on s.ErrOut itself.
+		a.stderr = render.SafeWriter(s.ErrOut)
+	}
+	return a
 }
 
 func (a *app) execute(ctx context.Context, args []string) error {
+	a.args = args
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetOut(a.stdout)
@@ -70,6 +80,10 @@ func (a *app) rootCmd() *cobra.Command {
 		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetFlagErrorFunc(flagError)
+	// --version prints what `pidex version` prints.
+	root.Version = readBuildInfo().Version
+	root.SetVersionTemplate("{{with .Annotations}}{{.version}}{{end}}")
+	root.Annotations = map[string]string{"version": readBuildInfo().String()}
 	f := root.PersistentFlags()
 	f.StringVar(&a.dbPath, "db", "", "catalog file (default $PIDEX_DB, else $XDG_CACHE_HOME/pidex/index.sqlite or ~/.cache/pidex/index.sqlite)")
 	f.StringVar(&a.catalog, "catalog", os.Getenv("PIDEX_CATALOG"), "read a team catalog instead: a postgres:// URL that pidex push fills (env PIDEX_CATALOG; credentials from the URL, the environment or ~/.pgpass, never printed)")
@@ -78,7 +92,12 @@ func (a *app) rootCmd() *cobra.Command {
 	f.BoolVar(&a.json, "json", false, "print JSON on stdout (see README for the format)")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress or warning summary on stderr")
 	f.BoolVar(&a.noRefresh, "no-refresh", false, "answer from the catalog as it is, without refreshing it first")
-	root.AddCommand(a.indexCmd(), a.pathCmd(), a.listCmd(), a.treeCmd(), a.showCmd(), a.searchCmd(), a.costCmd(), a.sqlCmd(), a.schemaCmd(), a.warningsCmd(), a.rootsCmd(), a.serveCmd(), a.mcpCmd(), a.pushCmd())
+	f.BoolVar(&a.noPager, "no-pager", false, "write show and tree directly, not through $PIDEX_PAGER, $PAGER or less")
+	root.AddCommand(a.indexCmd(), a.pathCmd(), a.listCmd(), a.treeCmd(), a.showCmd(), a.searchCmd(), a.costCmd(), a.sqlCmd(), a.schemaCmd(), a.warningsCmd(), a.rootsCmd(), a.serveCmd(), a.mcpCmd(), a.pushCmd(), a.versionCmd())
+	root.SetOut(a.stdout) // before the completion command, which keeps it
+	root.SetErr(a.stderr)
+	a.completions(root)
+	addExamples(root)
 	return root
 }
 

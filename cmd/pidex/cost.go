@@ -34,7 +34,7 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 --csv: CSV; --chart: cost per period as bars stacked by model.
 --json: {"rows":[{<key>…, "input", "output", "cacheRead", "cacheWrite",
 "totalTokens", "cost", "calls"}], "totals":{…}} (see README).`,
-		Args: noArgs,
+		Args: a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			var err error
@@ -67,7 +67,7 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 			case chart:
 				return render.CostChart(a.stdout, r, a.io.Width)
 			}
-			return render.CostTable(a.stdout, r, a.io.OutTTY)
+			return render.CostTable(a.stdout, r, a.io.OutTTY, a.io.Width)
 		},
 	}
 	fl := cmd.Flags()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -88,7 +89,9 @@ func TestHostileTextIsEscapedInEveryFormat(t *testing.T) {
 		return out.String()
 	}
 	stmt := "SELECT s.cwd, m.text, u.model FROM sessions_v s, messages_v m, usage_v u WHERE m.role = 'user'"
-	raw := func(s string) int { return strings.IndexFunc(s, func(r rune) bool { return r == 0x1b || r == 7 || r == 8 || r == 0x7f || (r >= 0x80 && r < 0xa0) }) }
+	raw := func(s string) int {
+		return strings.IndexFunc(s, func(r rune) bool { return r == 0x1b || r == 7 || r == 8 || r == 0x7f || (r >= 0x80 && r < 0xa0) })
+	}
 	for _, args := range [][]string{
 		{"sql", "--format", "csv", stmt}, {"sql", "--format", "tsv", stmt}, {"sql", "--format", "json", stmt},
 		{"sql", "--format", "ndjson", stmt}, {"sql", "--format", "table", stmt},
@@ -119,6 +122,43 @@ func TestHostileTextIsEscapedInEveryFormat(t *testing.T) {
 	for _, args := range [][]string{{"sql", "--format", "csv", stmt}, {"sql", "--format", "ndjson", stmt}, {"cost", "--csv", "--by", "model"}} {
 		if out := run(false, args...); !strings.Contains(out, "\u009b31m") && !strings.Contains(out, `\u009b31m`) {
 			t.Errorf("%v piped lost the text: %q", args, out)
+		}
+	}
+}
+
+// Messages on a terminal's stderr quote session names, paths and
+// candidates: their control characters are escaped there as on stdout,
+// and written exactly to a file or pipe.
+func TestHostileTextOnStderr(t *testing.T) {
+	root := t.TempDir()
+	evil := "\x1b]0;pwned\x07\x1b[2J\u009b"
+	for i, dir := range []string{"--w--", "--w\x1b[31m--"} {
+		lines := []string{
+			fmt.Sprintf(`{"type":"session","version":3,"id":"s%d","timestamp":"2026-05-01T10:00:00.000Z","cwd":"/w"}`, i),
+			`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-05-01T10:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1777629601000}}`,
+			`{"type":"session_info","id":"n1","parentId":"a1","timestamp":"2026-05-01T10:00:03.000Z","name":` + jsonString("twin "+evil) + `}`,
+			`{"type":"message","id":` + jsonString("torn "+evil),
+		}
+		catalogtest.WriteFile(t, filepath.Join(root, dir, "a.jsonl"), strings.Join(lines, "\n")+"\n")
+	}
+	db := filepath.Join(t.TempDir(), "c.sqlite")
+	run := func(tty bool, args ...string) string {
+		t.Helper()
+		var errOut bytes.Buffer
+		a := newAppIO(&render.IOStreams{Out: &bytes.Buffer{}, ErrOut: &errOut, ErrTTY: tty, Width: 200, Height: 50})
+		a.fail(a.execute(context.Background(), append([]string{"--db", db, "--sessions", root}, args...)))
+		return errOut.String()
+	}
+	for _, args := range [][]string{{"index", "--full"}, {"show", "twin " + evil}, {"warnings"}} {
+		tty := run(true, args...)
+		if i := strings.IndexAny(tty, "\x1b\x07\u009b"); i >= 0 {
+			t.Errorf("%q on a terminal's stderr: a raw control character: %q", args, tty[max(0, i-30):min(len(tty), i+30)])
+		}
+		if !strings.Contains(tty, `\e`) && args[0] != "warnings" {
+			t.Errorf("%q: stderr names nothing hostile: %q", args, tty)
+		}
+		if args[0] == "show" && !strings.Contains(run(false, args...), evil) {
+			t.Errorf("%q piped: stderr is not exact", args)
 		}
 	}
 }

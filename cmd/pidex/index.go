@@ -30,7 +30,7 @@ and a running 'index --watch' carries on with the new one.
 roots (coalesced, at most a fraction of a second late), and once a minute as a
 safety net. It prints a line per refresh that changed something (with --json,
 one object per line).`,
-		Args: noArgs,
+		Args: a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			eng, st, err := a.index(ctx, full)
@@ -61,10 +61,23 @@ one object per line).`,
 }
 
 func (a *app) printStats(st *pidex.IndexStats) error {
-	_, err := fmt.Fprintf(a.stdout, "files %d: new %d, appended %d, rewritten %d, removed %d, unchanged %d\nentries added %d, read %s, not sessions %d, pending %d, warnings %d, errors %d\n",
+	_, err := fmt.Fprintf(a.stdout, "files %d: new %d, appended %d, rewritten %d, removed %d, unchanged %d\nentries added %d, read %s, not sessions %d, pending %d, warnings %d, errors %d\n%s\n",
 		st.Files, st.New, st.Appended, st.Rewritten, st.Removed, st.Unchanged,
-		st.Entries, text.Bytes(st.Bytes), len(st.NotSessions), len(st.Pending), len(st.Warnings), len(st.Errors))
+		st.Entries, text.Bytes(st.Bytes), len(st.NotSessions), len(st.Pending), len(st.Warnings), len(st.Errors), textSummary(st.Text))
 	return err
+}
+
+// textSummary says what the text pass did for search (the last line of
+// index's summary).
+func textSummary(t *pidex.TextStats) string {
+	switch {
+	case t == nil:
+		return "search index: not refreshed"
+	case t.Files == 0 && t.Entries == 0:
+		return "search index: up to date"
+	}
+	return fmt.Sprintf("search index: text of %s %s indexed, %s %s, %s read",
+		text.Count(int64(t.Files)), text.Plural(t.Files, "file", "files"), text.Count(t.Entries), text.Plural(int(t.Entries), "entry", "entries"), text.Bytes(t.Bytes))
 }
 
 // watch refreshes on every change until the command's context ends
@@ -84,8 +97,12 @@ func (a *app) watch(cmd *cobra.Command, eng *engine.Engine) error {
 		if a.json {
 			werr = render.WriteJSONLine(a.jsonOut(), st)
 		} else {
-			_, werr = fmt.Fprintf(a.stdout, "%s new %d, appended %d, rewritten %d, removed %d; %d entries, %s\n",
+			line := fmt.Sprintf("%s new %d, appended %d, rewritten %d, removed %d; %d entries, %s",
 				time.Now().Format(time.TimeOnly), st.New, st.Appended, st.Rewritten, st.Removed, st.Entries, text.Bytes(st.Bytes))
+			if st.Text != nil && st.Text.Entries > 0 {
+				line += fmt.Sprintf("; %d entries' text indexed", st.Text.Entries)
+			}
+			_, werr = fmt.Fprintln(a.stdout, line)
 		}
 		if werr == nil {
 			werr = a.flush()

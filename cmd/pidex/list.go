@@ -22,7 +22,7 @@ pi's SessionInfo plus pidex's own (entries, branch points, models, tokens,
 cost, size). On a terminal: aligned columns, relative times, the first
 message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 --json: an array of objects (see README).`,
-		Args: noArgs,
+		Args: a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			var err error
@@ -41,7 +41,13 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 			if a.json {
 				return render.WriteJSONLines(a.jsonOut(), sessions)
 			}
-			return render.Sessions(a.stdout, sessions, a.io.OutTTY, a.io.Width, time.Now())
+			var short map[string]string
+			if a.io.OutTTY {
+				if short, err = eng.ShortIDs(ctx, sessionIDs(sessions)); err != nil {
+					return err
+				}
+			}
+			return render.Sessions(a.stdout, sessions, a.io.OutTTY, a.io.Width, time.Now(), short)
 		},
 	}
 	fl := cmd.Flags()
@@ -54,6 +60,14 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 	fl.IntVar(&o.Limit, "limit", 0, "at most N sessions")
 	fl.StringVar(&o.Sort, "sort", pidex.SortModified, "order: modified, created, cost or size (all descending)")
 	return cmd
+}
+
+func sessionIDs(ss []pidex.Session) []string {
+	ids := make([]string, len(ss))
+	for i := range ss {
+		ids[i] = ss[i].ID
+	}
+	return ids
 }
 
 // resolveCwd makes a relative --cwd absolute: pi compares resolved paths,

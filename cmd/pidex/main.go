@@ -77,10 +77,15 @@ func run(args []string) (code int) {
 		err = fmt.Errorf("write output: %w", ferr)
 	}
 	err = interrupted(ctx, err)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "pidex:", describe(err))
-	}
+	app.fail(err)
 	return exitCode(err, app.warned)
+}
+
+// fail says err on stderr (nil: nothing), escaped on a terminal.
+func (a *app) fail(err error) {
+	if err != nil {
+		fmt.Fprintln(a.stderr, "pidex:", describe(err))
+	}
 }
 
 // errInterrupted: the run was stopped by Ctrl-C. Whatever failed because

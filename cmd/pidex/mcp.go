@@ -54,7 +54,7 @@ The catalog is refreshed when the server starts (tool calls wait for it, and
 search_sessions for the text index too, which takes minutes only on a cold
 catalog) and kept current as by 'pidex index --watch'. The server only reads session files;
 query_sql cannot change the catalog.`,
-		Args: noArgs,
+		Args: a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			// A server beside the agent, up as long as its session, reading
@@ -71,10 +71,10 @@ query_sql cannot change the catalog.`,
 			if httpAddr != "" {
 				loopback, err := httpguard.IsLoopback(httpAddr)
 				if err != nil {
-					return fmt.Errorf("--http %q (want host:port, e.g. 127.0.0.1:7374): %w", httpAddr, errUsage)
+					return pidex.Usagef("--http %q: want host:port, as in --http 127.0.0.1:7374", httpAddr)
 				}
 				if !loopback && token == "" {
-					return fmt.Errorf("--http %s is not a loopback address: anyone who can reach it could read every session; set --token: %w", httpAddr, errUsage)
+					return pidex.Usagef("--http %s is not a loopback address: anyone who can reach it could read every session; set --token", httpAddr)
 				}
 				if !loopback {
 					fmt.Fprintf(a.stderr, "pidex: warning: serving MCP on %s, beyond this machine; every request must carry the token\n", httpAddr)
@@ -84,10 +84,13 @@ query_sql cannot change the catalog.`,
 				}
 				defer ln.Close()
 			} else if token != "" {
-				return fmt.Errorf("--token goes with --http (over stdio the client starts the server itself): %w", errUsage)
+				return pidex.Usagef("--token goes with --http (over stdio the client starts the server itself)")
 			}
 			eng, err := a.engine(ctx)
 			if err != nil {
+				return err
+			}
+			if err := eng.CheckMachine(a.machine); err != nil {
 				return err
 			}
 			ctx, cancel := context.WithCancel(ctx)
@@ -96,7 +99,7 @@ query_sql cannot change the catalog.`,
 			var once, textOnce sync.Once
 			markReady := func() { once.Do(func() { close(ready) }) }
 			markTextReady := func() { markReady(); textOnce.Do(func() { close(textReady) }) }
-			srv := mcp.New(eng, mcp.Options{Version: version(), Ready: ready, TextReady: textReady,
+			srv := mcp.New(eng, mcp.Options{Version: version(), Ready: ready, TextReady: textReady, Machine: a.machine,
 				Log: func(msg string) { fmt.Fprintln(a.stderr, "pidex:", msg) }})
 			g, gctx := errgroup.WithContext(ctx)
 			if a.refreshes(eng) {
@@ -183,12 +186,4 @@ func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
 		return fmt.Errorf("shut down mcp server: %w", err)
 	}
 	return nil
-}
-
-// version is the module's version as built ("dev" for a work tree).
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
 }

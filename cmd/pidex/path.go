@@ -14,7 +14,7 @@ func (a *app) pathCmd() *cobra.Command {
 		Long: `Print the entries from the root to the current leaf (pi's leaf: the last entry
 in the file), or to --leaf ENTRY_ID. SESSION is a file path, a full session
 id, a unique id prefix or a unique session name.`,
-		Args: oneSession,
+		Args: a.oneSession,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			eng, ref, err := a.session(ctx, args[0])
@@ -28,7 +28,7 @@ id, a unique id prefix or a unique session name.`,
 			if a.json {
 				return render.WriteJSON(a.jsonOut(), path)
 			}
-			return render.Path(a.stdout, path, a.io.OutTTY)
+			return render.Path(a.stdout, path, a.io.OutTTY, a.io.Width)
 		},
 	}
 	cmd.Flags().StringVar(&leaf, "leaf", "", "end the path at this entry id instead of the current leaf")

@@ -55,7 +55,7 @@ required unless the URL's sslmode (or PGSSLMODE) says otherwise.
 coalesced while a push runs) until interrupted. Prints what the push sent;
 --json: {machine, files, new, appended, rewritten, rederived, removed, unchanged,
 excluded, entries, bytes, redacted, skipped}, one object per push with --watch.`,
-		Args: noArgs,
+		Args: a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			if a.catalog != "" {
@@ -113,7 +113,7 @@ func (a *app) pushOnce(ctx context.Context, eng *engine.Engine, to string, o eng
 	}
 	var ps *engine.PushStats
 	start := time.Now()
-	err := a.drawingAs("pushing", func() (err error) { ps, err = eng.Push(ctx, to, o); return err })
+	err := a.drawingAs(pidex.PhasePush, func() (err error) { ps, err = eng.Push(ctx, to, o); return err })
 	if err != nil {
 		if ps == nil || errors.Is(err, pidex.ErrUsage) {
 			return err // nothing was sent

@@ -16,7 +16,7 @@ name (the global one, and each project's .pi/settings.json found through the
 working directories of the sessions read), oh-my-pi's profiles, OpenClaw's
 agents. Each with its source (pi, omp, openclaw), whether it exists, and why
 it is read. --json: an array of {path, source, flat, why, found, note, read}.`,
-		Args: noArgs,
+		Args: a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			eng, err := a.refresh(cmd.Context())
 			if err != nil {
@@ -37,7 +37,8 @@ it is read. --json: an array of {path, source, flat, why, found, note, read}.`,
 				}
 				t.Row(r.Source, r.Path, found, r.Why, r.Note)
 			}
-			return t.Flush()
+			// Notes and reasons give way first, then paths (which keep their end).
+			return t.Fit(a.io.Width, 4, 3, 1).CutStart(1).Flush()
 		},
 	}
 }

@@ -62,20 +62,36 @@ firstMessage, hits}]).`,
 				return err
 			}
 			o.Machine = a.machine
+			totals, err := eng.SearchTotals(ctx, o)
+			if err != nil {
+				return err
+			}
 			if sessionsOnly {
 				ss, err := eng.SearchSessions(ctx, o)
 				if err != nil {
 					return err
 				}
+				a.pageNote(view.NewSearchPage(totals, o.Offset, o.Limit, len(ss), true))
 				if a.json {
 					return render.WriteJSONLines(a.jsonOut(), ss)
 				}
-				return render.SessionHits(a.stdout, ss, a.io.OutTTY, a.io.Width)
+				var short map[string]string
+				if a.io.OutTTY {
+					ids := make([]string, len(ss))
+					for i := range ss {
+						ids[i] = ss[i].SessionID
+					}
+					if short, err = eng.ShortIDs(ctx, ids); err != nil {
+						return err
+					}
+				}
+				return render.SessionHits(a.stdout, ss, a.io.OutTTY, a.io.Width, short)
 			}
 			hits, err := eng.Search(ctx, o)
 			if err != nil {
 				return err
 			}
+			a.pageNote(view.NewSearchPage(totals, o.Offset, o.Limit, len(hits), false))
 			if a.json {
 				return render.WriteJSONLines(a.jsonOut(), hits)
 			}
@@ -94,8 +110,24 @@ firstMessage, hits}]).`,
 	fl.StringVar(&o.Branch, "branch", pidex.BranchAll, "all: every branch of every file; active: only entries on a session's current branch")
 	fl.StringVar(&o.Sort, "sort", pidex.SortRelevance, "relevance or newest")
 	fl.IntVar(&o.Limit, "limit", pidex.DefaultSearchLimit, "at most N hits (sessions with --sessions-only)")
+	fl.IntVar(&o.Offset, "offset", 0, "skip the first N hits (sessions with --sessions-only): the next page starts at --offset LIMIT")
 	fl.BoolVar(&sessionsOnly, "sessions-only", false, "one row per session, with its number of hits")
 	return cmd
+}
+
+// pageNote says on stderr which hits the answer holds of how many, and
+// how to get the next page: stdout stays the hits alone. Only for a
+// person, as the progress bar: when stderr is a terminal, and not with
+// --quiet (a script that reads stderr gets no extra line).
+func (a *app) pageNote(p view.SearchPage) {
+	if a.quiet || !a.io.ErrTTY {
+		return
+	}
+	note := p.String()
+	if p.Next >= 0 {
+		note += fmt.Sprintf("; --offset %d shows the next page", p.Next)
+	}
+	fmt.Fprintln(a.stderr, "pidex: "+note)
 }
 
 // searchRefresh refreshes the catalog and its text index (unless

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
@@ -23,8 +24,8 @@ const defaultAddr = "127.0.0.1:7373"
 
 func (a *app) serveCmd() *cobra.Command {
 	var (
-		addr, token string
-		open        bool
+		addr, token  string
+		open, logAll bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -41,8 +42,11 @@ only requests addressed to that host or localhost. Listening elsewhere
 (--addr 0.0.0.0:PORT) requires --token: every request must then carry it
 (open the printed URL once: the browser keeps it in a cookie).
 
-The URL is printed on stdout when the server is ready; logs go to stderr.`,
-		Args: noArgs,
+The URL is printed on stdout when the server is ready. The log goes to
+stderr: a line for every request that fails or takes over half a second
+(every request with --log-requests), and for an internal error its cause,
+which the browser is not shown.`,
+		Args: a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			if os.Getenv("GOMEMLIMIT") == "" {
@@ -56,7 +60,7 @@ The URL is printed on stdout when the server is ready; logs go to stderr.`,
 			}
 			if !loopback {
 				if token == "" {
-					return fmt.Errorf("--addr %s is not a loopback address: anyone who can reach it could read every session; set --token: %w", addr, errUsage)
+					return pidex.Usagef("--addr %s is not a loopback address: anyone who can reach it could read every session; set --token", addr)
 				}
 				fmt.Fprintf(a.stderr, "pidex: warning: serving on %s, beyond this machine; every request must carry the token\n", addr)
 			}
@@ -78,7 +82,8 @@ The URL is printed on stdout when the server is ready; logs go to stderr.`,
 				a.report(st, false)
 			}
 			bound := ln.Addr().String()
-			srv, err := web.New(eng, web.Options{Addr: bound, Token: token, Log: func(msg string) { fmt.Fprintln(a.stderr, "pidex:", msg) }})
+			srv, err := web.New(eng, web.Options{Addr: bound, Token: token, LogRequests: logAll,
+				Log: func(msg string) { fmt.Fprintln(a.stderr, time.Now().Format("15:04:05"), msg) }})
 			if err != nil {
 				return err
 			}
@@ -115,6 +120,7 @@ The URL is printed on stdout when the server is ready; logs go to stderr.`,
 	f.StringVar(&addr, "addr", defaultAddr, "address to listen on (host:port; port 0 picks a free one)")
 	f.StringVar(&token, "token", "", "require this token on every request (mandatory when --addr is not loopback)")
 	f.BoolVar(&open, "open", false, "open the URL in the default browser")
+	f.BoolVar(&logAll, "log-requests", false, "log every request on stderr (by default: those that fail or take over half a second)")
 	return cmd
 }
 
@@ -122,7 +128,7 @@ The URL is printed on stdout when the server is ready; logs go to stderr.`,
 func isLoopback(addr string) (bool, error) {
 	ok, err := httpguard.IsLoopback(addr)
 	if err != nil {
-		return false, fmt.Errorf("--addr %q (want host:port): %w", addr, errUsage)
+		return false, pidex.Usagef("--addr %q: want host:port, as in --addr 127.0.0.1:7373", addr)
 	}
 	return ok, nil
 }

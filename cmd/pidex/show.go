@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/pidex-dev/pidex"
@@ -36,7 +38,7 @@ context edits applied, and the model and thinking level in effect.
 without it, the array of entries on the path, each the entry's object as pi
 loads it preceded by "line" and followed by pidex's annotations "currentLabel",
 "inContext", "compacted" and "editedBy".`,
-		Args: oneSession,
+		Args: a.oneSession,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			eng, ref, err := a.session(ctx, args[0])
@@ -62,8 +64,8 @@ loads it preceded by "line" and followed by pidex's annotations "currentLabel",
 			if err != nil {
 				return err
 			}
-			opts.Terminal = a.io.OutTTY
-			return render.Show(a.stdout, doc, opts)
+			opts.Terminal, opts.Colour = a.io.OutTTY, a.io.Colour
+			return a.paged(func(w io.Writer) error { return render.Show(w, doc, opts) })
 		},
 	}
 	f := cmd.Flags()

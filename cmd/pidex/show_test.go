@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pidex-dev/pidex"
 )
 
 // The human output of `pidex show` is checked against goldens in
@@ -97,7 +100,7 @@ func TestShowGolden(t *testing.T) {
 	}
 
 	t.Run("unknown leaf", func(t *testing.T) {
-		if _, err := run(t, "show", "01a09f30", "--leaf", "nope", "--no-refresh"); err == nil || !strings.Contains(err.Error(), "not found") {
+		if _, err := run(t, "show", "01a09f30", "--leaf", "nope", "--no-refresh"); !errors.Is(err, pidex.ErrNotFound) || !strings.Contains(err.Error(), `has no entry "nope"`) {
 			t.Errorf("err = %v, want not found", err)
 		}
 	})

@@ -69,7 +69,7 @@ error, a value over 64 MiB, --timeout) exits with code 4.`,
 			// Rows print as SQLite produces them: an endless SELECT prints
 			// as it goes, in the memory of a row; on a terminal each row is
 			// shown at once.
-			rw := render.NewRowWriter(a.stdout, format, a.io.OutTTY, limit)
+			rw := render.NewRowWriter(a.stdout, format, a.io.OutTTY, limit).Fit(a.io.Width)
 			var sink pidex.RowSink = rw
 			if a.io.OutTTY {
 				sink = flushing{rw, a.flush}
@@ -107,7 +107,7 @@ func (f flushing) Row(vals []any) (bool, error) {
 func (a *app) sqlText(args []string, file string) (string, error) {
 	switch {
 	case len(args) == 1 && file != "":
-		return "", fmt.Errorf("give the query as an argument or with -f, not both: %w", errUsage)
+		return "", pidex.Usagef("give the query as an argument or with -f, not both")
 	case len(args) == 1:
 		return args[0], nil
 	case file != "":
@@ -127,7 +127,7 @@ func (a *app) sqlText(args []string, file string) (string, error) {
 func (a *app) sqlFormat(format string, set bool) (string, error) {
 	switch {
 	case a.json && set && format != render.FormatJSON:
-		return "", fmt.Errorf("--json and --format %s disagree: %w", format, errUsage)
+		return "", pidex.Usagef("--json and --format %s disagree: give one of them", format)
 	case a.json:
 		return render.FormatJSON, nil
 	case !set && a.io.OutTTY:
@@ -139,7 +139,7 @@ func (a *app) sqlFormat(format string, set bool) (string, error) {
 	case render.FormatTable, render.FormatTSV, render.FormatCSV, render.FormatJSON, render.FormatNDJSON:
 		return format, nil
 	}
-	return "", fmt.Errorf("--format %q (want table, tsv, csv, json or ndjson): %w", format, errUsage)
+	return "", pidex.Usagef("--format %q: want table, tsv, csv, json or ndjson", format)
 }
 
 func parseParams(ps []string) (map[string]string, error) {
@@ -147,7 +147,7 @@ func parseParams(ps []string) (map[string]string, error) {
 	for _, p := range ps {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || k == "" {
-			return nil, fmt.Errorf("--param %q (want NAME=VALUE): %w", p, errUsage)
+			return nil, pidex.Usagef("--param %q: want NAME=VALUE, as in --param since=2026-11-01 for :since", p)
 		}
 		out[strings.TrimPrefix(k, ":")] = v
 	}
@@ -158,7 +158,7 @@ func (a *app) schemaCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "schema",
 		Short: "Print the SQL views of the catalog and what their columns mean (a team catalog's with --catalog)",
-		Args:  noArgs,
+		Args:  a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			views := pidex.Views
 			if a.catalog != "" { // a team catalog's views name the machine too

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/pidex-dev/pidex"
@@ -23,7 +25,7 @@ order (by timestamp). A long conversation nests as deep as it is long, which
 some JSON tools refuse (Python's json past ~1,000 levels, jq past 10,000):
 --json --flat prints the same nodes as an array in depth-first order, each
 with "depth" and without "children".`,
-		Args: oneSession,
+		Args: a.oneSession,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			eng, ref, err := a.session(ctx, args[0])
@@ -44,7 +46,8 @@ with "depth" and without "children".`,
 			if err != nil {
 				return err
 			}
-			return render.TreeText(a.stdout, roots, previews, a.io.OutTTY, a.io.Width)
+			o := render.TreeOptions{Terminal: a.io.OutTTY, Width: a.io.Width, Colour: a.io.Colour}
+			return a.paged(func(w io.Writer) error { return render.TreeText(w, roots, previews, o) })
 		},
 	}
 	cmd.Flags().BoolVar(&pathOnly, "path-only", false, "show only the path from the root to the current leaf")

@@ -10,7 +10,7 @@ func (a *app) warningsCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "warnings",
 		Short: "List the lines pidex could not read, with file and line",
-		Args:  noArgs,
+		Args:  a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			eng, err := a.refresh(ctx)
@@ -28,7 +28,8 @@ func (a *app) warningsCmd() *cobra.Command {
 			for _, w := range ws {
 				t.Row(w.Path, itoa(w.Line), w.Message)
 			}
-			return t.Flush()
+			// Messages give way first, then paths, which keep their file names.
+			return t.Fit(a.io.Width, 2, 0).CutStart(0).Flush()
 		},
 	}
 }

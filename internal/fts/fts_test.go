@@ -143,6 +143,35 @@ func plain(segs []pidex.Segment) string {
 	return b.String()
 }
 
+// Mark keeps the whole text and marks every match, case and accents
+// folded, CJK inside running text.
+func TestMark(t *testing.T) {
+	tests := []struct{ query, text, want string }{
+		{"cafe", "Un café, then CAFE again.", "Un [café], then [CAFE] again."},
+		{"parse_header", "call parse_header() or parse header", "call [parse_header]() or [parse header]"},
+		{"migrat*", "migrations and a migration", "[migrations] and a [migration]"},
+		{"検索", "全文検索のテスト", "全文[検索]のテスト"},
+		{"nothing", "no match here", "no match here"},
+	}
+	for _, tt := range tests {
+		q, err := Parse(tt.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, s := range Mark(tt.text, Highlights(q)) {
+			if s.Hit {
+				b.WriteString("[" + s.Text + "]")
+			} else {
+				b.WriteString(s.Text)
+			}
+		}
+		if b.String() != tt.want {
+			t.Errorf("Mark(%q, %q) = %q, want %q", tt.text, tt.query, b.String(), tt.want)
+		}
+	}
+}
+
 // A snippet is cut at word boundaries and never highlights part of a
 // word: at every width, each highlight is a whole match, and the text
 // before the closing "…" ends where a word ends.

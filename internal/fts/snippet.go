@@ -165,6 +165,29 @@ func Snippet(text string, terms []Term, width int) []pidex.Segment {
 	return segs
 }
 
+// Mark splits text into segments, the matches of the terms marked, the
+// text kept exactly (no cutting, no folding of white space): for
+// highlighting a query in a whole message.
+func Mark(text string, terms []Term) []pidex.Segment {
+	spans := sortSpans(matches(text, terms))
+	if len(spans) == 0 {
+		return []pidex.Segment{{Text: text}}
+	}
+	var segs []pidex.Segment
+	pos := 0
+	for _, s := range spans {
+		if s.from > pos {
+			segs = append(segs, pidex.Segment{Text: text[pos:s.from]})
+		}
+		segs = append(segs, pidex.Segment{Text: text[s.from:s.to], Hit: true})
+		pos = s.to
+	}
+	if pos < len(text) {
+		segs = append(segs, pidex.Segment{Text: text[pos:]})
+	}
+	return segs
+}
+
 // inWord reports whether byte offset i of text lies between two runes of
 // the same word (CJK characters are words of their own).
 func inWord(text string, i int) bool {

@@ -98,23 +98,28 @@ func (b *jsonBuf) member(k string, v any) {
 	}
 }
 
-// costHeader names the columns of the table and CSV forms.
-func costHeader(r *pidex.CostReport) []string {
+// costHeader names the columns of the table and CSV forms: the JSON
+// fields' names, shorter on a terminal (where a table must fit).
+func costHeader(r *pidex.CostReport, tty bool) []string {
 	h := append([]string{}, r.By...)
-	h = append(h, "calls", "input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost")
+	if tty {
+		h = append(h, "calls", "input", "output", "cache rd", "cache wr", "total", "cost")
+	} else {
+		h = append(h, "calls", "input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost")
+	}
 	if r.Repriced {
 		h = append(h, "repriced", "unpriced")
 	}
 	return h
 }
 
-// costCells formats one row; tty groups digits and rounds cost to cents.
-func costCells(keys []string, s pidex.CostSums, repriced, tty bool) []string {
-	num := Num
+// costCells formats one row; num formats token counts and calls (exact
+// when piped, rounded for reading on a terminal), tty rounds cost to cents
+// as text.Money writes it.
+func costCells(keys []string, s pidex.CostSums, repriced, tty bool, num func(float64) string) []string {
 	money := func(f float64) string { return strconv.FormatFloat(f, 'f', 6, 64) }
 	if tty {
-		num = func(f float64) string { return text.GroupDigits(Num(f)) }
-		money = func(f float64) string { return "$" + text.GroupDigits(strconv.FormatFloat(f, 'f', 2, 64)) }
+		money = text.Money
 	}
 	c := append([]string{}, keys...)
 	c = append(c, num(float64(s.Calls)), num(s.Input), num(s.Output), num(s.CacheRead), num(s.CacheWrite),
@@ -133,15 +138,49 @@ func costCells(keys []string, s pidex.CostSums, repriced, tty bool) []string {
 func noPrice(s pidex.CostSums) bool { return s.PricedCalls == 0 && len(s.Unpriced) > 0 }
 
 // CostTable writes a cost report as a table with a totals row: aligned,
-// digits grouped and cost in dollars on a terminal; tab-separated with
-// full values when piped.
-func CostTable(w io.Writer, r *pidex.CostReport, tty bool) error {
-	t := NewTable(w, tty, costHeader(r)...)
-	for _, row := range r.Rows {
-		t.Row(costCells(row.Keys, row.CostSums, r.Repriced, tty)...)
+// token counts rounded with their digits grouped, numbers right-aligned
+// and cost in dollars on a terminal; tab-separated with full values when
+// piped. On a terminal of width cells (0: no limit) a table that would not
+// fit writes its counts short (1.7M) and cuts its keys before its rows
+// would wrap.
+func CostTable(w io.Writer, r *pidex.CostReport, tty bool, width int) error {
+	if !tty {
+		return costTable(w, r, false, Num, 0)
 	}
-	t.Row(costCells(totalKeys(r), r.Totals, r.Repriced, tty)...)
-	return t.Flush()
+	var probe bytes.Buffer // a table only knows its width once it has its rows
+	t := costRows(&probe, r, true, text.Round)
+	if width <= 0 || t.NaturalWidth() <= width {
+		return costTable(w, r, true, text.Round, width)
+	}
+	return costTable(w, r, true, text.Short, width)
+}
+
+// costTable writes the table; to fit a terminal its keys give way (the
+// periods last: they are short, and they are the report's axis), never
+// its figures.
+func costTable(w io.Writer, r *pidex.CostReport, tty bool, num func(float64) string, width int) error {
+	var flex, periods, paths []int
+	for i, k := range r.By {
+		switch {
+		case pidex.IsPeriod(k):
+			periods = append(periods, i)
+		case k == "project": // a working directory: its last folders tell projects apart
+			paths = append(paths, i)
+			flex = append(flex, i)
+		default:
+			flex = append(flex, i)
+		}
+	}
+	return costRows(w, r, tty, num).Fit(width, flex...).CutLast(periods...).CutStart(paths...).Flush()
+}
+
+func costRows(w io.Writer, r *pidex.CostReport, tty bool, num func(float64) string) *Table {
+	t := NewTable(w, tty, costHeader(r, tty)...)
+	for _, row := range r.Rows {
+		t.Row(costCells(row.Keys, row.CostSums, r.Repriced, tty, num)...)
+	}
+	t.Row(costCells(totalKeys(r), r.Totals, r.Repriced, tty, num)...)
+	return t
 }
 
 func totalKeys(r *pidex.CostReport) []string {
@@ -165,14 +204,11 @@ func CostCSV(w io.Writer, r *pidex.CostReport, tty bool) error {
 		}
 		_ = cw.Write(rec)
 	}
-	write(costHeader(r))
+	write(costHeader(r, false))
 	for _, row := range r.Rows {
-		write(costCells(row.Keys, row.CostSums, r.Repriced, false))
+		write(costCells(row.Keys, row.CostSums, r.Repriced, false, Num))
 	}
-	write(costCells(totalKeys(r), r.Totals, r.Repriced, false))
+	write(costCells(totalKeys(r), r.Totals, r.Repriced, false, Num))
 	cw.Flush()
 	return cw.Error()
 }
-
-// costFmt is a short dollar figure for chart labels.
-func costFmt(f float64) string { return fmt.Sprintf("$%.2f", f) }

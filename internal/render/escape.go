@@ -68,6 +68,11 @@ var tsvEscape = strings.NewReplacer("\\", `\\`, "\t", `\t`, "\n", `\n`, "\r", `\
 // everything written through it (a terminal's reading views).
 type safeWriter struct{ w io.Writer }
 
+// SafeWriter is w with control characters other than newline and tab
+// escaped in everything written through it, each Write whole: for the
+// messages of a terminal's stderr, which quote session names and paths.
+func SafeWriter(w io.Writer) io.Writer { return safeWriter{w} }
+
 func (s safeWriter) Write(p []byte) (int, error) {
 	if _, err := io.WriteString(s.w, safeText(string(p))); err != nil {
 		return 0, err

@@ -25,6 +25,9 @@ type IOStreams struct {
 	Width int
 	// Height is the terminal height in lines ($LINES wins; 24 otherwise).
 	Height int
+	// Colour: the output is a terminal that takes colour: not with
+	// NO_COLOR set (no-color.org) or TERM=dumb.
+	Colour bool
 }
 
 // fder is a writer backed by a file descriptor (an *os.File, or a buffer
@@ -47,7 +50,14 @@ func System(out, errOut io.Writer) *IOStreams {
 	if l, err := strconv.Atoi(os.Getenv("LINES")); err == nil && l > 0 {
 		s.Height = l
 	}
+	s.Colour = ColourFor(s.OutTTY, os.Getenv)
 	return s
+}
+
+// ColourFor says whether output takes colour: a terminal, unless NO_COLOR
+// is set to anything (no-color.org) or the terminal is dumb.
+func ColourFor(tty bool, getenv func(string) string) bool {
+	return tty && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 }
 
 func isTerminal(w io.Writer) bool {

@@ -12,9 +12,11 @@ import (
 )
 
 // Sessions writes a session listing. On a terminal: aligned columns,
-// relative times, the first message cut to the width. Piped:
-// tab-separated, full values, RFC 3339 times, a header line.
-func Sessions(w io.Writer, ss []pidex.Session, tty bool, width int, now time.Time) error {
+// relative times, each id as its shortest unique prefix (short, by full
+// id: pidex.ShortIDs; an id it lacks is shown whole), the first message
+// cut to the width. Piped: tab-separated, full values, RFC 3339 times, a
+// header line.
+func Sessions(w io.Writer, ss []pidex.Session, tty bool, width int, now time.Time, short map[string]string) error {
 	// A team catalog's sessions name their machine: a column of its own
 	// (the last one piped, so the others keep their places).
 	team := slices.ContainsFunc(ss, func(s pidex.Session) bool { return s.Machine != "" })
@@ -51,20 +53,32 @@ func Sessions(w io.Writer, ss []pidex.Session, tty bool, width int, now time.Tim
 		if name != "" {
 			title = name + " — " + title
 		}
-		// The fixed columns take about 60 cells; the title gets the rest.
-		cells := []string{RelTime(now, s.Modified.UTC()), text.Cut(s.ID, 13), Itoa(s.MessageCount), fmt.Sprintf("$%.2f", s.Cost),
-			text.Cut(view.Project(s.Cwd), 20), text.Cut(title, max(20, width-62))}
+		// The title gives way first, then the project (then the machine):
+		// the other columns are short and never cut.
+		cells := []string{RelTime(now, s.Modified.UTC()), shortID(short, s.ID), text.Count(s.MessageCount), text.Money(s.Cost),
+			view.Project(s.Cwd), title}
 		if team {
-			cells = slices.Insert(cells, 1, text.Cut(s.Machine, 16))
-			cells[len(cells)-1] = text.Cut(title, max(20, width-80))
+			cells = slices.Insert(cells, 1, s.Machine)
 		}
 		t.Row(cells...)
 	}
-	return t.Flush()
+	if team {
+		return t.Fit(width, 6, 5, 1).Flush()
+	}
+	return t.Fit(width, 5, 4).Flush()
 }
 
-// Path writes the entries of a root-to-leaf path as a table.
-func Path(w io.Writer, path []pidex.Entry, tty bool) error {
+// shortID is id as short[id], else whole.
+func shortID(short map[string]string, id string) string {
+	if p, ok := short[id]; ok {
+		return p
+	}
+	return id
+}
+
+// Path writes the entries of a root-to-leaf path as a table, fitted to
+// width cells on a terminal (ids give way first: they are the longest).
+func Path(w io.Writer, path []pidex.Entry, tty bool, width int) error {
 	t := NewTable(w, tty, "LINE", "ID", "PARENT", "TYPE", "TIMESTAMP")
 	for _, e := range path {
 		kind := e.Type
@@ -77,5 +91,5 @@ func Path(w io.Writer, path []pidex.Entry, tty bool) error {
 		}
 		t.Row(Itoa(e.Line), e.ID, parent, kind, e.Timestamp)
 	}
-	return t.Flush()
+	return t.Fit(width, 1, 2, 3).Flush()
 }

@@ -56,6 +56,7 @@ type RowWriter struct {
 	keys    [][]byte // JSON keys, encoded once
 	n       int      // rows written (or buffered in the table)
 	left    int      // rows counted past maxRows
+	width   int      // a table's width in cells (0: as wide as it takes)
 	table   *Table
 	csv     *csv.Writer
 	ew      *errWriter
@@ -80,6 +81,13 @@ func NewRowWriter(w io.Writer, format string, tty bool, maxRows int) *RowWriter 
 	return &RowWriter{w: w, format: format, tty: tty, maxRows: maxRows, ew: &errWriter{w: w}}
 }
 
+// Fit fits a table to width display cells (a terminal's); other formats
+// are never cut.
+func (rw *RowWriter) Fit(width int) *RowWriter {
+	rw.width = width
+	return rw
+}
+
 // Columns starts the output with the column names.
 func (rw *RowWriter) Columns(cols []string) error {
 	switch rw.format {
@@ -97,7 +105,7 @@ func (rw *RowWriter) Columns(cols []string) error {
 			rw.ew.str("[")
 		}
 	default:
-		rw.table = NewTable(rw.w, true, cols...)
+		rw.table = NewTable(rw.w, true, cols...).Fit(rw.width)
 	}
 	return rw.ew.err
 }
@@ -133,7 +141,7 @@ func (rw *RowWriter) Row(vals []any) (bool, error) {
 	default:
 		cells := make([]string, len(vals))
 		for i, v := range vals {
-			cells[i] = text.Cut(Safe(strings.Join(strings.Fields(cell(v)), " ")), 60)
+			cells[i] = text.CutWidth(Safe(strings.Join(strings.Fields(cell(v)), " ")), 60)
 		}
 		rw.table.Row(cells...)
 		if rw.maxRows == 0 && rw.n%tableBlock == 0 {

@@ -49,15 +49,16 @@ func Hits(w io.Writer, hits []pidex.Hit, tty bool, width int) error {
 			where = h.Machine + ":" + where
 		}
 		head := Safe(fmt.Sprintf("%s  %s  %s  %s %s", hitTime(h, true), where, sessionTitle(h, 200), h.Role, h.EntryID))
-		ew.str(text.Cut(head, width) + "\n")
+		ew.str(text.CutWidth(head, width) + "\n")
 		ew.str("  " + highlighted(h.Segments) + "\n")
 		ew.str("  " + Safe(openCommand(h)) + "\n")
 	}
 	return ew.err
 }
 
-// SessionHits writes sessions with their hit counts.
-func SessionHits(w io.Writer, ss []pidex.SessionHits, tty bool, width int) error {
+// SessionHits writes sessions with their hit counts; on a terminal each
+// id is its shortest unique prefix (short, as Sessions).
+func SessionHits(w io.Writer, ss []pidex.SessionHits, tty bool, width int, short map[string]string) error {
 	if !tty {
 		t := NewTable(w, false, "hits", "session_id", "cwd", "name", "first_message", "path")
 		for _, s := range ss {
@@ -75,9 +76,9 @@ func SessionHits(w io.Writer, ss []pidex.SessionHits, tty bool, width int) error
 		if s.Name != nil {
 			title = *s.Name + " — " + title
 		}
-		t.Row(Itoa(s.Hits), text.Cut(s.SessionID, 13), text.Cut(view.Project(s.Cwd), 20), text.Cut(title, max(20, width-45)))
+		t.Row(text.Count(s.Hits), shortID(short, s.SessionID), view.Project(s.Cwd), title)
 	}
-	return t.Flush()
+	return t.Fit(width, 3, 2).Flush()
 }
 
 // sessionTitle is the session's name, else its first message, on one line.

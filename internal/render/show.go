@@ -20,6 +20,9 @@ type ShowOptions struct {
 	// Terminal: the output is a terminal, where session text must not
 	// drive it (control characters are shown escaped).
 	Terminal bool
+	// Colour: each item's title in the colour of its class, its label
+	// and notes set apart (a terminal without NO_COLOR).
+	Colour bool
 }
 
 const showBodyIndent = "  "
@@ -28,10 +31,11 @@ const showBodyIndent = "  "
 // message) is a header line "[LINE] TITLE · ID · TIME · DETAIL …" followed
 // by its body indented by two spaces and a blank line.
 func Show(w io.Writer, doc *pidex.Document, opts ShowOptions) error {
+	raw := w
 	if opts.Terminal {
 		w = safeWriter{w}
 	}
-	r := &showRenderer{w: w, opts: opts}
+	r := &showRenderer{w: w, raw: raw, opts: opts}
 	r.header(doc)
 	for i := range doc.Items {
 		r.item(doc, &doc.Items[i])
@@ -41,6 +45,7 @@ func Show(w io.Writer, doc *pidex.Document, opts ShowOptions) error {
 
 type showRenderer struct {
 	w    io.Writer
+	raw  io.Writer // w without the escaping, for colour codes around escaped text
 	opts ShowOptions
 	err  error
 	cut  bool // the item being written was read cut: its line count is not the line's
@@ -82,7 +87,11 @@ func (r *showRenderer) header(doc *pidex.Document) {
 // item writes one item's header line and body.
 func (r *showRenderer) item(doc *pidex.Document, it *pidex.DocItem) {
 	head, body := r.itemLines(doc, it)
-	r.printf("%s\n", head)
+	if r.opts.Colour && r.opts.Terminal && r.err == nil {
+		_, r.err = io.WriteString(r.raw, r.colourHead(doc, it)+"\n")
+	} else {
+		r.printf("%s\n", head)
+	}
 	for _, l := range body {
 		if l == "" {
 			r.printf("\n")
@@ -93,32 +102,61 @@ func (r *showRenderer) item(doc *pidex.Document, it *pidex.DocItem) {
 	r.printf("\n")
 }
 
-// itemLines is an item's header line ("[LINE] TITLE · ID · TIME · DETAIL
-// …") and its body lines, not yet indented.
-func (r *showRenderer) itemLines(doc *pidex.Document, it *pidex.DocItem) (string, []string) {
-	var parts []string
+// colourHead is the header line of itemLines with the title in its
+// class's colour, the label and the current leaf set apart, notes dimmed;
+// every piece escaped for the terminal.
+func (r *showRenderer) colourHead(doc *pidex.Document, it *pidex.DocItem) string {
+	parts := r.headParts(doc, it)
+	segs := make([]segment, 0, 2*len(parts))
+	for i, p := range parts {
+		if i > 0 {
+			segs = append(segs, segment{" · ", styleDim})
+		}
+		segs = append(segs, segment{Safe(p.text), p.style})
+	}
+	return styled(segs, 0, true)
+}
+
+// headParts are the pieces of an item's header line, each with its style.
+func (r *showRenderer) headParts(doc *pidex.Document, it *pidex.DocItem) []segment {
+	title := classStyle(it.Class)
+	if !doc.Context && doc.Current && it.ID == doc.Leaf {
+		title = styleLeaf // where pi resumes
+	}
+	var parts []segment
 	if doc.Context {
-		parts = []string{fmt.Sprintf("#%d %s", it.N, it.Title), fmt.Sprintf("line %d %s", it.Line, it.ID), it.Detail}
+		parts = []segment{{fmt.Sprintf("#%d %s", it.N, it.Title), title}, {fmt.Sprintf("line %d %s", it.Line, it.ID), styleNone}, {it.Detail, styleNone}}
 	} else {
-		parts = []string{fmt.Sprintf("[%d] %s", it.Line, it.Title), it.ID, showTime(it), it.Detail}
+		parts = []segment{{fmt.Sprintf("[%d] %s", it.Line, it.Title), title}, {it.ID, styleNone}, {showTime(it), styleNone}, {it.Detail, styleNone}}
 		if it.Label != "" {
-			parts = append(parts, "label "+strconv.Quote(it.Label))
+			parts = append(parts, segment{"label " + strconv.Quote(it.Label), styleLabel})
 		}
 	}
 	if it.CutBytes > 0 {
-		parts = append(parts, fmt.Sprintf("(%s line, cut: --full reads it whole)", text.Bytes(it.CutBytes)))
+		parts = append(parts, segment{fmt.Sprintf("(%s line, cut: --full reads it whole)", text.Bytes(it.CutBytes)), styleDim})
 	}
 	if it.Note != "" && !doc.Context {
-		parts = append(parts, "("+it.Note+")")
+		parts = append(parts, segment{"(" + it.Note + ")", styleDim})
 	}
-	r.cut = it.CutBytes > 0
-	var keep []string
+	keep := parts[:0]
 	for _, p := range parts {
-		if p != "" {
+		if p.text != "" {
 			keep = append(keep, p)
 		}
 	}
-	return strings.Join(keep, " · "), r.lines(it.Blocks)
+	return keep
+}
+
+// itemLines is an item's header line ("[LINE] TITLE · ID · TIME · DETAIL
+// …") and its body lines, not yet indented.
+func (r *showRenderer) itemLines(doc *pidex.Document, it *pidex.DocItem) (string, []string) {
+	parts := r.headParts(doc, it)
+	texts := make([]string, len(parts))
+	for i, p := range parts {
+		texts[i] = p.text
+	}
+	r.cut = it.CutBytes > 0
+	return strings.Join(texts, " · "), r.lines(it.Blocks)
 }
 
 // lines renders blocks as lines of text.

@@ -6,20 +6,27 @@ import (
 	"io"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/internal/text"
 	"github.com/pidex-dev/pidex/internal/view"
 )
+
+// TreeOptions say how a tree is drawn for reading.
+type TreeOptions struct {
+	// Terminal: the output is a terminal: each line is cut to Width and
+	// session text cannot drive it (control characters shown escaped).
+	Terminal bool
+	Width    int
+	// Colour: kinds by their class, labels and the current leaf in
+	// colour (a terminal without NO_COLOR).
+	Colour bool
+}
 
 // TreeText draws a session's tree for reading (laid out by view.Layout):
 // one line per entry with its leaf mark, id, type or role, label and
 // preview (previews by entry offset). A run stays on one indentation, so a
 // thousand-entry conversation does not march off the screen; branches
-// indent, marked ├─ and └─. On a terminal (tty) each line is cut to width.
-func TreeText(w io.Writer, roots []*pidex.TreeNode, previews map[int64]string, tty bool, width int) error {
-	if tty {
-		w = safeWriter{w}
-	}
-	tw := &treeWriter{out: w, previews: previews, width: width, tty: tty}
+// indent, marked ├─ and └─. On a terminal each line is cut to the width.
+func TreeText(w io.Writer, roots []*pidex.TreeNode, previews map[int64]string, o TreeOptions) error {
+	tw := &treeWriter{out: w, previews: previews, opts: o}
 	tw.group(view.Layout(roots), "", "")
 	return tw.err
 }
@@ -27,8 +34,7 @@ func TreeText(w io.Writer, roots []*pidex.TreeNode, previews map[int64]string, t
 type treeWriter struct {
 	out      io.Writer
 	previews map[int64]string
-	width    int
-	tty      bool
+	opts     TreeOptions
 	err      error
 }
 
@@ -55,21 +61,27 @@ func (w *treeWriter) line(mark string, n *pidex.TreeNode) {
 	if w.err != nil {
 		return
 	}
-	leaf := " "
-	if n.Leaf {
-		leaf = "*"
+	safe := func(s string) string { return s }
+	if w.opts.Terminal {
+		safe = Safe
 	}
-	s := fmt.Sprintf("%s%s %s %s", mark, leaf, n.ID, n.Kind())
+	leaf := segment{" ", styleNone}
+	kind := segment{safe(n.Kind()), classStyle(view.NodeClass(n))}
+	if n.Leaf {
+		leaf, kind.style = segment{"*", styleLeaf}, styleLeaf
+	}
+	segs := []segment{{mark, styleDim}, leaf, {" " + safe(n.ID) + " ", styleNone}, kind}
 	if n.Label != nil {
-		s += " [" + *n.Label + "]"
+		segs = append(segs, segment{" ", styleNone}, segment{"[" + safe(*n.Label) + "]", styleLabel})
 	}
 	if p := w.previews[n.Offset]; p != "" {
-		s += "  " + p
+		segs = append(segs, segment{"  " + safe(p), styleNone})
 	}
-	if w.tty {
-		s = text.Cut(s, w.width)
+	width := 0
+	if w.opts.Terminal {
+		width = w.opts.Width
 	}
-	_, w.err = fmt.Fprintln(w.out, s)
+	_, w.err = fmt.Fprintln(w.out, styled(segs, width, w.opts.Colour))
 }
 
 // nodeFields is a tree node without its children, for JSON.

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/pi"
 )
 
 // TreeGroup is a run of entries, each the only child of the one before,
@@ -117,3 +118,7 @@ func BranchLeaf(n *pidex.TreeNode) string {
 	}
 	return n.ID
 }
+
+// NodeClass is a tree node's reading class (pi.Class: user, assistant,
+// tool, summary, …), which every face styles it by.
+func NodeClass(n *pidex.TreeNode) string { return pi.Class(n.Type, n.Role) }

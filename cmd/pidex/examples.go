@@ -1,0 +1,81 @@
+package main
+
+import "github.com/spf13/cobra"
+
+// examples are the EXAMPLES section of each command's help: a few lines a
+// new user can run as they are (the ids are of the bundled corpus: add
+// --sessions testdata/sessions to try them there).
+var examples = map[string]string{
+	"pidex": `  pidex list                                  # every session, newest first
+  pidex search flaky test                     # find what was said, in every session
+  pidex show 01a09f30                         # read one (an id prefix, a name or a path)
+  pidex cost --by week,model --chart          # where the money went
+  pidex serve --open                          # the same in a browser`,
+	"index": `  pidex index                   # refresh: reads only what changed
+  pidex index --full            # rebuild the catalog from the session files
+  pidex index --watch           # keep it current, a line per change
+  pidex index --json | jq .text # what the text pass did`,
+	"list": `  pidex list --limit 10
+  pidex list --project api --since 7d
+  pidex list --cwd . --sort cost
+  pidex list --json | jq -r '.[] | select(.cost > 1) | .path'`,
+	"tree": `  pidex tree 01a09f30
+  pidex tree 01a09f30 --path-only
+  pidex tree 01a09f30 --json --flat | jq -c 'select(.label)'`,
+	"path": `  pidex path 01a09f30
+  pidex path 01a09f30 --leaf ae21c73b
+  pidex path ~/.pi/agent/sessions/--home-ann-app--/2026-09-14T09-12-03-117Z_01a09f30.jsonl --json`,
+	"show": `  pidex show 01a09f30
+  pidex show 01a09f30 --leaf ae21c73b --thinking
+  pidex show 01a09f30 --context          # exactly what pi would send the model
+  pidex show 01a09f30 --full --no-pager > session.txt`,
+	"search": `  pidex search flaky test                 # entries with both words
+  pidex search '"connection refused"' --role tool
+  pidex search migrat* --project api --since 30d --sort newest
+  pidex search parse_header --sessions-only
+  pidex search cache --limit 20 --offset 20   # the next page
+  pidex search -- -draft notes            # a query that starts with -`,
+	"cost": `  pidex cost                                   # per day, in the local zone
+  pidex cost --by month,model --since 2026-01-01
+  pidex cost --by week --chart --tz UTC
+  pidex cost --by session --branch abandoned   # money spent on branches left behind
+  pidex cost --by model --reprice model_prices_and_context_window.json --csv`,
+	"sql": `  pidex sql "SELECT name, cost FROM sessions_v ORDER BY cost DESC LIMIT 5"
+  pidex sql -f report.sql --format csv > report.csv
+  pidex sql --param since=2026-11-01 "SELECT count(*) FROM messages_v WHERE ts >= :since"
+  echo "SELECT tool, count(*) FROM tool_calls_v GROUP BY tool" | pidex sql`,
+	"schema": `  pidex schema
+  pidex schema --json | jq -r '.[].name'`,
+	"roots": `  pidex roots
+  pidex roots --json | jq -r '.[] | select(.found) | .path'
+  pidex --sessions omp:~/.omp/agent/sessions roots`,
+	"push": `  pidex push --to postgres://pidex@db.example/team       # send what changed since the last push
+  PIDEX_PG=postgres://pidex@db.example/team pidex push --redact --project api
+  pidex push --to "$PIDEX_PG" --watch                     # keep the team catalog current
+  pidex --catalog "$PIDEX_PG" list --machine ann-laptop   # read it back`,
+	"warnings": `  pidex warnings
+  pidex warnings --json | jq -r '.[].path' | sort -u`,
+	"serve": `  pidex serve
+  pidex serve --open
+  pidex serve --addr 127.0.0.1:0
+  pidex serve --addr 0.0.0.0:7373 --token "$(openssl rand -hex 16)"`,
+	"completion": `  source <(pidex completion bash)                          # this shell
+  pidex completion bash > /etc/bash_completion.d/pidex       # every bash
+  pidex completion zsh > "${fpath[1]}/_pidex"
+  pidex completion fish > ~/.config/fish/completions/pidex.fish
+  pidex completion powershell | Out-String | Invoke-Expression`,
+	"mcp": `  pi mcp add pidex -- pidex mcp          # register it with pi
+  pidex mcp                              # stdio, as a client starts it
+  pidex mcp --http 127.0.0.1:7374`,
+}
+
+// addExamples sets each command's EXAMPLES section from examples.
+func addExamples(root *cobra.Command) {
+	root.InitDefaultCompletionCmd() // cobra adds it when it runs: now, so that it has examples too
+	root.Example = examples["pidex"]
+	for _, c := range root.Commands() {
+		if e, ok := examples[c.Name()]; ok && c.Example == "" {
+			c.Example = e
+		}
+	}
+}
