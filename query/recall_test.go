@@ -431,3 +431,29 @@ func TestPhraseTotals(t *testing.T) {
 		}
 	}
 }
+
+// Past its budget of lines read, a phrase's totals say "at least", and
+// never fewer hits than a page past the offset needs.
+func TestPhraseTotalsBudget(t *testing.T) {
+	e := newSearchEnv(t)
+	for i := range 9 {
+		e.file(fmt.Sprintf("--w-app--/s%d.jsonl", i), hdr(fmt.Sprintf("s%d", i), "/w/app"),
+			userMsg("a1", "", fmt.Sprintf("giant pangolin number %d", i), fmt.Sprintf("2026-05-0%dT10:00:01.000Z", i+1)),
+			userMsg("a2", "a1", "a pangolin, not giant", fmt.Sprintf("2026-05-0%dT10:00:02.000Z", i+1)))
+	}
+	e.refresh()
+	r := query.New(e.ix.DB, nil)
+	q, _ := fts.Parse(`"giant pangolin"`)
+	defer func(v int64) { *query.ConfirmBudget = v }(*query.ConfirmBudget)
+	*query.ConfirmBudget = 1
+	for _, f := range []pidex.SearchFilter{{Limit: 2}, {Limit: 2, Offset: 4}} {
+		got, err := r.SearchTotals(context.Background(), q, f)
+		if err != nil || !got.AtLeast || got.Hits != f.Offset+f.Limit+1 || got.Hits > 9 {
+			t.Errorf("SearchTotals(%+v) past the budget = %+v, %v; want at least %d", f, got, err, f.Offset+f.Limit+1)
+		}
+	}
+	*query.ConfirmBudget = 1 << 30
+	if got, err := r.SearchTotals(context.Background(), q, pidex.SearchFilter{Limit: 2}); err != nil || got != (pidex.SearchTotals{Hits: 9, Sessions: 9}) {
+		t.Errorf("SearchTotals within the budget = %+v, %v; want 9 in 9", got, err)
+	}
+}
