@@ -457,3 +457,64 @@ func TestPhraseTotalsBudget(t *testing.T) {
 		t.Errorf("SearchTotals within the budget = %+v, %v; want 9 in 9", got, err)
 	}
 }
+
+// --sessions-only of a phrase confirms candidates in the page's order and
+// stops once no later one can place a session on the page: every page is
+// the slice of the whole answer, the counts are whole, an entry holding
+// the words apart (the shortest candidate of each session) never counts,
+// and ties on the best score go to the session modified last.
+func TestPhraseSessionPages(t *testing.T) { onBackends(t, testPhraseSessionPages) }
+
+func testPhraseSessionPages(t *testing.T, e *searchEnv) {
+	filler := func(n int) string { return strings.Repeat(" word", n) }
+	for i := range 6 {
+		ts := func(s int) string { return fmt.Sprintf("2026-05-0%dT10:00:0%d.000Z", i+1, s) }
+		lines := []string{hdr(fmt.Sprintf("s%d", i), "/w/app"),
+			userMsg("d1", "", "pangolin giant", ts(1)), // a candidate, not a hit
+			userMsg("a1", "d1", "giant pangolin"+filler(min(i, 4)), ts(2))}
+		for h := range i % 3 { // more hits, longer
+			lines = append(lines, userMsg(fmt.Sprintf("a%d", h+2), "a1", "a giant pangolin again"+filler(8+h), ts(3+h)))
+		}
+		e.file(fmt.Sprintf("--w-app--/s%d.jsonl", i), lines...)
+	}
+	e.refresh()
+	r := e.searcher()
+	q, _ := fts.Parse(`"giant pangolin"`)
+	ctx := context.Background()
+	for _, tt := range []struct {
+		newest bool
+		want   string // session: hits, in order
+	}{
+		{false, "s0:1 s1:2 s2:3 s3:1 s5:3 s4:2"},
+		{true, "s5:3 s4:2 s3:1 s2:3 s1:2 s0:1"},
+	} {
+		whole, err := r.SearchSessions(ctx, q, pidex.SearchFilter{Limit: 100, Newest: tt.newest})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range whole {
+			got = append(got, fmt.Sprintf("%s:%d", s.SessionID, s.Hits))
+		}
+		if strings.Join(got, " ") != tt.want {
+			t.Errorf("newest %v: %s, want %s", tt.newest, strings.Join(got, " "), tt.want)
+		}
+		for limit := 1; limit <= 4; limit++ {
+			for off := 0; off <= 6; off++ {
+				page, err := r.SearchSessions(ctx, q, pidex.SearchFilter{Limit: limit, Offset: off, Newest: tt.newest})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := whole[min(off, len(whole)):min(off+limit, len(whole))]
+				if len(page) != len(want) {
+					t.Fatalf("newest %v, limit %d offset %d: %d sessions, want %d", tt.newest, limit, off, len(page), len(want))
+				}
+				for i := range page {
+					if page[i].SessionID != want[i].SessionID || page[i].Hits != want[i].Hits || page[i].FirstMessage != want[i].FirstMessage {
+						t.Errorf("newest %v, limit %d offset %d: %+v, want %+v", tt.newest, limit, off, page[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}

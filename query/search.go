@@ -427,9 +427,12 @@ func (rd *Reader) SearchSessions(ctx context.Context, q fts.Node, f pidex.Search
 	if f.Newest {
 		order = "modified DESC, fl.path"
 	}
-	m, err := rd.matches(ctx, q, f, false, false)
+	m, err := rd.matches(ctx, q, f, false, true)
 	if err != nil {
 		return nil, err
+	}
+	if m.loose {
+		return rd.searchSessionsLoose(ctx, q, f, m)
 	}
 	stmt := m.with + `SELECT fl.path, s.session_id, s.name, COALESCE(s.first_message, '(no messages)'), count(*), s.cwd,
 		COALESCE(s.last_activity_ms, s.created_ms, fl.mtime_ns / 1000000) AS modified
