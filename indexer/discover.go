@@ -129,46 +129,76 @@ func skipFile(source, path string) bool {
 	return source == pidex.SourceOpenClaw && strings.HasSuffix(path, ".trajectory.jsonl")
 }
 
-// listDir returns the regular .jsonl files in dir and its subfolders.
+// listDir returns the regular .jsonl files in dir and its subfolders
+// (listDirFast where the platform has one: listdir_linux.go).
 func listDir(dir, root string) (files []candidate, subdirs []string, errs []error) {
+	l, ok := listDirFast(dir, root)
+	if !ok {
+		l = listDirPortable(dir, root)
+	}
+	return l.files, l.subdirs, l.errs
+}
+
+// listDirPortable is listDir with os.ReadDir: an lstat per entry by path.
+func listDirPortable(dir, root string) dirListing {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		if !(dir == root && os.IsNotExist(err)) {
-			errs = append(errs, fmt.Errorf("read dir %s: %w", dir, err))
-		}
-		return nil, nil, errs
+		return dirListing{errs: dirError(dir, root, err)}
 	}
+	var l dirListing
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
 		if !strings.HasSuffix(e.Name(), ".jsonl") {
 			if isDir(e, p) {
-				subdirs = append(subdirs, p)
+				l.subdirs = append(l.subdirs, p)
 			}
 			continue
 		}
 		fi, err := e.Info() // the lstat ReadDir already did: one stat per file
-		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			if target, terr := os.Stat(p); terr == nil {
-				fi = target
-			} else {
-				// A dangling or looping link: a candidate with the link's
-				// own stat, which the parser records as unreadable once.
-				files = append(files, candidate{Path: p, Root: root, fileStat: statOf(fi)})
-				continue
-			}
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("stat %s: %w", p, err))
-			continue
-		}
-		switch {
-		case fi.Mode().IsRegular():
-			files = append(files, candidate{Path: p, Root: root, fileStat: statOf(fi)})
-		case !fi.IsDir(): // a folder named *.jsonl is no session file; anything else is listed by warnings
-			files = append(files, candidate{Path: p, Root: root, fileStat: statOf(fi), irregular: modeName(fi.Mode())})
+		l.file(p, root, fi, err)
+	}
+	return l
+}
+
+// dirListing is what listDir found in one folder.
+type dirListing struct {
+	files   []candidate
+	subdirs []string
+	errs    []error
+}
+
+// dirError is a folder that could not be listed: an error, unless it is
+// a root that does not exist (pi may not have run yet).
+func dirError(dir, root string, err error) []error {
+	if dir == root && os.IsNotExist(err) {
+		return nil
+	}
+	return []error{fmt.Errorf("read dir %s: %w", dir, err)}
+}
+
+// file adds the .jsonl entry p, lstat'ed as fi (or err), to the listing:
+// a link counts as its target, a dangling one as itself.
+func (l *dirListing) file(p, root string, fi fs.FileInfo, err error) {
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if target, terr := os.Stat(p); terr == nil {
+			fi = target
+		} else {
+			// A dangling or looping link: a candidate with the link's
+			// own stat, which the parser records as unreadable once.
+			l.files = append(l.files, candidate{Path: p, Root: root, fileStat: statOf(fi)})
+			return
 		}
 	}
-	return files, subdirs, errs
+	if err != nil {
+		l.errs = append(l.errs, fmt.Errorf("stat %s: %w", p, err))
+		return
+	}
+	switch {
+	case fi.Mode().IsRegular():
+		l.files = append(l.files, candidate{Path: p, Root: root, fileStat: statOf(fi)})
+	case !fi.IsDir(): // a folder named *.jsonl is no session file; anything else is listed by warnings
+		l.files = append(l.files, candidate{Path: p, Root: root, fileStat: statOf(fi), irregular: modeName(fi.Mode())})
+	}
 }
 
 // modeName names what a file that is not regular is, for its warning.
