@@ -107,23 +107,26 @@ func Eval(n Node, toks []string) bool {
 // HasPhrase reports whether want occurs in toks as consecutive tokens (a
 // prefix phrase's last token may be longer in toks).
 func HasPhrase(toks, want []string, prefix bool) bool {
-	if len(want) == 0 {
-		return false
-	}
-	for i := 0; i+len(want) <= len(toks); i++ {
-		ok := true
-		for k, w := range want {
-			got := toks[i+k]
-			if got != w && !(prefix && k == len(want)-1 && strings.HasPrefix(got, w)) {
-				ok = false
-				break
-			}
-		}
-		if ok {
+	for i := range toks {
+		if PhraseAt(toks, i, want, prefix) {
 			return true
 		}
 	}
 	return false
+}
+
+// PhraseAt reports whether the phrase want starts at toks[i].
+func PhraseAt(toks []string, i int, want []string, prefix bool) bool {
+	if len(want) == 0 || i+len(want) > len(toks) {
+		return false
+	}
+	for k, w := range want {
+		got := toks[i+k]
+		if got != w && !(prefix && k == len(want)-1 && strings.HasPrefix(got, w)) {
+			return false
+		}
+	}
+	return true
 }
 
 // Varint decodes an SQLite varint (FTS5's records use them: big-endian

@@ -1,8 +1,6 @@
 package pgsearch
 
 import (
-	"strings"
-
 	"modernc.org/libc"
 
 	"github.com/pidex-dev/pidex/internal/fts"
@@ -81,20 +79,9 @@ func Freqs(n fts.Node, toks []string) []float64 {
 // prefix phrase's last token may be longer in toks), overlapping ones
 // included, as FTS5 counts a phrase's instances.
 func Count(toks, want []string, prefix bool) int {
-	if len(want) == 0 {
-		return 0
-	}
 	n := 0
-	for i := 0; i+len(want) <= len(toks); i++ {
-		ok := true
-		for k, w := range want {
-			got := toks[i+k]
-			if got != w && !(prefix && k == len(want)-1 && strings.HasPrefix(got, w)) {
-				ok = false
-				break
-			}
-		}
-		if ok {
+	for i := range toks {
+		if fts.PhraseAt(toks, i, want, prefix) {
 			n++
 		}
 	}
