@@ -25,11 +25,11 @@ type sessionCand struct {
 	score                          float64
 }
 
-// sessionFound is a session of the page: its file, best score and hits.
+// sessionFound is a session of the answer: its file and, once counted,
+// its hits.
 type sessionFound struct {
 	file, modified, hits int64
 	path                 string
-	best                 float64
 }
 
 // searchSessionsLoose is SearchSessions for loose matches m: the same
@@ -109,7 +109,7 @@ func bestSessions(ctx context.Context, cf *confirmer, cands []sessionCand, n int
 		}
 		if cf.match(c.path, c.offset, c.length) {
 			seen[c.file] = true
-			found = append(found, &sessionFound{file: c.file, path: c.path, best: c.score, modified: c.modified})
+			found = append(found, &sessionFound{file: c.file, path: c.path, modified: c.modified})
 		}
 	}
 	return found, nil
