@@ -25,6 +25,10 @@ type Document struct {
 	// Items: a window of a long branch.
 	From, To, Total int
 	Items           []DocItem
+	// Path is the ids of every entry on the branch, root to leaf (not only
+	// the window's): what a tree marks as the branch shown, without
+	// walking the branch again.
+	Path []string `json:"-"`
 }
 
 // DocItem is one entry of the branch, or one message of the context.

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"html/template"
+
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/text"
 	"github.com/pidex-dev/pidex/internal/view"
@@ -23,21 +25,23 @@ type treeRow struct {
 	Kind     string // role, else type
 	Preview  string
 	Label    string
-	Leaf     bool // pi's current leaf
-	OnPath   bool // on the path being shown
-	Selected bool // the end of the path being shown
-	Children int  // > 1 at a branch point
+	Leaf     bool         // pi's current leaf
+	OnPath   bool         // on the path being shown
+	Selected bool         // the end of the path being shown
+	Children int          // > 1 at a branch point
+	URL      template.URL // the page with the branch through the node
 }
 
 // treeView is the panel's rows, group by group (groups nest as deep as
 // the tree branches, not as it is long).
-func treeView(g *view.TreeGroup, previews map[int64]string, onPath map[string]bool, selected string) *treeGroup {
+func treeView(g *view.TreeGroup, previews map[int64]string, onPath map[string]bool, selected string, link func(id string) template.URL) *treeGroup {
 	out := &treeGroup{Rows: make([]treeRow, len(g.Rows))}
 	for i, n := range g.Rows {
 		out.Rows[i] = row(n, previews, onPath, selected)
+		out.Rows[i].URL = link(n.ID)
 	}
 	for _, b := range g.Branches {
-		out.Branches = append(out.Branches, treeView(b, previews, onPath, selected))
+		out.Branches = append(out.Branches, treeView(b, previews, onPath, selected, link))
 	}
 	return out
 }

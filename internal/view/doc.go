@@ -83,7 +83,10 @@ func ContextDocument(ref pidex.SessionRef, info pidex.Session, sc *pi.SessionCon
 // header fills what a Document says of the session and its leaf.
 func header(ref pidex.SessionRef, info pidex.Session, sc *pi.SessionContext) *pidex.Document {
 	doc := &pidex.Document{Session: ref, Entries: len(sc.Path), Messages: len(sc.Messages),
-		Model: sc.Model.String(), Thinking: sc.Level()}
+		Model: sc.Model.String(), Thinking: sc.Level(), Path: make([]string, len(sc.Path))}
+	for i := range sc.Path {
+		doc.Path[i] = sc.Path[i].ID
+	}
 	if n := len(sc.Path); n > 0 {
 		doc.Leaf, doc.LeafLine = sc.Path[n-1].ID, sc.Path[n-1].Entry.Line
 	}
