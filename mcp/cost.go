@@ -77,15 +77,7 @@ func (s *Server) addCost() {
 
 func (s *Server) cost(ctx context.Context, in *costArgs) (reply[costResult], error) {
 	var r reply[costResult]
-	offset, err := resumeAt("cost_report", in.Cursor, in)
-	if err != nil {
-		return r, err
-	}
-	limit, err := pidex.Bounded("limit", in.Limit, pidex.DefaultReportRows, 1, pidex.MaxReadWindow)
-	if err != nil {
-		return r, err
-	}
-	budget, err := pidex.BudgetOptions{Chars: in.MaxChars}.Filter(s.eng.Vocabulary())
+	offset, limit, budget, err := s.paged("cost_report", in.Cursor, in, in.Limit, pidex.DefaultReportRows, pidex.MaxReadWindow, in.MaxChars)
 	if err != nil {
 		return r, err
 	}

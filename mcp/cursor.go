@@ -139,3 +139,18 @@ func resumeAt(tool, cursor string, in any) (int, error) {
 	}
 	return c.Offset, nil
 }
+
+// paged reads what every paged tool takes alike: where the page starts
+// (resumeAt), its size (limit within 1..hi, def when not given) and its
+// character budget.
+func (s *Server) paged(tool, cursor string, in any, limit, def, hi, maxChars int) (int, int, pidex.Budget, error) {
+	offset, err := resumeAt(tool, cursor, in)
+	if err != nil {
+		return 0, 0, pidex.Budget{}, err
+	}
+	if limit, err = pidex.Bounded("limit", limit, def, 1, hi); err != nil {
+		return 0, 0, pidex.Budget{}, err
+	}
+	budget, err := pidex.BudgetOptions{Chars: maxChars}.Filter(s.eng.Vocabulary())
+	return offset, limit, budget, err
+}

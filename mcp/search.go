@@ -86,15 +86,7 @@ func (s *Server) addSearch() {
 
 func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult], error) {
 	var r reply[searchResult]
-	offset, err := resumeAt("search_sessions", in.Cursor, in)
-	if err != nil {
-		return r, err
-	}
-	limit, err := pidex.Bounded("limit", in.Limit, pidex.DefaultPageLimit, 1, pidex.MaxPageLimit)
-	if err != nil {
-		return r, err
-	}
-	budget, err := pidex.BudgetOptions{Chars: in.MaxChars}.Filter(s.eng.Vocabulary())
+	offset, limit, budget, err := s.paged("search_sessions", in.Cursor, in, in.Limit, pidex.DefaultPageLimit, pidex.MaxPageLimit, in.MaxChars)
 	if err != nil {
 		return r, err
 	}

@@ -67,15 +67,7 @@ func (s *Server) addList() {
 
 func (s *Server) list(ctx context.Context, in *listArgs) (reply[listResult], error) {
 	var r reply[listResult]
-	offset, err := resumeAt("list_sessions", in.Cursor, in)
-	if err != nil {
-		return r, err
-	}
-	limit, err := pidex.Bounded("limit", in.Limit, pidex.DefaultPageLimit, 1, pidex.MaxPageLimit)
-	if err != nil {
-		return r, err
-	}
-	budget, err := pidex.BudgetOptions{Chars: in.MaxChars}.Filter(s.eng.Vocabulary())
+	offset, limit, budget, err := s.paged("list_sessions", in.Cursor, in, in.Limit, pidex.DefaultPageLimit, pidex.MaxPageLimit, in.MaxChars)
 	if err != nil {
 		return r, err
 	}
