@@ -382,17 +382,7 @@ func testPhrasePages(t *testing.T, e *searchEnv) {
 	if err != nil || len(all) != 14 {
 		t.Fatalf("%d hits (%v), want 14", len(all), err)
 	}
-	var paged []pidex.Hit
-	for off := 0; off < 20; off += 4 {
-		page, err := r.Search(context.Background(), q, pidex.SearchFilter{Limit: 4, Offset: off})
-		if err != nil {
-			t.Fatal(err)
-		}
-		paged = append(paged, page...)
-	}
-	if len(paged) != len(all) {
-		t.Fatalf("pages hold %d hits, the whole answer %d", len(paged), len(all))
-	}
+	paged := pagesOfFour(t, r, q, len(all))
 	for i := range all {
 		if paged[i].Path != all[i].Path || paged[i].Offset != all[i].Offset || paged[i].EntryID == "a2" {
 			t.Errorf("hit %d: page gives %s@%d (%s), the whole answer %s@%d", i, paged[i].Path, paged[i].Offset, paged[i].EntryID, all[i].Path, all[i].Offset)

@@ -419,17 +419,7 @@ func testSearchPages(t *testing.T, e *searchEnv) {
 	if err != nil || len(all) != 14 {
 		t.Fatalf("%d hits (%v), want 14", len(all), err)
 	}
-	var paged []pidex.Hit
-	for off := 0; off < 20; off += 4 {
-		page, err := r.Search(context.Background(), q, pidex.SearchFilter{Limit: 4, Offset: off})
-		if err != nil {
-			t.Fatal(err)
-		}
-		paged = append(paged, page...)
-	}
-	if len(paged) != len(all) {
-		t.Fatalf("pages hold %d hits, the whole answer %d", len(paged), len(all))
-	}
+	paged := pagesOfFour(t, r, q, len(all))
 	for i := range all {
 		if paged[i].Path != all[i].Path || paged[i].Offset != all[i].Offset {
 			t.Errorf("hit %d: page gives %s@%d, the whole answer %s@%d", i, paged[i].Path, paged[i].Offset, all[i].Path, all[i].Offset)
@@ -564,4 +554,22 @@ func TestSessionGoneAfterItWasNamed(t *testing.T) {
 			t.Errorf("read %d of a session gone since it was named: %v, want not found", i+1, err)
 		}
 	}
+}
+
+// pagesOfFour reads q's hits four at a time, past the end of the whole
+// answer of n hits, and checks the pages hold n in all.
+func pagesOfFour(t *testing.T, r searcher, q fts.Node, n int) []pidex.Hit {
+	t.Helper()
+	var paged []pidex.Hit
+	for off := 0; off < n+6; off += 4 {
+		page, err := r.Search(context.Background(), q, pidex.SearchFilter{Limit: 4, Offset: off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		paged = append(paged, page...)
+	}
+	if len(paged) != n {
+		t.Fatalf("pages hold %d hits, the whole answer %d", len(paged), n)
+	}
+	return paged
 }
