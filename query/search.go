@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -103,45 +102,27 @@ type matched struct {
 
 // matches evaluates q for a statement filtered by f; capped keeps only the
 // newest RankCap matches. The index holds no positions (migration 00010):
-// a query IndexMatch cannot run exactly is run loosely. With lazy, m is
-// then those candidates (loose), and the caller confirms the rows it
-// reads in order until it has enough (Search's pages); else each candidate
-// is confirmed here on its entry's text (confirm) and m is the confirmed
-// rows (capped: the newest RankCap of them).
+// a query IndexMatch cannot run exactly is run loosely, m is then its
+// candidates (loose), and the caller confirms the rows it reads in order
+// until it has enough (Search's pages, searchSessionsLoose).
 //
 // The score is bm25 as far as an index without positions can tell: FTS5's
 // formula with each of the query's terms counted once in a matching entry
 // and the same weight (idf 1), so that among the matches the shorter
 // entries (in tokens, FTS5's own count of the entry) rank first. FTS5's
 // bm25() itself needs the positions (it gives 0 without them).
-func (rd *Reader) matches(ctx context.Context, q fts.Node, f pidex.SearchFilter, capped, lazy bool) (matched, error) {
+func (rd *Reader) matches(ctx context.Context, q fts.Node, f pidex.SearchFilter, capped bool) (matched, error) {
 	expr, exact := fts.IndexMatch(q)
 	avgdl, err := rd.avgLen(ctx)
 	if err != nil {
 		return matched{}, err
 	}
-	var m0 string
-	var args []any
-	if exact || lazy {
-		m0 = `m0(r) AS MATERIALIZED (SELECT rowid FROM text_index WHERE text_index MATCH ?`
-		if capped {
-			m0 += ` ORDER BY rowid DESC LIMIT ` + strconv.Itoa(RankCap)
-		}
-		m0 += `)`
-		args = append(args, expr)
-	} else {
-		n := 0
-		if capped {
-			n = RankCap
-		}
-		ids, err := rd.confirm(ctx, q, expr, f, n)
-		if err != nil {
-			return matched{}, err
-		}
-		b, _ := json.Marshal(ids)
-		m0 = `m0(r) AS MATERIALIZED (SELECT value FROM json_each(?))`
-		args = append(args, string(b))
+	m0 := `m0(r) AS MATERIALIZED (SELECT rowid FROM text_index WHERE text_index MATCH ?`
+	if capped {
+		m0 += ` ORDER BY rowid DESC LIMIT ` + strconv.Itoa(RankCap)
 	}
+	m0 += `)`
+	args := []any{expr}
 	terms := len(fts.Highlights(q))
 	with := `WITH RECURSIVE ` + m0 + `,
 	m(r, score) AS MATERIALIZED (SELECT m0.r, pidex_rank(d.sz, ?, ?) FROM m0 LEFT JOIN text_index_docsize d ON d.id = m0.r)`
@@ -169,57 +150,6 @@ func (rd *Reader) avgLen(ctx context.Context) (float64, error) {
 		return 1, nil
 	}
 	return float64(tokens) / float64(rows), nil
-}
-
-// confirm returns the rowids of the entries that match q, newest first
-// (at most n of them unless n is 0), among the candidates that expr (q
-// loosened by fts.IndexMatch) finds within f: each candidate's line is
-// read back from its file and its text matched exactly (fts.Eval on
-// fts.Tokens, FTS5's own tokens). A line that cannot be read (the file
-// changed since the last refresh) does not match.
-func (rd *Reader) confirm(ctx context.Context, q fts.Node, expr string, f pidex.SearchFilter, n int) ([]int64, error) {
-	from, args := rd.searchFrom(f)
-	with := `WITH RECURSIVE m(r) AS MATERIALIZED (SELECT rowid FROM text_index WHERE text_index MATCH ?)`
-	if f.Active {
-		with += activeCTE
-	}
-	rows, err := rd.db.QueryContext(ctx, with+`SELECT m.r, fl.path, e.offset, e.length FROM `+from+` ORDER BY m.r DESC`,
-		append([]any{expr}, args...)...)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	type cand struct {
-		r, offset, length int64
-		path              string
-	}
-	var cs []cand
-	for rows.Next() {
-		var c cand
-		if err := rows.Scan(&c.r, &c.path, &c.offset, &c.length); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("search: %w", err)
-		}
-		cs = append(cs, c)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	cf := newConfirmer(q)
-	defer cf.close()
-	ids := []int64{}
-	for _, c := range cs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if cf.match(c.path, c.offset, c.length) {
-			ids = append(ids, c.r)
-			if n > 0 && len(ids) >= n {
-				break
-			}
-		}
-	}
-	return ids, nil
 }
 
 // confirmer matches a query exactly on entries read back from their
@@ -287,7 +217,7 @@ func (rd *Reader) Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) 
 		order = "e.ts_ms DESC, m.score, fl.path DESC, e.offset DESC"
 	}
 	run := func(capped bool) ([]pidex.Hit, []int64, error) {
-		m, err := rd.matches(ctx, q, f, capped, true)
+		m, err := rd.matches(ctx, q, f, capped)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -427,7 +357,7 @@ func (rd *Reader) SearchSessions(ctx context.Context, q fts.Node, f pidex.Search
 	if f.Newest {
 		order = "modified DESC, fl.path"
 	}
-	m, err := rd.matches(ctx, q, f, false, true)
+	m, err := rd.matches(ctx, q, f, false)
 	if err != nil {
 		return nil, err
 	}

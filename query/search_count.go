@@ -14,7 +14,7 @@ import (
 // and no materialising.
 const countCTE = `WITH RECURSIVE m(r) AS (SELECT rowid FROM text_index WHERE text_index MATCH ?)`
 
-// confirmedCTE is matches confirmed on their lines (see Reader.confirm),
+// confirmedCTE is matches confirmed on their lines (see confirmSome),
 // as a JSON array of rowids.
 const confirmedCTE = `WITH RECURSIVE m(r) AS MATERIALIZED (SELECT value FROM json_each(?))`
 
@@ -63,7 +63,7 @@ func (rd *Reader) SearchTotals(ctx context.Context, q fts.Node, f pidex.SearchFi
 // to confirm a phrase's matches past the page it needs (see confirmSome).
 var confirmBudget int64 = 2 << 20
 
-// confirmSome confirms a loose query's candidates within f (see confirm),
+// confirmSome confirms a loose query's candidates within f (see confirmer),
 // the shortest entries first (the cheapest to read), until it has CountCap+1
 // matches or has read confirmBudget bytes of lines and found at least
 // need matches (a page's worth past the offset, so that the totals never
