@@ -338,8 +338,7 @@ func (e *Engine) ResolveOn(ctx context.Context, arg, machine string) (pidex.Sess
 		return pidex.SessionRef{}, err
 	}
 	ref, err := e.backend().Resolve(ctx, arg, machine)
-	var amb *pidex.AmbiguousError
-	if errors.Is(err, pidex.ErrNotFound) && !errors.As(err, &amb) {
+	if errors.Is(err, pidex.ErrNotFound) { // an AmbiguousError is not ErrNotFound
 		return ref, &pidex.NotFoundError{Ref: arg}
 	}
 	return ref, err

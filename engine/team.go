@@ -44,14 +44,6 @@ func (e *Engine) TeamURL() string {
 	return e.team.URL()
 }
 
-// local refuses work on a team catalog.
-func (e *Engine) local(what string) error {
-	if e.team != nil {
-		return fmt.Errorf("%s: %w", what, ErrTeamCatalog)
-	}
-	return nil
-}
-
 // PushOptions say what Push mirrors (see pgstore.PushOptions); the
 // engine's roots are the roots pushed.
 type PushOptions = pgstore.PushOptions
@@ -63,10 +55,7 @@ type PushStats = pgstore.PushStats
 // at url, as o.Machine: only what changed since that machine's last push
 // travels. The team catalog's schema is migrated first.
 func (e *Engine) Push(ctx context.Context, url string, o PushOptions) (*PushStats, error) {
-	if err := e.local("push"); err != nil {
-		return nil, err
-	}
-	if err := e.writable(); err != nil {
+	if err := e.writable(); err != nil { // a team catalog among them
 		return nil, fmt.Errorf("push: %w", err)
 	}
 	st, err := pgstore.Open(ctx, url, pgstore.Options{Migrate: true})

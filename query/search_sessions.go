@@ -26,10 +26,12 @@ type sessionCand struct {
 }
 
 // sessionFound is a session of the answer: its file and, once counted,
-// its hits.
+// its hits. Its candidates before next (in byFile order) have been
+// confirmed already, the last of them a hit and the others not.
 type sessionFound struct {
 	file, modified, hits int64
 	path                 string
+	next                 int
 }
 
 // searchSessionsLoose is SearchSessions for loose matches m: the same
@@ -56,9 +58,11 @@ func (rd *Reader) searchSessionsLoose(ctx context.Context, q fts.Node, f pidex.S
 	}
 	page := found[min(f.Offset, len(found)):min(f.Offset+f.Limit, len(found))]
 	for _, s := range page {
-		if s.hits, err = countConfirmed(ctx, cf, cands, byFile[s.file]); err != nil {
+		rest, err := countConfirmed(ctx, cf, cands, byFile[s.file][s.next:])
+		if err != nil {
 			return nil, err
 		}
+		s.hits = 1 + rest // the hit that found the session, and the rest
 	}
 	return rd.sessionRows(ctx, page)
 }
@@ -96,6 +100,7 @@ func (rd *Reader) sessionCands(ctx context.Context, f pidex.SearchFilter, m matc
 // in the answer's order.
 func bestSessions(ctx context.Context, cf *confirmer, cands []sessionCand, n int) ([]*sessionFound, error) {
 	seen := map[int64]bool{}
+	tried := map[int64]int{} // candidates of each file confirmed so far, in byFile order
 	var found []*sessionFound
 	for _, c := range cands {
 		if len(found) >= n {
@@ -107,9 +112,10 @@ func bestSessions(ctx context.Context, cf *confirmer, cands []sessionCand, n int
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		tried[c.file]++
 		if cf.match(c.path, c.offset, c.length) {
 			seen[c.file] = true
-			found = append(found, &sessionFound{file: c.file, path: c.path, modified: c.modified})
+			found = append(found, &sessionFound{file: c.file, path: c.path, modified: c.modified, next: tried[c.file]})
 		}
 	}
 	return found, nil
@@ -122,12 +128,12 @@ func newestSessions(ctx context.Context, cf *confirmer, cands []sessionCand, byF
 	for i := 0; i < len(cands) && len(found) < n; {
 		c := cands[i]
 		idx := byFile[c.file]
-		for _, j := range idx {
+		for k, j := range idx {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 			if cf.match(cands[j].path, cands[j].offset, cands[j].length) {
-				found = append(found, &sessionFound{file: c.file, path: c.path, modified: c.modified})
+				found = append(found, &sessionFound{file: c.file, path: c.path, modified: c.modified, next: k + 1})
 				break
 			}
 		}
