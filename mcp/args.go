@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -37,14 +38,7 @@ func inputSchema[In any](patch func(*jsonschema.Schema)) *jsonschema.Schema {
 }
 
 // outputSchema is the JSON Schema of a tool's structured result.
-func outputSchema[Out any]() *jsonschema.Schema {
-	s, err := jsonschema.For[Out](nil)
-	if err != nil {
-		panic(fmt.Sprintf("schema of %T: %v", *new(Out), err))
-	}
-	portable(s)
-	return s
-}
+func outputSchema[Out any]() *jsonschema.Schema { return inputSchema[Out](nil) }
 
 // portable rewrites what the generator writes but not every client reads
 // (the MCP Inspector's --strict check lists them; Gemini's function
@@ -82,18 +76,11 @@ func decodeArgs(tool string, raw json.RawMessage, in any, schema *jsonschema.Sch
 	}
 	v := reflect.ValueOf(in).Elem()
 	fields := jsonFields(v.Type())
-	names := slices.Sorted(func(yield func(string) bool) {
-		for n := range fields {
-			if !yield(n) {
-				return
-			}
-		}
-	})
 	given := map[string]bool{}
-	for _, k := range slices.Sorted(mapKeys(args)) {
+	for _, k := range slices.Sorted(maps.Keys(args)) {
 		i, ok := fields[k]
 		if !ok {
-			return pidex.Usagef("%s has no argument %q; it takes %s", tool, k, strings.Join(names, ", "))
+			return pidex.Usagef("%s has no argument %q; it takes %s", tool, k, strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
 		}
 		val := bytes.TrimSpace(args[k])
 		if string(val) == "null" {
@@ -117,16 +104,6 @@ func decodeArgs(tool string, raw json.RawMessage, in any, schema *jsonschema.Sch
 		}
 	}
 	return nil
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // jsonFields maps the JSON names of a struct's fields to their indexes.
@@ -240,9 +217,7 @@ func argName(option string, rename map[string]string) string {
 
 func enum(s *jsonschema.Schema, prop string, values ...string) {
 	p := s.Properties[prop]
-	if p.Type == "array" && p.Items != nil {
-		p = p.Items
-	} else if slices.Contains(p.Types, "array") && p.Items != nil {
+	if (p.Type == "array" || slices.Contains(p.Types, "array")) && p.Items != nil {
 		p = p.Items
 	}
 	p.Enum = nil

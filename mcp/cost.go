@@ -11,6 +11,7 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/render"
+	"github.com/pidex-dev/pidex/internal/text"
 	"github.com/pidex-dev/pidex/internal/view"
 )
 
@@ -132,7 +133,7 @@ func (s *Server) cost(ctx context.Context, in *costArgs) (reply[costResult], err
 	if branch == "" {
 		branch = pidex.BranchAll
 	}
-	fmt.Fprintf(&b, "Cost by %s (%s; branch %s; %s): %d %s", strings.Join(rep.By, ", "), tz, branch, dedup, len(rep.Rows), plural(len(rep.Rows), "row", "rows"))
+	fmt.Fprintf(&b, "Cost by %s (%s; branch %s; %s): %d %s", strings.Join(rep.By, ", "), tz, branch, dedup, len(rep.Rows), text.Plural(len(rep.Rows), "row", "rows"))
 	if len(rep.Rows) > 0 {
 		fmt.Fprintf(&b, ", %d–%d shown", out.Offset+1, out.Offset+keep)
 	}
@@ -169,11 +170,4 @@ func lines0(lines []string) string {
 
 func sums(s pidex.CostSums) costSums {
 	return costSums{Input: s.Input, Output: s.Output, CacheRead: s.CacheRead, CacheWrite: s.CacheWrite, TotalTokens: s.TotalTokens, Cost: s.Cost, Calls: s.Calls}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -94,7 +94,7 @@ func (s *Server) list(ctx context.Context, in *listArgs) (reply[listResult], err
 		}
 		lines = append(lines, fmt.Sprintf("%d. %s · %s%s\n   session=%s · modified %s · %s %s · %s tokens · %s%s\n",
 			offset+i+1, oneLine(so.Session.Title), oneLine(so.Project), oneLine(models), quoted(id)+onMachine(so.Session.Machine), shortTime(&rows[i].Modified),
-			count(so.Messages), plural(int(so.Messages), "message", "messages"), count(so.Tokens), money(so.Cost), branchWord(so.BranchPoints)))
+			count(so.Messages), text.Plural(int(so.Messages), "message", "messages"), count(so.Tokens), money(so.Cost), branchWord(so.BranchPoints)))
 		out.Sessions = append(out.Sessions, so)
 	}
 	keep := view.Take(len(lines), budget.Chars-reserve, func(i int) int { return size(lines[i], out.Sessions[i]) })
