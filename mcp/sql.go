@@ -14,6 +14,7 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/render"
+	"github.com/pidex-dev/pidex/internal/text"
 	"github.com/pidex-dev/pidex/internal/view"
 )
 
@@ -121,14 +122,14 @@ func (s *Server) sql(ctx context.Context, in *sqlArgs) (reply[sqlResult], error)
 		out.NextCursor = encodeCursor("query_sql", cursorKey(*in), out.Offset+keep, "")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s (from row %d)", keep, plural(keep, "row", "rows"), out.Offset+1)
+	fmt.Fprintf(&b, "%d %s (from row %d)", keep, text.Plural(keep, "row", "rows"), out.Offset+1)
 	if out.More {
 		b.WriteString("; the statement has more")
 	}
 	b.WriteString(". Tab-separated; tab, newline and backslash in values are written \\t, \\n, \\\\; NULL is empty.\n\n")
 	b.WriteString(strings.Join(lines, ""))
 	if cut > 0 {
-		fmt.Fprintf(&b, "\n%d %s cut at %s characters (max_value_chars).\n", cut, plural(cut, "value was", "values were"), count(budget.ItemChars))
+		fmt.Fprintf(&b, "\n%d %s cut at %s characters (max_value_chars).\n", cut, text.Plural(cut, "value was", "values were"), count(budget.ItemChars))
 	}
 	if out.More && out.Truncated == "" {
 		fmt.Fprintf(&b, "\nmax_rows (%d) reached.\n", maxRows)
@@ -164,10 +165,4 @@ func value(v any, n int) (any, bool) {
 	return v, false
 }
 
-func cutValue(s string, n int) (any, bool) {
-	if utf8.RuneCountInString(s) <= n {
-		return s, false
-	}
-	r := []rune(s)
-	return string(r[:n]) + fmt.Sprintf("… [cut: %s more characters]", count(len(r)-n)), true
-}
+func cutValue(s string, n int) (any, bool) { return view.CutChars(s, n) }

@@ -151,8 +151,18 @@ func (c *cutter) str(s string) string {
 		return s
 	}
 	c.cut = true
-	keep := max(c.left, 0)
+	out, _ := CutChars(s, max(c.left, 0))
 	c.left = 0
+	return out
+}
+
+// CutChars keeps the first n characters of s, saying how many more it
+// had ("… [cut: 1,234 more characters]"); cut reports that it cut.
+func CutChars(s string, n int) (out string, cut bool) {
+	total := utf8.RuneCountInString(s)
+	if total <= n {
+		return s, false
+	}
 	r := []rune(s)
-	return string(r[:keep]) + fmt.Sprintf("… [cut: %s more characters]", text.Count(int64(n-keep)))
+	return string(r[:n]) + fmt.Sprintf("… [cut: %s more characters]", text.Count(int64(total-n))), true
 }
