@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/text"
@@ -82,7 +83,7 @@ func (v viewer) block(b pidex.Block) block {
 		if b.Redacted {
 			return block{Kind: "line", Text: "[thinking: redacted]"}
 		}
-		return block{Kind: "fold", FoldCls: "thinking", Text: "thinking · " + text.Count(int64(len([]rune(b.Text)))) + " chars",
+		return block{Kind: "fold", FoldCls: "thinking", Text: "thinking · " + text.Count(int64(utf8.RuneCountInString(b.Text))) + " chars",
 			Inner: []block{{Kind: "md", HTML: markdown(b.Text)}}}
 	case pidex.BlockToolCall:
 		args := toolArgs(b)

@@ -81,9 +81,10 @@ func (a *app) rootCmd() *cobra.Command {
 	}
 	root.SetFlagErrorFunc(flagError)
 	// --version prints what `pidex version` prints.
-	root.Version = readBuildInfo().Version
+	bi := readBuildInfo()
+	root.Version = bi.Version
 	root.SetVersionTemplate("{{with .Annotations}}{{.version}}{{end}}")
-	root.Annotations = map[string]string{"version": readBuildInfo().String()}
+	root.Annotations = map[string]string{"version": bi.String()}
 	f := root.PersistentFlags()
 	f.StringVar(&a.dbPath, "db", "", "catalog file (default $PIDEX_DB, else $XDG_CACHE_HOME/pidex/index.sqlite or ~/.cache/pidex/index.sqlite)")
 	f.StringVar(&a.catalog, "catalog", os.Getenv("PIDEX_CATALOG"), "read a team catalog instead: a postgres:// URL that pidex push fills (env PIDEX_CATALOG; credentials from the URL, the environment or ~/.pgpass, never printed)")
@@ -141,7 +142,7 @@ func (a *app) refresh(ctx context.Context) (*engine.Engine, error) {
 		return eng, err
 	}
 	var st *pidex.IndexStats
-	if err := a.refreshing(func() (err error) { st, err = eng.Refresh(ctx); return err }); err != nil {
+	if err := a.drawing(func() (err error) { st, err = eng.Refresh(ctx); return err }); err != nil {
 		return nil, err
 	}
 	a.report(st, false)
@@ -190,9 +191,6 @@ func (a *app) refreshes(eng *engine.Engine) bool {
 	a.roWarned = true
 	return false
 }
-
-// refreshing runs a refresh of the roots, drawing its progress.
-func (a *app) refreshing(run func() error) error { return a.drawing(run) }
 
 // report prints warnings and errors to stderr (each with file and line
 // when verbose, else a one-line summary) and records that the run saw

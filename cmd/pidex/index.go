@@ -121,7 +121,7 @@ func (a *app) index(ctx context.Context, full bool) (eng *engine.Engine, st *pid
 	if err != nil && (!full || errors.Is(err, pidex.ErrReadOnly)) {
 		return nil, nil, err // a read-only catalog cannot be replaced either
 	}
-	err = a.refreshing(func() (err error) {
+	err = a.drawing(func() (err error) {
 		switch {
 		case eng == nil:
 			eng, st, err = engine.Recreate(ctx, a.engineOptions())

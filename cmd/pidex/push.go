@@ -106,7 +106,7 @@ excluded, entries, bytes, redacted, skipped}, one object per push with --watch.`
 func (a *app) pushOnce(ctx context.Context, eng *engine.Engine, to string, o engine.PushOptions, watch bool) error {
 	if !a.noRefresh {
 		var st *pidex.IndexStats
-		if err := a.refreshing(func() (err error) { st, err = eng.Refresh(ctx); return err }); err != nil {
+		if err := a.drawing(func() (err error) { st, err = eng.Refresh(ctx); return err }); err != nil {
 			return err
 		}
 		a.report(st, false)
@@ -152,7 +152,7 @@ func (a *app) pushWatch(ctx context.Context, eng *engine.Engine, to string, o en
 				fmt.Fprintln(a.stderr, "pidex: refresh:", err)
 				return
 			}
-			if (engine.Event{Stats: st}).Changed() {
+			if st.Changed() {
 				select {
 				case changed <- struct{}{}:
 				default: // a push is already due

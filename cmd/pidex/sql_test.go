@@ -359,4 +359,7 @@ func TestSQLStreams(t *testing.T) {
 
 type countingWriter int
 
-func (c *countingWriter) Write(p []byte) (int, error) { *c += countingWriter(len(p)); return len(p), nil }
+func (c *countingWriter) Write(p []byte) (int, error) {
+	*c += countingWriter(len(p))
+	return len(p), nil
+}

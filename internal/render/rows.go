@@ -141,7 +141,7 @@ func (rw *RowWriter) Row(vals []any) (bool, error) {
 	default:
 		cells := make([]string, len(vals))
 		for i, v := range vals {
-			cells[i] = text.CutWidth(Safe(strings.Join(strings.Fields(cell(v)), " ")), 60)
+			cells[i] = text.CutWidth(Safe(text.OneLine(cell(v))), 60)
 		}
 		rw.table.Row(cells...)
 		if rw.maxRows == 0 && rw.n%tableBlock == 0 {

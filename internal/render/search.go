@@ -11,12 +11,6 @@ import (
 	"github.com/pidex-dev/pidex/internal/view"
 )
 
-// ANSI bold, for matched words on a terminal.
-const (
-	bold  = "\x1b[1m"
-	reset = "\x1b[0m"
-)
-
 // Hits writes search hits. On a terminal each hit is a block: time,
 // project, session, role and entry; the snippet with the matched words in
 // bold; and the command that opens it. Piped: tab-separated, one hit a
@@ -112,7 +106,7 @@ func highlighted(segs []pidex.Segment) string {
 	var b strings.Builder
 	for _, s := range segs {
 		if s.Hit {
-			b.WriteString(bold + Safe(s.Text) + reset)
+			b.WriteString(string(styleBold) + Safe(s.Text) + sgrReset)
 		} else {
 			b.WriteString(Safe(s.Text))
 		}

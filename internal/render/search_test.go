@@ -20,7 +20,7 @@ func TestHits(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"app  first message  user e1", bold + "build" + reset, "pidex show s1 --leaf e1"} {
+	for _, want := range []string{"app  first message  user e1", string(styleBold) + "build" + sgrReset, "pidex show s1 --leaf e1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("terminal output lacks %q:\n%s", want, out)
 		}
