@@ -148,13 +148,11 @@ func kept(tsv string, prefixes bool) string {
 
 // candidates runs the search statement: the matches, capped to the newest
 // RankCap (capped), filtered by f, with their entries' facts and text.
-// matched is how many entries the query matches over the whole team
-// catalog (the keys statement counts them as it reads them).
-func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, q fts.Node, f pidex.SearchFilter, capped bool) (_ []candidate, matched int64, _ error) {
+func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, q fts.Node, f pidex.SearchFilter, capped bool) ([]candidate, error) {
 	tq := pgsearch.ToQuery(q, "text_index", `file_id, "offset"`, 2)
 	cte, args := matches(tq)
 	exact, prefixes, positions := lexemes(q, tq)
-	keysSQL := `WITH ` + cte + ` SELECT file_id, "offset", count(*) OVER () FROM m`
+	keysSQL := `WITH ` + cte + ` SELECT file_id, "offset" FROM m`
 	if capped {
 		// The newest matches: by file name (pi's names start with the
 		// session's start time), path, machine and offset, the order of a
@@ -163,7 +161,7 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, q fts.Node, f pide
 		// matches sort by two numbers, not three strings each.
 		keysSQL = `WITH ` + cte + `, fo AS (SELECT f.id, row_number() OVER (ORDER BY f.base DESC, f.path DESC, fm.name DESC) AS r
 			FROM files f JOIN machines fm ON fm.id = f.machine_id)
-			SELECT c.file_id, c."offset", count(*) OVER () FROM m c JOIN fo ON fo.id = c.file_id
+			SELECT c.file_id, c."offset" FROM m c JOIN fo ON fo.id = c.file_id
 			ORDER BY fo.r, c."offset" DESC LIMIT ` + strconv.Itoa(readside.RankCap)
 	}
 	var where []string
@@ -200,30 +198,30 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, q fts.Node, f pide
 	// The matches first, by the GIN index alone (see seqscan), then their
 	// entries, sessions and search rows by their keys.
 	if err := seqscan(ctx, tx, false); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	var files, offsets []int64
 	keys, err := tx.QueryContext(ctx, keysSQL, args...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("search: %w", err)
+		return nil, fmt.Errorf("search: %w", err)
 	}
 	for keys.Next() {
 		var f, o int64
-		if err := keys.Scan(&f, &o, &matched); err != nil {
+		if err := keys.Scan(&f, &o); err != nil {
 			keys.Close()
-			return nil, 0, fmt.Errorf("search: %w", err)
+			return nil, fmt.Errorf("search: %w", err)
 		}
 		files, offsets = append(files, f), append(offsets, o)
 	}
 	keys.Close()
 	if err := keys.Err(); err != nil {
-		return nil, 0, fmt.Errorf("search: %w", err)
+		return nil, fmt.Errorf("search: %w", err)
 	}
 	if len(files) == 0 {
-		return nil, 0, nil
+		return nil, nil
 	}
 	if err := seqscan(ctx, tx, true); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	with := `WITH RECURSIVE m(file_id, "offset") AS (SELECT * FROM unnest($1::bigint[], $2::bigint[]))`
 	from := `m c
@@ -268,7 +266,7 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, q fts.Node, f pide
 	all = append(all, fargs...)
 	rows, err := tx.QueryContext(ctx, rebind(stmt, 3), all...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("search: %w", err)
+		return nil, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
 	var out []candidate
@@ -276,7 +274,7 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, q fts.Node, f pide
 		var c candidate
 		if err := rows.Scan(&c.fileID, &c.Path, &c.SessionID, &c.EntryID, &c.Offset, &c.Line, &c.Role, &c.ts,
 			&c.name, &c.fm, &c.Cwd, &c.Machine, &c.base, &c.text, &c.positions, &c.tokens, &c.modified); err != nil {
-			return nil, 0, fmt.Errorf("search: %w", err)
+			return nil, fmt.Errorf("search: %w", err)
 		}
 		if c.name != nil {
 			c.Name = *c.name
@@ -291,9 +289,9 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, q fts.Node, f pide
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("search: %w", err)
+		return nil, fmt.Errorf("search: %w", err)
 	}
-	return out, matched, nil
+	return out, nil
 }
 
 // score confirms each candidate against the query on its tokens (dropping
@@ -303,7 +301,7 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, q fts.Node, f pide
 // query's terms and the entry's length in tokens, over the catalog's
 // average length; the same function on the same figures gives the same
 // number here.
-func (r *Reader) score(ctx context.Context, tx *sqlx.Tx, q fts.Node, cs []candidate, _ int64) ([]candidate, error) {
+func (r *Reader) score(ctx context.Context, tx *sqlx.Tx, q fts.Node, cs []candidate) ([]candidate, error) {
 	if len(cs) == 0 {
 		return cs, nil
 	}
@@ -381,11 +379,11 @@ func (r *Reader) Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) (
 		return nil, err
 	}
 	defer tx.Rollback()
-	cs, matched, err := r.candidates(ctx, tx, q, f, capped)
+	cs, err := r.candidates(ctx, tx, q, f, capped)
 	if err != nil {
 		return nil, err
 	}
-	if cs, err = r.score(ctx, tx, q, cs, matched); err != nil {
+	if cs, err = r.score(ctx, tx, q, cs); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(cs, func(a, b candidate) int {
@@ -456,11 +454,11 @@ func (r *Reader) SearchSessions(ctx context.Context, q fts.Node, f pidex.SearchF
 		return nil, err
 	}
 	defer tx.Rollback()
-	cs, matched, err := r.candidates(ctx, tx, q, f, false)
+	cs, err := r.candidates(ctx, tx, q, f, false)
 	if err != nil {
 		return nil, err
 	}
-	if cs, err = r.score(ctx, tx, q, cs, matched); err != nil {
+	if cs, err = r.score(ctx, tx, q, cs); err != nil {
 		return nil, err
 	}
 	type group struct {

@@ -19,11 +19,11 @@ func (r *Reader) SearchTotals(ctx context.Context, q fts.Node, f pidex.SearchFil
 		return pidex.SearchTotals{}, err
 	}
 	defer tx.Rollback()
-	cs, matched, err := r.candidates(ctx, tx, q, f, false)
+	cs, err := r.candidates(ctx, tx, q, f, false)
 	if err != nil {
 		return pidex.SearchTotals{}, err
 	}
-	if cs, err = r.score(ctx, tx, q, cs, matched); err != nil {
+	if cs, err = r.score(ctx, tx, q, cs); err != nil {
 		return pidex.SearchTotals{}, err
 	}
 	more := len(cs) > pidex.CountCap
