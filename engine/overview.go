@@ -45,14 +45,25 @@ func (e *Engine) Overview(ctx context.Context, ref pidex.SessionRef) (*pidex.Ove
 		byOffset[read[i].Offset] = &read[i]
 	}
 	o := view.Overview(view.OverviewParts{Info: info, Roots: roots, OnPath: onPath, Previews: previews, Compactions: byOffset})
-	// The session's own calls (every copy it holds, like its total) off its
-	// current branch: what the user spent on branches left behind.
-	rep, err := e.Cost(ctx, pidex.CostOptions{Session: ref.Path, Machine: ref.Machine, By: []string{"source"}, Branch: pidex.BranchAbandoned, NoDedup: true})
-	if err != nil {
+	if o.AbandonedCost, o.AbandonedCalls, err = e.Abandoned(ctx, ref); err != nil {
 		return nil, err
 	}
-	o.AbandonedCost, o.AbandonedCalls = rep.Totals.Cost, rep.Totals.Calls
 	return o, nil
+}
+
+// Abandoned is what a session spent on branches left behind: its own
+// calls (every copy it holds, like its total) off its current branch.
+func (e *Engine) Abandoned(ctx context.Context, ref pidex.SessionRef) (cost float64, calls int64, err error) {
+	f, err := pidex.CostOptions{By: []string{"source"}, Branch: pidex.BranchAbandoned, NoDedup: true}.Filter(e.Vocabulary())
+	if err != nil {
+		return 0, 0, err
+	}
+	f.FileID = ref.FileID // the session named already: no lookup by path
+	rep, err := e.backend().Cost(ctx, f)
+	if err != nil {
+		return 0, 0, err
+	}
+	return rep.Totals.Cost, rep.Totals.Calls, nil
 }
 
 // A compaction's line is read for its token count and first kept entry,

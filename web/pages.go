@@ -277,14 +277,12 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 		return template.URL(treeBase + url.QueryEscape(id) + "#e-" + url.PathEscape(id)) // escaped as built
 	}
 	v.Tree = treeView(view.Layout(roots), previews, onPath, v.Leaf, nodeURL)
-	// The session's own calls (every copy it holds, like its total) off
-	// its current branch.
-	rep, err := s.eng.Cost(ctx, pidex.CostOptions{Session: ref.Path, Machine: ref.Machine, By: []string{"source"}, Branch: pidex.BranchAbandoned, NoDedup: true})
+	abandoned, _, err := s.eng.Abandoned(ctx, ref)
 	if err != nil {
 		s.httpError(w, r, err)
 		return
 	}
-	v.Abandoned = &rep.Totals.Cost
+	v.Abandoned = &abandoned
 	vw := viewer{full: v.Full}
 	var mark pidex.Marker
 	if v.Query != "" {
