@@ -157,11 +157,11 @@ func (e *Engine) Read(ctx context.Context, ref pidex.SessionRef, o pidex.ReadOpt
 	if !o.Context {
 		spec.Window = o.Window // only the entries shown are read whole
 	}
-	sc, from, to, err := e.context(ctx, ref, spec)
+	info, err := e.backend().Session(ctx, ref.FileID)
 	if err != nil {
 		return nil, err
 	}
-	info, err := e.backend().Session(ctx, ref.FileID)
+	sc, from, to, err := e.contextOf(ctx, ref, info, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -178,6 +178,12 @@ func (e *Engine) context(ctx context.Context, ref pidex.SessionRef, spec readsid
 	if err != nil {
 		return nil, 0, 0, err
 	}
+	return e.contextOf(ctx, ref, info, spec)
+}
+
+// contextOf is context for a session whose listing record (info: its
+// size and entries key the cache) the caller has read already.
+func (e *Engine) contextOf(ctx context.Context, ref pidex.SessionRef, info pidex.Session, spec readside.ContextSpec) (*pi.SessionContext, int, int, error) {
 	key := contextKey{path: ref.Path, machine: ref.Machine, size: info.SizeBytes, entries: info.EntryCount, spec: spec}
 	sc, from, to, err := e.contexts.get(key, func() (*pi.SessionContext, int, int, error) {
 		return readside.Context(ctx, e.backend(), ref, spec)
