@@ -169,8 +169,8 @@ type sessionView struct {
 	Leaf       string // the end of the path shown
 	Current    bool   // it is pi's leaf
 	Entries    []entryView
-	Tree       *treeGroup
-	Abandoned  *float64 // cost on abandoned branches, when known
+	Tree       template.HTML // the tree panel (treePanel)
+	Abandoned  *float64      // cost on abandoned branches, when known
 	BranchURL  string
 	ContextURL string
 	FullURL    string
@@ -267,16 +267,13 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 		viewName = "context"
 	}
 	treeBase := sessionURL(info.ID, info.Path, info.Machine, "view", viewName, "q", v.Query) + "&leaf=" // built once: the tree may have thousands of links
-	onPath := make(map[string]bool, len(doc.Path))                                                      // the branch the page reads
+
+	onPath := make(map[string]bool, len(doc.Path)) // the branch the page reads
 	for _, id := range doc.Path {
 		onPath[id] = true
 	}
-	// Each node's link is made here, not by the template: 9,186 calls
-	// through reflection and the URL filter were a fifth of the page.
-	nodeURL := func(id string) template.URL {
-		return template.URL(treeBase + url.QueryEscape(id) + "#e-" + url.PathEscape(id)) // escaped as built
-	}
-	v.Tree = treeView(view.Layout(roots), previews, onPath, v.Leaf, nodeURL)
+	nodeURL := func(id string) string { return treeBase + url.QueryEscape(id) + "#e-" + url.PathEscape(id) }
+	v.Tree = (&treePanel{previews: previews, onPath: onPath, selected: v.Leaf, link: nodeURL}).html(view.Layout(roots))
 	abandoned, _, err := s.eng.Abandoned(ctx, ref)
 	if err != nil {
 		s.httpError(w, r, err)
