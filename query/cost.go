@@ -56,7 +56,8 @@ func (rd *Reader) costSQL(ctx context.Context, f pidex.CostFilter) (string, []an
 		add("x.active = 0")
 	}
 	if len(f.Sources) > 0 {
-		add("x.source IN (?"+strings.Repeat(",?", len(f.Sources)-1)+")", anys(f.Sources)...)
+		c, a := inList("x.source", f.Sources)
+		add(c, a...)
 	}
 	if f.Model != "" {
 		add("instr(lower(x.provider || '/' || x.model), lower(?)) > 0", f.Model)
@@ -71,7 +72,8 @@ func (rd *Reader) costSQL(ctx context.Context, f pidex.CostFilter) (string, []an
 		add("instr(lower(s.cwd), lower(?)) > 0", f.Project)
 	}
 	if len(f.Agents) > 0 {
-		add("s.source IN (?"+strings.Repeat(",?", len(f.Agents)-1)+")", anys(f.Agents)...)
+		c, a := inList("s.source", f.Agents)
+		add(c, a...)
 	}
 	joins := ""
 	if f.Cwd != "" || f.Project != "" || len(f.Agents) > 0 || slices.Contains(f.By, "project") || slices.Contains(f.By, "session") || slices.Contains(f.By, "agent") {

@@ -39,7 +39,8 @@ func (rd *Reader) searchFrom(f pidex.SearchFilter) (string, []any) {
 		add("s.cwd = ?", f.Cwd)
 	}
 	if len(f.Agents) > 0 {
-		add("s.source IN (?"+strings.Repeat(",?", len(f.Agents)-1)+")", anys(f.Agents)...)
+		c, a := inList("s.source", f.Agents)
+		add(c, a...)
 	}
 	if f.FileID != 0 {
 		add("e.file_id = ?", f.FileID)

@@ -42,7 +42,8 @@ func (rd *Reader) listWhere(f pidex.ListFilter) (string, []any) {
 		where, args = append(where, "instr(lower(s.name), lower(?)) > 0"), append(args, f.Name)
 	}
 	if len(f.Agents) > 0 {
-		where, args = append(where, "s.source IN (?"+strings.Repeat(",?", len(f.Agents)-1)+")"), append(args, anys(f.Agents)...)
+		cond, a := inList("s.source", f.Agents)
+		where, args = append(where, cond), append(args, a...)
 	}
 	if !f.Since.IsZero() {
 		where, args = append(where, modifiedSQL+" >= ?"), append(args, f.Since.UnixMilli())
@@ -146,10 +147,10 @@ func (rd *Reader) Labels(ctx context.Context, fileID int64) ([]pidex.Label, erro
 
 // inRoots is the condition "the file (table alias t) lies under one of
 // roots", for the listings that show the current roots' sessions only.
-func inRoots(t string, roots []string) (string, []any) {
-	args := make([]any, len(roots))
-	for i, r := range roots {
-		args[i] = r
-	}
-	return t + ".root IN (?" + strings.Repeat(",?", len(roots)-1) + ")", args
+func inRoots(t string, roots []string) (string, []any) { return inList(t+".root", roots) }
+
+// inList is the condition "col is one of vals" (at least one), with its
+// arguments.
+func inList(col string, vals []string) (string, []any) {
+	return col + " IN (?" + strings.Repeat(",?", len(vals)-1) + ")", anys(vals)
 }
