@@ -38,17 +38,15 @@ func (e *Engine) findRoots(ctx context.Context) ([]pidex.Root, error) {
 	if !e.auto {
 		var out []pidex.Root
 		for _, spec := range e.opts.Roots {
-			_, src := indexer.ParseRoot(spec)
-			abs, err := indexer.AbsRoots([]string{spec})
+			abs, src, err := indexer.ResolveRoot(spec)
 			if err != nil {
 				return nil, err
 			}
 			why := "--sessions"
-			if src == "" {
-				src = indexer.DetectSource(abs[0])
+			if _, named := indexer.ParseRoot(spec); named == "" {
 				why += " (" + src + " by its layout)"
 			}
-			out = append(out, pidex.Root{Path: abs[0], Source: src, Why: why, Read: true})
+			out = append(out, pidex.Root{Path: abs, Source: src, Why: why, Read: true})
 		}
 		return out, nil
 	}

@@ -191,12 +191,36 @@ func (ix *Indexer) exec(ctx context.Context, q string) error {
 // files.root (absolute, cleaned, without a source prefix); filters by
 // root must use the same form.
 func AbsRoots(roots []string) ([]string, error) {
-	rs, err := resolveRoots(roots)
-	out := make([]string, len(rs))
-	for i, r := range rs {
-		out[i] = r.path
+	out := make([]string, 0, len(roots))
+	for _, spec := range roots {
+		a, _, err := absRoot(spec) // the path alone: no layout to look at
+		if err != nil {
+			return []string{}, err
+		}
+		out = append(out, a)
 	}
-	return out, err
+	return out, nil
+}
+
+// absRoot is a root spec's absolute, cleaned path and the source it
+// names ("" for none).
+func absRoot(spec string) (path, source string, err error) {
+	p, src := ParseRoot(spec)
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return "", "", fmt.Errorf("resolve root %s: %w", p, err)
+	}
+	return filepath.Clean(a), src, nil
+}
+
+// ResolveRoot is a root spec's absolute path and its source: the one it
+// names, else its layout's (DetectSource).
+func ResolveRoot(spec string) (path, source string, err error) {
+	path, source, err = absRoot(spec)
+	if err == nil && source == "" {
+		source = DetectSource(path)
+	}
+	return path, source, err
 }
 
 // root is a session root with the agent whose layout it has.
@@ -207,14 +231,9 @@ type root struct{ path, source string }
 func resolveRoots(specs []string) ([]root, error) {
 	out := make([]root, 0, len(specs))
 	for _, spec := range specs {
-		p, src := ParseRoot(spec)
-		a, err := filepath.Abs(p)
+		a, src, err := ResolveRoot(spec)
 		if err != nil {
-			return nil, fmt.Errorf("resolve root %s: %w", p, err)
-		}
-		a = filepath.Clean(a)
-		if src == "" {
-			src = DetectSource(a)
+			return nil, err
 		}
 		out = append(out, root{a, src})
 	}
