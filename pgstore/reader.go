@@ -284,10 +284,14 @@ func (r *Reader) Path(ctx context.Context, fileID int64, leafID string) ([]pidex
 
 // Facts are what a context rebuild needs of a session besides its lines.
 func (r *Reader) Facts(ctx context.Context, fileID int64) (readside.Facts, error) {
-	var version int
-	if err := r.s.db.GetContext(ctx, &version, "SELECT version FROM sessions WHERE file_id = $1", fileID); err != nil {
+	var s struct {
+		Version int    `db:"version"`
+		Source  string `db:"source"` // oh-my-pi's sessions rebuild by its rules
+	}
+	if err := r.s.db.GetContext(ctx, &s, "SELECT version, source FROM sessions WHERE file_id = $1", fileID); err != nil {
 		return readside.Facts{}, fmt.Errorf("load session: %w", err)
 	}
+	version := s.Version
 	first := map[int64]string{}
 	if version < 2 {
 		rows, err := r.s.db.QueryContext(ctx, `SELECT "offset", first_kept FROM entries WHERE file_id = $1 AND first_kept IS NOT NULL`, fileID)
@@ -311,7 +315,7 @@ func (r *Reader) Facts(ctx context.Context, fileID int64) (readside.Facts, error
 	if err != nil {
 		return readside.Facts{}, err
 	}
-	return readside.Facts{Version: version, FirstKept: first, Labels: labels}, nil
+	return readside.Facts{Version: version, Source: s.Source, FirstKept: first, Labels: labels}, nil
 }
 
 // chunk is how much of a long line one statement reads: a line to be cut
