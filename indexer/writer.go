@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/pi"
 )
 
@@ -129,7 +130,7 @@ func clearRows(ctx context.Context, tx *wtx, id int64) error {
 		return err
 	}
 	// The text index first, while the entries still say which rows it has.
-	if err := tx.exec(ctx, `DELETE FROM text_index WHERE rowid IN (SELECT (e.file_id << 28) | e.line FROM entries e
+	if err := tx.exec(ctx, `DELETE FROM text_index WHERE rowid IN (SELECT `+fts.RowIDSQL("e.file_id", "e.line")+` FROM entries e
 		JOIN files f ON f.id = e.file_id WHERE e.file_id = ? AND e.offset < f.text_offset)`, id); err != nil {
 		return fmt.Errorf("clear text index: %w", err)
 	}

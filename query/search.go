@@ -22,6 +22,13 @@ import (
 // searchFrom is the matching entries (the CTE m) with their session,
 // filtered; args are the filters' values.
 func (rd *Reader) searchFrom(f pidex.SearchFilter) (string, []any) {
+	return rd.searchFromJoin(f, "JOIN")
+}
+
+// searchFromJoin is searchFrom with m joined to its entries, sessions and
+// files by join ("CROSS JOIN" keeps m's order: SQLite does not reorder
+// the tables of a cross join).
+func (rd *Reader) searchFromJoin(f pidex.SearchFilter, join string) (string, []any) {
 	var where []string
 	var args []any
 	add := func(cond string, a ...any) {
@@ -59,9 +66,9 @@ func (rd *Reader) searchFrom(f pidex.SearchFilter) (string, []any) {
 		add("e.ts_ms < ?", f.Until.UnixMilli())
 	}
 	from := `m
-		JOIN entries e ON e.file_id = (m.r >> 28) AND e.line = (m.r & 268435455)
-		JOIN sessions s ON s.file_id = e.file_id
-		JOIN files fl ON fl.id = e.file_id`
+		` + join + ` entries e ON e.file_id = ` + fts.RowFileSQL("m.r") + ` AND e.line = ` + fts.RowLineSQL("m.r") + `
+		` + join + ` sessions s ON s.file_id = e.file_id
+		` + join + ` files fl ON fl.id = e.file_id`
 	if f.Active {
 		from += ` JOIN active_offsets a ON a.file_id = e.file_id AND a.offset = e.offset`
 	}
@@ -78,10 +85,10 @@ const RankCap = readside.RankCap
 
 // activeCTE lists, per session with a hit, the offsets of the entries on
 // its current root-to-leaf path (pi's branch; depth-bounded like Path).
-const activeCTE = `,
+var activeCTE = `,
 	walk(file_id, id, depth) AS (
 		SELECT s.file_id, s.leaf_id, 0 FROM sessions s
-		WHERE s.file_id IN (SELECT DISTINCT r >> 28 FROM m) AND s.leaf_id IS NOT NULL
+		WHERE s.file_id IN (SELECT DISTINCT ` + fts.RowFileSQL("r") + ` FROM m) AND s.leaf_id IS NOT NULL
 		UNION ALL
 		SELECT w.file_id, ed.parent_id, w.depth + 1 FROM walk w
 		JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id

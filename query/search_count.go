@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
@@ -72,12 +71,13 @@ var confirmBudget int64 = 2 << 20
 // phrase whose words are in thousands of long tool outputs counted every
 // candidate in seconds (`parse_header` on r3000: 6,449 candidates, 5 s).
 func (rd *Reader) confirmSome(ctx context.Context, q fts.Node, expr string, f pidex.SearchFilter, need int) (ids []int64, all bool, err error) {
-	from, args := rd.searchFrom(f)
+	join := "JOIN"
 	if !f.Active {
 		// m first, in its order, each row joined to its entry only when
 		// it is read (SQLite's CROSS JOIN keeps the order of the tables).
-		from = strings.ReplaceAll(from, "\n\t\tJOIN ", "\n\t\tCROSS JOIN ")
+		join = "CROSS JOIN"
 	}
+	from, args := rd.searchFromJoin(f, join)
 	// Ordered inside m by the entry's size in tokens (FTS5's docsize
 	// record, one varint: a longer varint is a larger number, and of two
 	// as long the bytes compare as the numbers do), so that the rows are

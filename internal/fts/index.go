@@ -1,6 +1,7 @@
 package fts
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -168,6 +169,19 @@ func Rank(terms int, d, avgdl float64) float64 {
 // by their line distance, a byte or so in FTS5's delta-encoded lists,
 // where byte offsets took two or three.
 const LineBits = 28
+
+// RowFileSQL, RowLineSQL and RowIDSQL are RowID's layout in SQL, for
+// statements: the file id and the line of the rowid expression r, and the
+// rowid of a file's entry at a line (migration 00010 wrote the index so).
+func RowFileSQL(r string) string { return "(" + r + " >> " + strconv.Itoa(LineBits) + ")" }
+
+func RowLineSQL(r string) string {
+	return "(" + r + " & " + strconv.FormatInt(1<<LineBits-1, 10) + ")"
+}
+
+func RowIDSQL(file, line string) string {
+	return "((" + file + " << " + strconv.Itoa(LineBits) + ") | " + line + ")"
+}
 
 // RowID is the text index rowid of a file's entry at line; ok is false
 // for a line beyond what LineBits holds (more than 268 million lines in
