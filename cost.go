@@ -1,6 +1,7 @@
 package pidex
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -17,6 +18,19 @@ const DefaultCostBy = "day"
 
 // IsPeriod reports whether a cost key is a period (day, week, month).
 func IsPeriod(key string) bool { return key == "day" || key == "week" || key == "month" }
+
+// PeriodKey is the period of key (day, week or month) holding the day t,
+// as a report's rows name it: 2026-11-30, 2026-W48, 2026-11.
+func PeriodKey(key string, t time.Time) string {
+	switch key {
+	case "day":
+		return t.Format("2006-01-02")
+	case "week":
+		y, w := t.ISOWeek()
+		return fmt.Sprintf("%04d-W%02d", y, w)
+	}
+	return t.Format("2006-01")
+}
 
 // CostOptions are a cost report in the user's words.
 type CostOptions struct {

@@ -2,7 +2,6 @@ package readside
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -79,15 +78,7 @@ func costKey(k string, p *CostPart) string {
 		if p.Day < 0 {
 			return "unknown"
 		}
-		t := LocalDay(p.Day)
-		switch k {
-		case "day":
-			return t.Format("2006-01-02")
-		case "month":
-			return t.Format("2006-01")
-		}
-		y, w := t.ISOWeek()
-		return fmt.Sprintf("%04d-W%02d", y, w)
+		return pidex.PeriodKey(k, LocalDay(p.Day))
 	case "model":
 		if p.Model == "" {
 			return "unknown"

@@ -106,12 +106,12 @@ func PeriodAxis(key string, present []string) []string {
 			axis = nil // too long to be worth filling
 			break
 		}
-		axis = append(axis, formatPeriod(key, t))
+		axis = append(axis, pidex.PeriodKey(key, t))
 	}
 	if axis == nil {
 		slices.SortFunc(times, time.Time.Compare)
 		for _, t := range times {
-			axis = append(axis, formatPeriod(key, t))
+			axis = append(axis, pidex.PeriodKey(key, t))
 		}
 	}
 	slices.SortStableFunc(other, func(a, b string) int { // unknown last
@@ -163,17 +163,6 @@ func nextPeriod(key string, t time.Time) time.Time {
 		return t.AddDate(0, 0, 7)
 	}
 	return t.AddDate(0, 1, 0)
-}
-
-func formatPeriod(key string, t time.Time) string {
-	switch key {
-	case "day":
-		return t.Format("2006-01-02")
-	case "week":
-		y, w := t.ISOWeek()
-		return fmt.Sprintf("%04d-W%02d", y, w)
-	}
-	return t.Format("2006-01")
 }
 
 // chartAxes picks the period key and the stacking key (-1: none).
