@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/internal/readside"
 )
 
@@ -27,16 +28,8 @@ import (
 //   - the records of the edge buckets that --since/--until cut are read one
 //     by one, as locally, and added exactly.
 
-// costRollup is a rollup table of the team catalog.
-type costRollup struct {
-	table string
-	unit  int64 // quarter hours a bucket
-}
-
-var (
-	quarterRollup = costRollup{"usage_rollup", 1}
-	hourRollup    = costRollup{"usage_rollup_hour", 4}
-)
+// The team catalog's rollup tables are the local catalog's, by name and
+// bucket (catalog.Rollups; migrations/postgres makes them alike).
 
 // costKeys are the report's key expressions (readside.KeyCols).
 var costKeys = map[string]string{"provider": "x.provider", "model": "x.model", "source": "x.source",
@@ -70,7 +63,7 @@ func (r *Reader) Cost(ctx context.Context, f pidex.CostFilter) (*pidex.CostRepor
 	if f.TZ == nil {
 		f.TZ = time.UTC
 	}
-	rollup := hourRollup
+	rollup := catalog.HourRollup
 	var spans []readside.ZoneSpan
 	if readside.ByTime(f.By) {
 		lo, hi, err := r.bucketRange(ctx, f)
@@ -79,10 +72,10 @@ func (r *Reader) Cost(ctx context.Context, f pidex.CostFilter) (*pidex.CostRepor
 		}
 		spans = readside.ZoneSpans(f.TZ, lo, hi)
 		if !readside.WholeHours(spans) {
-			rollup = quarterRollup // a day starts inside an hour
+			rollup = catalog.QuarterRollup // a day starts inside an hour
 		}
 	}
-	edges := readside.CostEdges(f, rollup.unit)
+	edges := readside.CostEdges(f, rollup.Unit)
 	parts := map[partKey]*exactPart{}
 	if err := r.rollupParts(ctx, f, rollup, spans, edges, parts); err != nil {
 		return nil, err
@@ -173,11 +166,11 @@ func filters(f pidex.CostFilter, flags bool) (cond []string, args []any, joins s
 
 // rollupParts adds the rollups' whole buckets, files with cross-machine
 // calls aside (recordParts sums those again).
-func (r *Reader) rollupParts(ctx context.Context, f pidex.CostFilter, rollup costRollup, spans []readside.ZoneSpan, e readside.Edges, parts map[partKey]*exactPart) error {
+func (r *Reader) rollupParts(ctx context.Context, f pidex.CostFilter, rollup catalog.Rollup, spans []readside.ZoneSpan, e readside.Edges, parts map[partKey]*exactPart) error {
 	if !e.All && e.First >= e.Last {
 		return nil // inside one bucket: only records
 	}
-	src := `SELECT * FROM ` + rollup.table + ` WHERE file_id NOT IN (SELECT file_id FROM usage_xm)`
+	src := `SELECT * FROM ` + rollup.Table + ` WHERE file_id NOT IN (SELECT file_id FROM usage_xm)`
 	var srcArgs []any
 	if !e.All {
 		src += ` AND bucket >= ? AND bucket < ?`
@@ -257,7 +250,7 @@ type record struct {
 // recordParts adds what the rollups do not hold: the edge buckets'
 // records one by one, and the whole buckets of the files that hold a
 // call another machine holds too, summed again with the union's flags.
-func (r *Reader) recordParts(ctx context.Context, f pidex.CostFilter, rollup costRollup, spans []readside.ZoneSpan, e readside.Edges, parts map[partKey]*exactPart) error {
+func (r *Reader) recordParts(ctx context.Context, f pidex.CostFilter, rollup catalog.Rollup, spans []readside.ZoneSpan, e readside.Edges, parts map[partKey]*exactPart) error {
 	var which []string
 	var wargs []any
 	for _, ed := range e.Edges {
@@ -353,7 +346,7 @@ func (r *Reader) recordParts(ctx context.Context, f pidex.CostFilter, rollup cos
 		// bucket, attributed model, source and flags).
 		b := int64(-1)
 		if ts != nil {
-			b = *ts / (rollup.unit * readside.BucketMs) * rollup.unit
+			b = *ts / (rollup.Unit * readside.BucketMs) * rollup.Unit
 		}
 		gk := groupKey{x.file, b, x.provider, x.model, x.source, x.cwd, x.session, x.machine, x.agent, x.copy, x.active}
 		g := groups[gk]
