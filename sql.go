@@ -97,6 +97,14 @@ func (e *StatementError) Error() string {
 func (e *StatementError) Unwrap() error        { return e.Err }
 func (e *StatementError) Is(target error) bool { return target == ErrStatement }
 
+// Verb is the statement's first word in capitals (SELECT, PRAGMA, …),
+// comments and white space skipped: what Check decides by, and what a
+// backend that refuses some verbs reads.
+func (o SQLOptions) Verb() string {
+	first, _ := firstWord(o.Statement)
+	return strings.ToUpper(first)
+}
+
 // Check accepts exactly one statement that starts with SELECT, WITH,
 // VALUES, EXPLAIN or PRAGMA: the first of the read-only SQL interface's
 // locks (a backend's authorizer then refuses writes hidden behind WITH,

@@ -28,7 +28,7 @@ func (r *Reader) SQL(ctx context.Context, o pidex.SQLOptions, sink pidex.RowSink
 	if err := o.Check(); err != nil {
 		return err
 	}
-	if first, _ := firstWord(o.Statement); strings.EqualFold(first, "PRAGMA") {
+	if o.Verb() == "PRAGMA" {
 		return pidex.Usagef("PRAGMA is SQLite's: a team catalog is PostgreSQL (its catalogs are information_schema and pg_catalog)")
 	}
 	stmt, args := namedParams(o.Statement, o.Params)
@@ -119,33 +119,6 @@ func sqlError(ctx context.Context, err error) error {
 		return pidex.Usagef("pidex sql is read-only: refused, the statement would write (%v)", err)
 	}
 	return fmt.Errorf("sql: %w", err)
-}
-
-// firstWord is the statement's first word, comments and space skipped.
-func firstWord(s string) (string, string) {
-	for {
-		s = strings.TrimLeft(s, " \t\r\n\f\v")
-		switch {
-		case strings.HasPrefix(s, "--"):
-			i := strings.IndexByte(s, '\n')
-			if i < 0 {
-				return "", ""
-			}
-			s = s[i+1:]
-		case strings.HasPrefix(s, "/*"):
-			i := strings.Index(s[2:], "*/")
-			if i < 0 {
-				return "", ""
-			}
-			s = s[i+4:]
-		default:
-			i := 0
-			for i < len(s) && (s[i] == '_' || 'a' <= s[i]|0x20 && s[i]|0x20 <= 'z') {
-				i++
-			}
-			return s[:i], s[i:]
-		}
-	}
 }
 
 // namedParams rewrites the :name parameters of stmt that params binds
