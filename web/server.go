@@ -8,7 +8,6 @@ package web
 import (
 	"context"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"net"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pidex-dev/pidex/engine"
+	"github.com/pidex-dev/pidex/internal/httpguard"
 )
 
 //go:embed assets
@@ -80,24 +80,7 @@ func (s *Server) Handler() http.Handler { return s.logRequests(s.guard(s.mux)) }
 // Serve answers on ln until ctx ends, then shuts down (open event streams
 // are closed by ctx too).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("shut down server: %w", err)
-	}
-	return nil
+	return httpguard.Serve(ctx, ln, s.Handler())
 }
 
 func (s *Server) log(format string, args ...any) {
