@@ -167,16 +167,23 @@ func (s *Server) read(ctx context.Context, tool string, in *readArgs, asContext 
 		t.WriteString("\n")
 		return t.String(), o
 	}
+	// Fit measures the items it keeps, in order, and at most one more (the
+	// one that did not fit): each is rendered once, here.
+	type rendered struct {
+		text string
+		item itemOut
+	}
+	var measured []rendered
 	cuts := view.Fit(doc, budget, budget.Chars-chars(head)-reserve, func(it *pidex.DocItem) int {
 		t, o := itemOf(it)
+		measured = append(measured, rendered{t, o})
 		return size(t, o)
 	})
 	var b strings.Builder
 	b.WriteString(head)
-	for i := range doc.Items {
-		t, o := itemOf(&doc.Items[i])
-		b.WriteString(t)
-		out.Items = append(out.Items, o)
+	for _, r := range measured[:len(doc.Items)] {
+		b.WriteString(r.text)
+		out.Items = append(out.Items, r.item)
 	}
 	next := -1
 	switch {
