@@ -22,8 +22,8 @@ import (
 // and scores it the same (docs/postgres.md, Search): the entries' tokens
 // are FTS5's (fts.Tokens), pushed as tsvector rows, and the query is
 // their tsquery (pgsearch.ToQuery); GIN answers which entries match, and
-// bm25 is computed in Go from each candidate's tokens with the
-// collection's statistics, exactly as FTS5 computes it (pgsearch.Score).
+// each is scored in Go as the local catalog scores it (fts.Rank, from the
+// candidate's length in tokens and the collection's average).
 // The candidates' text is read for that (and for snippets), which also
 // confirms every match against the reference matcher: the few the index
 // cannot decide alone (a word longer than a lexeme, a phrase longer than a
