@@ -67,7 +67,7 @@ func (ix *Indexer) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 	// Listing the folders and loading the stored stats are independent:
 	// do them at once (both are most of a no-change refresh).
 	var cands []candidate
-	var stored map[string]fileStamp
+	var stored storedStamps
 	var g errgroup.Group
 	g.Go(func() error {
 		for _, r := range specs {
@@ -87,9 +87,16 @@ func (ix *Indexer) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 		return nil, err
 	}
 	st.Files = len(cands)
-	jobs, removed, err := ix.plan(ctx, cands, stored, st)
+	jobs, removed, err := ix.plan(ctx, cands, stored.byPath, st)
 	if err != nil {
 		return nil, err
+	}
+	if len(jobs) == 0 && len(removed) == 0 {
+		// Nothing changes: the stamps read from the rows, if they were,
+		// are the next refresh's blob.
+		if err := ix.keepStamps(ctx, stored); err != nil {
+			return nil, err
+		}
 	}
 	for i := range jobs {
 		jobs[i].statNs = statNs
@@ -247,27 +254,6 @@ type fileStamp struct {
 	Kind FileKind
 	Racy bool
 	fileStat
-}
-
-func loadStamps(ctx context.Context, db *sqlx.DB, roots []string) (map[string]fileStamp, error) {
-	q, args, err := sqlx.In(`SELECT path, kind, racy, size, mtime_ns, dev, ino FROM files WHERE root IN (?)`, roots)
-	if err != nil {
-		return nil, fmt.Errorf("load files: %w", err)
-	}
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("load files: %w", err)
-	}
-	defer rows.Close()
-	m := make(map[string]fileStamp)
-	for rows.Next() {
-		var f fileStamp
-		if err := rows.Scan(&f.Path, &f.Kind, &f.Racy, &f.Size, &f.MtimeNs, &f.Dev, &f.Ino); err != nil {
-			return nil, fmt.Errorf("load files: %w", err)
-		}
-		m[f.Path] = f
-	}
-	return m, rows.Err()
 }
 
 // storedFile is the full stored state of a file.

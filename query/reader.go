@@ -1,11 +1,15 @@
 // Package query is pidex's read side over the SQLite catalog: resolving
 // session references, listings, trees and paths, search, cost reports,
 // and entries read back from the session files by their offsets. It never
-// writes and never imports the indexer: package engine refreshes the
-// catalog first when an answer must be fresh, then asks a Reader.
+// writes the catalog's rows (it only hands back a read cache it had to
+// make again: listing.go) and never imports the indexer: package engine
+// refreshes the catalog first when an answer must be fresh, then asks a
+// Reader.
 package query
 
 import (
+	"context"
+
 	"github.com/jmoiron/sqlx"
 
 	"github.com/pidex-dev/pidex/internal/catalog"
@@ -17,12 +21,19 @@ type Reader struct {
 	db    *sqlx.DB
 	path  string   // the catalog file, for SQL's own read-only connection
 	roots []string // absolute; none: every session of the catalog
+	// keep stores a read cache the reader had to make again from the rows
+	// (catalog.DB.StoreCache; nil for a read-only catalog).
+	keep func(ctx context.Context, name string, gen int64, data []byte) error
 }
 
 // New returns a reader of db for the sessions under roots (absolute
 // paths; none means every session the catalog holds).
 func New(db *catalog.DB, roots []string) *Reader {
-	return &Reader{db: db.DB, path: db.Path, roots: roots}
+	rd := &Reader{db: db.DB, path: db.Path, roots: roots}
+	if !db.ReadOnly {
+		rd.keep = db.StoreCache
+	}
+	return rd
 }
 
 // Machines reports false: a local catalog is one machine's, and holds no

@@ -16,93 +16,48 @@ import (
 const modifiedSQL = `CASE WHEN s.last_activity_ms > 0 THEN s.last_activity_ms
 	WHEN s.created_ms IS NOT NULL THEN s.created_ms ELSE f.mtime_ns / 1000000 END`
 
-const infoSQL = `SELECT s.file_id, f.path, s.session_id, s.cwd, s.name, s.parent_session, s.created_ms,
+const infoSQL = `SELECT ` + infoColumns + infoFrom
+
+// infoColumns are a listing row's columns (readside.SessionRow's fields).
+const infoColumns = `s.file_id, f.path, s.session_id, s.cwd, s.name, s.parent_session, s.created_ms,
 	` + modifiedSQL + ` AS modified, s.message_count, COALESCE(s.first_message, '') AS first_message,
 	s.entry_count, s.leaf_id, s.branch_points, s.models, s.input, s.output, s.cache_read, s.cache_write,
-	s.total_tokens, s.cost, f.size, s.source
-	FROM sessions s JOIN files f ON f.id = s.file_id`
+	s.total_tokens, s.cost, f.size, s.source`
 
-// listWhere is the WHERE clause of f's filters ("" for none).
-func (rd *Reader) listWhere(f pidex.ListFilter) (string, []any) {
-	// omp's subagent transcripts are not listed (omp lists
-	// <sessions>/*/*.jsonl only); search and cost read them.
-	where := []string{"s.subagent = 0"}
-	var args []any
-	if len(rd.roots) > 0 {
-		cond, a := inRoots("f", rd.roots)
-		where, args = append(where, cond), append(args, a...)
-	}
-	if f.Cwd != "" {
-		where, args = append(where, "s.cwd = ?"), append(args, f.Cwd)
-	}
-	if f.Project != "" {
-		where, args = append(where, "instr(lower(s.cwd), lower(?)) > 0"), append(args, f.Project)
-	}
-	if f.Name != "" {
-		where, args = append(where, "instr(lower(s.name), lower(?)) > 0"), append(args, f.Name)
-	}
-	if len(f.Agents) > 0 {
-		cond, a := inList("s.source", f.Agents)
-		where, args = append(where, cond), append(args, a...)
-	}
-	if !f.Since.IsZero() {
-		where, args = append(where, modifiedSQL+" >= ?"), append(args, f.Since.UnixMilli())
-	}
-	if !f.Until.IsZero() {
-		where, args = append(where, modifiedSQL+" < ?"), append(args, f.Until.UnixMilli())
-	}
-	return " WHERE " + strings.Join(where, " AND "), args
-}
+const infoFrom = ` FROM sessions s JOIN files f ON f.id = s.file_id`
 
 // Count is the number of sessions matching f's filters (its sort, limit
 // and offset aside): the length of a listing shown a page at a time.
 func (rd *Reader) Count(ctx context.Context, f pidex.ListFilter) (int, error) {
-	where, args := rd.listWhere(f)
-	var n int
-	if err := rd.db.GetContext(ctx, &n, "SELECT count(*) FROM sessions s JOIN files f ON f.id = s.file_id"+where, args...); err != nil {
-		return 0, fmt.Errorf("count sessions: %w", err)
+	all, err := rd.listing(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for i := range all {
+		if rd.listed(&all[i], f) {
+			n++
+		}
 	}
 	return n, nil
 }
 
 // List returns the sessions matching f, newest first by default.
 func (rd *Reader) List(ctx context.Context, f pidex.ListFilter) ([]pidex.Session, error) {
-	where, args := rd.listWhere(f)
-	q := infoSQL + where
 	if _, err := readside.Less(f.Sort); err != nil {
 		return nil, err
 	}
-	if f.Limit > 0 {
-		// A few newest sessions: let SQLite keep the top N while it scans,
-		// instead of materialising every row.
-		q += " ORDER BY " + orderSQL[f.Sort] + fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, max(0, f.Offset))
-	}
-	rows, err := rd.db.QueryContext(ctx, q, args...)
+	all, err := rd.listing(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
 	out := []pidex.Session{}
-	for rows.Next() {
-		si, err := scanInfo(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list sessions: %w", err)
+	for i := range all {
+		if rd.listed(&all[i], f) {
+			out = append(out, all[i].Session())
 		}
-		out = append(out, si)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	return readside.Page(out, f, f.Limit > 0) // with a limit, SQLite skipped the offset
-}
-
-// orderSQL is orderBy in SQL, for queries with a limit.
-var orderSQL = map[string]string{
-	"":                 "modified DESC, s.created_ms IS NULL, s.created_ms DESC, f.path",
-	pidex.SortModified: "modified DESC, s.created_ms IS NULL, s.created_ms DESC, f.path",
-	pidex.SortCreated:  "s.created_ms IS NULL, s.created_ms DESC, f.path",
-	pidex.SortCost:     "s.cost DESC, modified DESC, f.path",
-	pidex.SortSize:     "f.size DESC, modified DESC, f.path",
+	return readside.Page(out, f, false)
 }
 
 // Session returns the listing record of one session.

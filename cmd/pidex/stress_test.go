@@ -130,6 +130,22 @@ func TestStressFourProcesses(t *testing.T) {
 	if err := live.Get(&dups, `SELECT count(*) FROM (SELECT file_id, line, message FROM warnings GROUP BY 1, 2, 3 HAVING count(*) > 1)`); err != nil || dups != 0 {
 		t.Errorf("%d duplicated warnings (%v)", dups, err)
 	}
+	// The listing blob the run left (kept by serve's and the readers'
+	// listings while the writers changed the rows) lists what the rows do.
+	listing := func() string {
+		out, err := exec.Command(bin, args("list", "--json", "--no-refresh")...).Output()
+		if err != nil {
+			t.Fatalf("list: %v", err)
+		}
+		return string(out)
+	}
+	fromBlob := listing()
+	if _, err := live.Exec(`UPDATE read_caches SET gen = gen + 1`); err != nil {
+		t.Fatal(err)
+	}
+	if fromRows := listing(); fromBlob != fromRows {
+		t.Errorf("after the stress run the listing blob differs from the rows")
+	}
 	live.Close()
 	if want := freshDump(t, root); got != want {
 		t.Errorf("after the stress run the catalog differs from a fresh index")

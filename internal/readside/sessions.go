@@ -39,13 +39,19 @@ type SessionRow struct {
 // Scan reads the row's columns in the order of the fields above (Machine
 // only when machine is true).
 func (r *SessionRow) Scan(row interface{ Scan(...any) error }, machine bool) error {
+	return row.Scan(r.Dest(machine)...)
+}
+
+// Dest is the row's scan destinations in the order of Scan, for a
+// statement that selects more columns after them.
+func (r *SessionRow) Dest(machine bool) []any {
 	dest := []any{&r.FileID, &r.Path, &r.SessionID, &r.Cwd, &r.Name, &r.ParentSession, &r.CreatedMs,
 		&r.Modified, &r.MessageCount, &r.FirstMessage, &r.EntryCount, &r.LeafID, &r.BranchPoints, &r.Models,
 		&r.Input, &r.Output, &r.CacheRead, &r.CacheWrite, &r.TotalTokens, &r.Cost, &r.Size, &r.Source}
 	if machine {
 		dest = append(dest, &r.Machine)
 	}
-	return row.Scan(dest...)
+	return dest
 }
 
 // Session is the listing record of the row.

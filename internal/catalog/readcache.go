@@ -1,0 +1,90 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// The read caches (migration 00012): one blob each of what every command
+// reads whole, kept beside the rows it is made from.
+const (
+	// CacheStamps: every file's stamp (path, root, kind, racy, stat), which
+	// a refresh compares with the disk.
+	CacheStamps = "stamps"
+	// CacheListing: every session's listing record (query.Reader.List).
+	CacheListing = "listing"
+)
+
+// Cache is a read cache as one read transaction found it: Gen is the
+// generation of the rows then, Data the blob if it was made from exactly
+// those rows (else nil: make it from the rows, read in the same
+// transaction, and StoreCache it with Gen).
+type Cache struct {
+	Gen  int64
+	Data []byte
+}
+
+// LoadCache reads the cache name in q, which must be the transaction the
+// rows are read in when the blob is not valid: its generation and the rows
+// then agree.
+func LoadCache(ctx context.Context, q sqlx.QueryerContext, name string) (Cache, error) {
+	var c Cache
+	var dataGen sql.NullInt64
+	err := q.QueryRowxContext(ctx, `SELECT gen, data_gen, CASE WHEN data_gen = gen THEN data END FROM read_caches WHERE name = ?`, name).
+		Scan(&c.Gen, &dataGen, &c.Data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Cache{Gen: -1}, nil // never stored: StoreCache will not either
+	}
+	if err != nil {
+		return Cache{}, fmt.Errorf("read %s cache: %w", name, err)
+	}
+	if !dataGen.Valid || dataGen.Int64 != c.Gen {
+		c.Data = nil
+	}
+	return c, nil
+}
+
+// StoreCache keeps data as the cache name, made from the rows of
+// generation gen, unless they have changed since (then it stores nothing:
+// the blob would be stale). One statement, so one short write
+// transaction; another process's writer is waited for briefly at most,
+// then the blob is dropped (that writer is changing the rows anyway).
+func (c *DB) StoreCache(ctx context.Context, name string, gen int64, data []byte) error {
+	if c.ReadOnly || gen < 0 || data == nil {
+		return nil
+	}
+	if !c.writer.TryLock() {
+		return nil // this process is refreshing: the rows are changing
+	}
+	defer c.writer.Unlock()
+	return c.storeCache(ctx, c.DB, name, gen, data)
+}
+
+// StoreCacheLocked is StoreCache for the holder of the writer lock (the
+// indexer, at the end of a refresh).
+func (c *DB) StoreCacheLocked(ctx context.Context, name string, gen int64, data []byte) error {
+	if c.ReadOnly || gen < 0 || data == nil {
+		return nil
+	}
+	return c.storeCache(ctx, c.DB, name, gen, data)
+}
+
+func (c *DB) storeCache(ctx context.Context, db sqlx.ExecerContext, name string, gen int64, data []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, storeWait)
+	defer cancel()
+	_, err := db.ExecContext(ctx, `UPDATE read_caches SET data = ?, data_gen = gen WHERE name = ? AND gen = ?`, data, name, gen)
+	if err != nil && !isBusy(err) && ctx.Err() == nil {
+		return fmt.Errorf("store %s cache: %w", name, err)
+	}
+	return nil
+}
+
+// storeWait bounds how long storing a cache waits for another process's
+// write transaction: a command never waits on the busy timeout (10 s) for
+// a blob it can do without.
+const storeWait = 250 * time.Millisecond

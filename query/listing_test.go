@@ -1,0 +1,198 @@
+package query_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/query"
+)
+
+// A listing filters, in Go, the catalog's listing cache (or its rows
+// when the cache is stale) exactly as SQL filters the rows: every filter,
+// alone and together, read from the rows, then from the blob the first
+// read kept, equals the paths a SQL statement over the tables selects.
+// The catalog holds pi's, omp's (subagents not listed) and OpenClaw's
+// sessions, under several roots; names and working directories with
+// capitals, non-ASCII capitals among them, which SQLite's lower() leaves
+// alone.
+func TestListingFiltersAsSQL(t *testing.T) {
+	ctx := context.Background()
+	db, err := catalog.Open(ctx, filepath.Join(t.TempDir(), "c.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	roots := []string{sessionsRoot, "omp:" + ompSessions + "/agent/sessions", "openclaw:../testdata/sessions-openclaw/agents"}
+	if _, err := (&indexer.Indexer{DB: db, Roots: roots}).Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Names and folders to fold: 'Ä' is not folded by SQLite's lower().
+	if _, err := db.ExecContext(ctx, `UPDATE sessions SET name = CASE file_id % 3 WHEN 0 THEN 'Fix the ÄPI Build' WHEN 1 THEN NULL ELSE name END,
+		cwd = CASE WHEN file_id % 4 = 0 THEN upper(cwd) ELSE cwd END`); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.GetContext(ctx, &n, `SELECT count(*) FROM sessions WHERE subagent = 1`); err != nil || n == 0 {
+		t.Fatalf("the corpus should hold omp subagents: %d, %v", n, err)
+	}
+	abs, err := indexer.AbsRoots(roots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mid int64
+	if err := db.GetContext(ctx, &mid, `SELECT last_activity_ms FROM sessions WHERE last_activity_ms > 0
+		ORDER BY last_activity_ms LIMIT 1 OFFSET (SELECT count(*) / 2 FROM sessions WHERE last_activity_ms > 0)`); err != nil {
+		t.Fatal(err)
+	}
+	since := time.UnixMilli(mid) // a session's own time: the bounds' edges count
+	filters := []struct {
+		f     pidex.ListFilter
+		where string
+		args  []any
+	}{
+		{pidex.ListFilter{}, "", nil},
+		{pidex.ListFilter{Project: "PROJ"}, "instr(lower(s.cwd), lower(?)) > 0", []any{"PROJ"}},
+		{pidex.ListFilter{Project: "alpha"}, "instr(lower(s.cwd), lower(?)) > 0", []any{"alpha"}},
+		{pidex.ListFilter{Name: "äpi"}, "instr(lower(s.name), lower(?)) > 0", []any{"äpi"}},
+		{pidex.ListFilter{Name: "ÄPI build"}, "instr(lower(s.name), lower(?)) > 0", []any{"ÄPI build"}},
+		{pidex.ListFilter{Cwd: "/home/ann/proj-alpha"}, "s.cwd = ?", []any{"/home/ann/proj-alpha"}},
+		{pidex.ListFilter{Agents: []string{pidex.SourceOmp, pidex.SourceOpenClaw}}, "s.source IN (?, ?)", []any{pidex.SourceOmp, pidex.SourceOpenClaw}},
+		{pidex.ListFilter{Since: since}, modifiedExpr + " >= ?", []any{mid}},
+		{pidex.ListFilter{Until: since}, modifiedExpr + " < ?", []any{mid}},
+		{pidex.ListFilter{Project: "a", Since: since, Agents: []string{pidex.SourcePi}}, "instr(lower(s.cwd), 'a') > 0 AND " + modifiedExpr + " >= ? AND s.source = 'pi'", []any{mid}},
+	}
+	readers := []struct {
+		roots []string
+		where string
+	}{{nil, ""}, {abs[:1], "f.root = '" + abs[0] + "'"}, {abs[1:], "f.root IN ('" + abs[1] + "', '" + abs[2] + "')"}}
+	for _, r := range readers {
+		for _, c := range filters {
+			conds := []string{"s.subagent = 0"}
+			for _, w := range []string{r.where, c.where} {
+				if w != "" {
+					conds = append(conds, w)
+				}
+			}
+			var want []string
+			if err := db.SelectContext(ctx, &want, `SELECT f.path FROM sessions s JOIN files f ON f.id = s.file_id WHERE `+
+				strings.Join(conds, " AND ")+` ORDER BY f.path`, c.args...); err != nil {
+				t.Fatal(err)
+			}
+			for _, cached := range []bool{false, true} {
+				if !cached { // stale: read from the rows, and the blob kept
+					if _, err := db.ExecContext(ctx, `UPDATE read_caches SET gen = gen + 1 WHERE name = 'listing'`); err != nil {
+						t.Fatal(err)
+					}
+				}
+				got := listedPaths(t, query.New(db, r.roots), c.f)
+				if !slices.Equal(got, want) {
+					t.Errorf("roots %v, %+v, cached %v:\n got %q\nwant %q", r.roots, c.f, cached, got, want)
+				}
+				if c, err := catalog.LoadCache(ctx, db.DB, catalog.CacheListing); err != nil || c.Data == nil {
+					t.Fatalf("no listing blob kept after a listing: %v", err)
+				}
+			}
+		}
+	}
+}
+
+// modifiedExpr is pi's `modified` in SQL (query's modifiedSQL).
+const modifiedExpr = `CASE WHEN s.last_activity_ms > 0 THEN s.last_activity_ms
+	WHEN s.created_ms IS NOT NULL THEN s.created_ms ELSE f.mtime_ns / 1000000 END`
+
+// listedPaths lists with f and checks that Count agrees.
+func listedPaths(t *testing.T, rd *query.Reader, f pidex.ListFilter) []string {
+	t.Helper()
+	ctx := context.Background()
+	ss, err := rd.List(ctx, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := rd.Count(ctx, f)
+	if err != nil || n != len(ss) {
+		t.Fatalf("%+v: Count %d, %v; List %d", f, n, err, len(ss))
+	}
+	paths := make([]string, len(ss))
+	for i, s := range ss {
+		paths[i] = s.Path
+	}
+	slices.Sort(paths)
+	return paths
+}
+
+// The listing read from the blob is the listing read from the rows, field
+// for field, in every sort order; a blob stored for rows that changed
+// since is never used, and a blob that does not read falls back to the
+// rows.
+func TestListingCacheIsTheRows(t *testing.T) {
+	ctx := context.Background()
+	db := corpus(t)
+	rd := query.New(db, nil)
+	stale := func() {
+		if _, err := db.ExecContext(ctx, `UPDATE read_caches SET gen = gen + 1 WHERE name = 'listing'`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, sort := range pidex.ListSorts {
+		stale()
+		fromRows, err := rd.List(ctx, pidex.ListFilter{Sort: sort})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromBlob, err := rd.List(ctx, pidex.ListFilter{Sort: sort})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fromRows) < 10 || !equalJSON(t, fromRows, fromBlob) {
+			t.Fatalf("sort %s: the blob's listing differs from the rows' (%d sessions)", sort, len(fromRows))
+		}
+	}
+	// A blob made from rows that changed before it was stored is refused.
+	c, err := catalog.LoadCache(ctx, db.DB, catalog.CacheListing)
+	if err != nil || c.Data == nil {
+		t.Fatalf("no blob: %v", err)
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE sessions SET name = name WHERE file_id = (SELECT min(file_id) FROM sessions)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.StoreCache(ctx, catalog.CacheListing, c.Gen, c.Data); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := catalog.LoadCache(ctx, db.DB, catalog.CacheListing); err != nil || c.Data != nil {
+		t.Fatalf("a blob of older rows was stored: %v", err)
+	}
+	// A blob that does not read (another format) is read past.
+	want, err := rd.List(ctx, pidex.ListFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE read_caches SET data = x'ff00' WHERE name = 'listing'`); err != nil {
+		t.Fatal(err)
+	}
+	got, err := rd.List(ctx, pidex.ListFilter{})
+	if err != nil || !equalJSON(t, got, want) {
+		t.Fatalf("a malformed blob: %v", err)
+	}
+}
+
+// equalJSON compares two values by their JSON, the listing's contract.
+func equalJSON(t *testing.T, a, b any) bool {
+	t.Helper()
+	ja, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jb, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(ja) == string(jb)
+}
