@@ -268,13 +268,25 @@ func TestCatalogPathMustBeARegularFile(t *testing.T) {
 
 // A database whose header happens to say "pidx" but that holds none of
 // pidex's tables is someone else's: refused, and its bytes stay as they
-// were (it used to be taken for an old catalog and emptied).
+// were (it used to be taken for an old catalog and emptied). In WAL mode
+// too, where Open checks the tables on its own connection instead of a
+// read-only one first.
 func TestHeaderIDAloneIsNotACatalog(t *testing.T) {
+	for _, mode := range []string{"DELETE", "WAL"} {
+		t.Run(mode, func(t *testing.T) { testHeaderIDAlone(t, mode) })
+	}
+}
+
+func testHeaderIDAlone(t *testing.T, mode string) {
 	path := filepath.Join(t.TempDir(), "notes.db")
 	db := sqlx.MustOpen("sqlite", path)
 	db.MustExec(fmt.Sprintf("PRAGMA application_id = %d", applicationID))
+	db.MustExec("PRAGMA journal_mode = " + mode)
 	db.MustExec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me')")
 	db.Close()
+	if h, err := inspectHeader(path); err != nil || h.pidexWAL() != (mode == "WAL") {
+		t.Fatalf("header %+v, %v", h, err)
+	}
 	before, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -123,7 +123,7 @@ func prepareFile(ctx context.Context, path string) error {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	if err := (&DB{DB: db, Path: path}).setup(ctx); err != nil {
+	if err := (&DB{DB: db, Path: path}).setup(ctx, false); err != nil {
 		return fmt.Errorf("open catalog %s: %w", path, err)
 	}
 	return nil
