@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/pidex-dev/pidex/jsonl"
@@ -40,7 +41,10 @@ func isRacy(mtimeNs, statNs int64) bool {
 	return mtimeNs >= statNs-racyWindow.Nanoseconds()
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is the CRC-32C table, made on first use: making it (hash/crc32
+// computes its SSE4.2 tables then) cost every command's start, and only
+// the commands that index need it.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // contentSum is the checksum of a file's ingested lines: each line's
 // offset and number (so blank lines, which the reader skips, count
@@ -55,8 +59,9 @@ func (s *contentSum) add(l jsonl.Line) {
 	var b [16]byte
 	binary.LittleEndian.PutUint64(b[:8], uint64(l.Offset))
 	binary.LittleEndian.PutUint64(b[8:], uint64(l.Number))
-	s.v = crc32.Update(s.v, castagnoli, b[:])
-	s.v = crc32.Update(s.v, castagnoli, l.Data)
+	tab := castagnoli()
+	s.v = crc32.Update(s.v, tab, b[:])
+	s.v = crc32.Update(s.v, tab, l.Data)
 }
 
 // stored is the sum as the files table holds it (NULL when not known).

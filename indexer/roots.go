@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/pidex-dev/pidex"
 )
@@ -269,9 +270,15 @@ type OmpLocation struct {
 	SessionDirArg string
 }
 
+// The profile name's patterns, compiled on first use (not at package
+// init, which every command pays for at start).
 var (
-	ompProfileRE  = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-	ompReservedRE = regexp.MustCompile(`(?i)^(?:CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])(?:\..*)?$`)
+	ompProfileRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+	})
+	ompReservedRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])(?:\..*)?$`)
+	})
 )
 
 // ompProfileName is omp's normalizeProfileName at module load: "", blanks
@@ -279,7 +286,7 @@ var (
 func ompProfileName(p string) string {
 	p = strings.TrimSpace(p)
 	if p == "" || p == "default" || p == "." || p == ".." || strings.HasSuffix(p, ".") ||
-		!ompProfileRE.MatchString(p) || ompReservedRE.MatchString(p) {
+		!ompProfileRE().MatchString(p) || ompReservedRE().MatchString(p) {
 		return ""
 	}
 	return p

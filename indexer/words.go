@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	gojson "github.com/goccy/go-json"
 )
@@ -96,14 +97,17 @@ func jsonWords(msg string) string {
 }
 
 // goTypeError is the standard library's type error as catalogs of earlier
-// pidex versions stored it.
-var goTypeError = regexp.MustCompile(`json: cannot unmarshal (\w+) into Go (?:struct field [\w.]*?\.|value of type )([\w.]*?)(?: of type ([\w*\[\]{}.]+))?$`)
+// pidex versions stored it. Compiled on first use (pidex warnings), not at
+// package init, which every command pays for at start.
+var goTypeError = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`json: cannot unmarshal (\w+) into Go (?:struct field [\w.]*?\.|value of type )([\w.]*?)(?: of type ([\w*\[\]{}.]+))?$`)
+})
 
 // Reword says a stored warning in people's words: catalogs made by
 // earlier pidex versions hold the decoder's own message (they are only
 // rebuilt when the derivation changes), and `pidex warnings` reads them.
 func Reword(msg string) string {
-	m := goTypeError.FindStringSubmatchIndex(msg)
+	m := goTypeError().FindStringSubmatchIndex(msg)
 	if m == nil {
 		return msg
 	}

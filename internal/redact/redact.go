@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -20,26 +21,30 @@ import (
 const Marker = "[REDACTED]"
 
 // patterns are the secrets' shapes. A pattern with a group named secret
-// replaces only that group (a URL keeps its user and host).
-var patterns = []*regexp.Regexp{
-	// Private keys: PEM blocks, whatever the key type.
-	regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`),
-	// Anthropic (sk-ant-…), OpenAI (sk-…, sk-proj-…), OpenRouter (sk-or-…), DeepSeek and others of the sk- family.
-	regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`),
-	// GitHub tokens (classic and fine-grained), GitLab, Slack, npm, Hugging Face, PyPI.
-	regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,}|glpat-[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|npm_[A-Za-z0-9]{36}|hf_[A-Za-z0-9]{30,}|pypi-[A-Za-z0-9_-]{50,})`),
-	// AWS access key ids, and a secret access key next to its name.
-	regexp.MustCompile(`\b(AKIA|ASIA)[A-Z0-9]{16}\b`),
-	regexp.MustCompile(`(?i)(aws_secret_access_key|secretaccesskey)["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+=]{40})`),
-	// Google API keys, Stripe keys, SendGrid, Groq, xAI.
-	regexp.MustCompile(`\b(AIza[0-9A-Za-z_-]{35}|(sk|rk|pk)_(live|test)_[0-9A-Za-z]{16,}|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}|gsk_[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{40,})`),
-	// JSON Web Tokens.
-	regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
-	// Bearer tokens in headers.
-	regexp.MustCompile(`(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)`),
-	// The password of a URL.
-	regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@"'<>]+:(?P<secret>[^/\s@"'<>]+)@`),
-}
+// replaces only that group (a URL keeps its user and host). Compiled on
+// first use, not at package init: only pidex push --redact needs them,
+// and every other command would pay for them at start.
+var patterns = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		// Private keys: PEM blocks, whatever the key type.
+		regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`),
+		// Anthropic (sk-ant-…), OpenAI (sk-…, sk-proj-…), OpenRouter (sk-or-…), DeepSeek and others of the sk- family.
+		regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`),
+		// GitHub tokens (classic and fine-grained), GitLab, Slack, npm, Hugging Face, PyPI.
+		regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,}|glpat-[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|npm_[A-Za-z0-9]{36}|hf_[A-Za-z0-9]{30,}|pypi-[A-Za-z0-9_-]{50,})`),
+		// AWS access key ids, and a secret access key next to its name.
+		regexp.MustCompile(`\b(AKIA|ASIA)[A-Z0-9]{16}\b`),
+		regexp.MustCompile(`(?i)(aws_secret_access_key|secretaccesskey)["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+=]{40})`),
+		// Google API keys, Stripe keys, SendGrid, Groq, xAI.
+		regexp.MustCompile(`\b(AIza[0-9A-Za-z_-]{35}|(sk|rk|pk)_(live|test)_[0-9A-Za-z]{16,}|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}|gsk_[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{40,})`),
+		// JSON Web Tokens.
+		regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
+		// Bearer tokens in headers.
+		regexp.MustCompile(`(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)`),
+		// The password of a URL.
+		regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@"'<>]+:(?P<secret>[^/\s@"'<>]+)@`),
+	}
+})
 
 // triggers are substrings one of which every pattern's match contains,
 // in the text or in its JSON form: a line without any is left alone
@@ -64,7 +69,7 @@ func String(s string) (string, int) {
 		return s, 0
 	}
 	n := 0
-	for _, p := range patterns {
+	for _, p := range patterns() {
 		secret := p.SubexpIndex("secret")
 		s = p.ReplaceAllStringFunc(s, func(m string) string {
 			n++
