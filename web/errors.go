@@ -82,7 +82,7 @@ func (s *Server) httpError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(code)
-	_ = pages["error"].ExecuteTemplate(w, "layout", page{Title: http.StatusText(code), Data: errorView{code, http.StatusText(code), msg}})
+	_ = pages()["error"].ExecuteTemplate(w, "layout", page{Title: http.StatusText(code), Data: errorView{code, http.StatusText(code), msg}})
 }
 
 type errorView struct {

@@ -4,6 +4,7 @@ import (
 	"html"
 	"html/template"
 	"strings"
+	"sync"
 )
 
 // highlight colours code by a small, language-agnostic tokenizer: comments,
@@ -11,13 +12,14 @@ import (
 // a parser; it only has to make code easier to read, and it escapes
 // everything it emits. An unknown language is escaped only.
 func highlight(lang, code string) template.HTML {
-	fam, ok := families[lang]
+	fam, ok := families()[lang]
 	if !ok {
 		return template.HTML(html.EscapeString(code))
 	}
 	if fam == famDiff {
 		return highlightDiff(code)
 	}
+	kw := keywords()
 	var b strings.Builder
 	span := func(class, s string) {
 		b.WriteString(`<span class="` + class + `">` + html.EscapeString(s) + `</span>`)
@@ -58,7 +60,7 @@ func highlight(lang, code string) template.HTML {
 			for n < len(rest) && isWord(rest[n]) {
 				n++
 			}
-			if keywords[rest[:n]] {
+			if kw[rest[:n]] {
 				span("k", rest[:n])
 			} else {
 				b.WriteString(html.EscapeString(rest[:n]))
@@ -132,9 +134,10 @@ var (
 	famDiff = &family{}
 )
 
-var families = map[string]*family{}
-
-func init() {
+// families and keywords are built on first use (a code block on a pidex
+// serve page), not at package init, which every command pays for at start.
+var families = sync.OnceValue(func() map[string]*family {
+	families := map[string]*family{}
 	for fam, langs := range map[*family]string{
 		famC:    "go c h cpp c++ cc cs csharp java js jsx mjs cjs javascript ts tsx typescript rust rs swift kotlin kt scala php css scss less dart zig proto",
 		famHash: "sh bash zsh shell console python py ruby rb yaml yml toml perl pl r makefile make dockerfile ini conf nix elixir ex",
@@ -146,11 +149,11 @@ func init() {
 			families[l] = fam
 		}
 	}
-}
+	return families
+})
 
-var keywords = map[string]bool{}
-
-func init() {
+var keywords = sync.OnceValue(func() map[string]bool {
+	keywords := map[string]bool{}
 	for _, k := range strings.Fields(`break case catch chan class const continue def default defer del do done elif else
 		enum esac except export extends false fi final finally fn for from func function go if impl import in
 		interface let local match mut new nil none None null package pass private protected pub public raise
@@ -160,4 +163,5 @@ func init() {
 		INDEX VIEW WITH AS AND OR NOT NULL IS IN VALUES SET select from where join group by order limit`) {
 		keywords[k] = true
 	}
-}
+	return keywords
+})

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Markdown for session text, rendered on the server by a deliberately
@@ -24,14 +25,21 @@ func markdown(src string) template.HTML {
 	return template.HTML(b.String())
 }
 
+// lazyRegexp is a pattern compiled on first use: only pidex serve renders
+// markdown, and compiling the patterns at package init cost every
+// command's start.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
 // The block patterns, matched on raw lines.
 var (
-	reFence   = regexp.MustCompile("^ {0,3}(```+|~~~+)\\s*([^`\\s]*)")
-	reHeading = regexp.MustCompile(`^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
-	reRule    = regexp.MustCompile(`^ {0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$`)
-	reQuote   = regexp.MustCompile(`^ {0,3}> ?(.*)$`)
-	reItem    = regexp.MustCompile(`^( *)([-*+]|\d{1,9}[.)])\s+(.*)$`)
-	reTableSp = regexp.MustCompile(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
+	reFence   = lazyRegexp("^ {0,3}(```+|~~~+)\\s*([^`\\s]*)")
+	reHeading = lazyRegexp(`^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
+	reRule    = lazyRegexp(`^ {0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$`)
+	reQuote   = lazyRegexp(`^ {0,3}> ?(.*)$`)
+	reItem    = lazyRegexp(`^( *)([-*+]|\d{1,9}[.)])\s+(.*)$`)
+	reTableSp = lazyRegexp(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
 )
 
 // maxNesting bounds quotes and lists inside each other: a line of 10,000
@@ -44,27 +52,27 @@ func renderBlocks(b *strings.Builder, lines []string, depth int) {
 		switch {
 		case strings.TrimSpace(l) == "":
 			i++
-		case reFence.MatchString(l):
+		case reFence().MatchString(l):
 			i = fence(b, lines, i)
-		case reHeading.MatchString(l):
-			m := reHeading.FindStringSubmatch(l)
+		case reHeading().MatchString(l):
+			m := reHeading().FindStringSubmatch(l)
 			n := strconv.Itoa(min(len(m[1])+2, 6)) // h1 in a message is a heading inside a page
 			b.WriteString("<h" + n + ">" + inline(m[2]) + "</h" + n + ">\n")
 			i++
-		case reRule.MatchString(l):
+		case reRule().MatchString(l):
 			b.WriteString("<hr>\n")
 			i++
-		case reQuote.MatchString(l) && depth < maxNesting:
+		case reQuote().MatchString(l) && depth < maxNesting:
 			var inner []string
-			for ; i < len(lines) && reQuote.MatchString(lines[i]); i++ {
-				inner = append(inner, reQuote.FindStringSubmatch(lines[i])[1])
+			for ; i < len(lines) && reQuote().MatchString(lines[i]); i++ {
+				inner = append(inner, reQuote().FindStringSubmatch(lines[i])[1])
 			}
 			b.WriteString("<blockquote>\n")
 			renderBlocks(b, inner, depth+1)
 			b.WriteString("</blockquote>\n")
-		case reItem.MatchString(l) && depth < maxNesting:
+		case reItem().MatchString(l) && depth < maxNesting:
 			i = list(b, lines, i, depth)
-		case i+1 < len(lines) && strings.Contains(l, "|") && reTableSp.MatchString(lines[i+1]) && strings.Contains(lines[i+1], "-"):
+		case i+1 < len(lines) && strings.Contains(l, "|") && reTableSp().MatchString(lines[i+1]) && strings.Contains(lines[i+1], "-"):
 			i = table(b, lines, i)
 		default:
 			i = paragraph(b, lines, i)
@@ -74,7 +82,7 @@ func renderBlocks(b *strings.Builder, lines []string, depth int) {
 
 // startsBlock: the line begins something other than paragraph text.
 func startsBlock(l string) bool {
-	return reFence.MatchString(l) || reHeading.MatchString(l) || reRule.MatchString(l) || reQuote.MatchString(l) || reItem.MatchString(l)
+	return reFence().MatchString(l) || reHeading().MatchString(l) || reRule().MatchString(l) || reQuote().MatchString(l) || reItem().MatchString(l)
 }
 
 func paragraph(b *strings.Builder, lines []string, i int) int {
@@ -88,7 +96,7 @@ func paragraph(b *strings.Builder, lines []string, i int) int {
 }
 
 func fence(b *strings.Builder, lines []string, i int) int {
-	m := reFence.FindStringSubmatch(lines[i])
+	m := reFence().FindStringSubmatch(lines[i])
 	marker, lang := m[1], strings.ToLower(m[2])
 	var code []string
 	for i++; i < len(lines); i++ {
@@ -109,7 +117,7 @@ func fence(b *strings.Builder, lines []string, i int) int {
 // list renders a run of items of one list; an item's further lines are
 // the indented or plain lines after it, rendered as blocks (nested lists).
 func list(b *strings.Builder, lines []string, i, depth int) int {
-	first := reItem.FindStringSubmatch(lines[i])
+	first := reItem().FindStringSubmatch(lines[i])
 	indent := len(first[1])
 	ordered := first[2][0] >= '0' && first[2][0] <= '9'
 	tag := "ul"
@@ -118,7 +126,7 @@ func list(b *strings.Builder, lines []string, i, depth int) int {
 	}
 	b.WriteString("<" + tag + ">\n")
 	for i < len(lines) {
-		m := reItem.FindStringSubmatch(lines[i])
+		m := reItem().FindStringSubmatch(lines[i])
 		if m == nil || len(m[1]) != indent || (m[2][0] >= '0' && m[2][0] <= '9') != ordered {
 			break
 		}
@@ -133,7 +141,7 @@ func list(b *strings.Builder, lines []string, i, depth int) int {
 				}
 				break
 			}
-			if mm := reItem.FindStringSubmatch(l); mm != nil && len(mm[1]) <= indent {
+			if mm := reItem().FindStringSubmatch(l); mm != nil && len(mm[1]) <= indent {
 				break
 			}
 			if leading(l) <= indent && startsBlock(l) {
@@ -148,7 +156,7 @@ func list(b *strings.Builder, lines []string, i, depth int) int {
 			renderBlocks(b, body, depth+1)
 		}
 		b.WriteString("</li>\n")
-		for i < len(lines) && strings.TrimSpace(lines[i]) == "" && i+1 < len(lines) && reItem.MatchString(lines[i+1]) {
+		for i < len(lines) && strings.TrimSpace(lines[i]) == "" && i+1 < len(lines) && reItem().MatchString(lines[i+1]) {
 			i++ // a loose list: blank lines between items
 		}
 	}
@@ -183,10 +191,10 @@ func table(b *strings.Builder, lines []string, i int) int {
 // Inline patterns, matched on escaped text (so a URL cannot carry a quote
 // out of its attribute: html.EscapeString turned it into &#34;).
 var (
-	reLink   = regexp.MustCompile(`\[([^\]\n]+)\]\(((?:https?://|mailto:)(?:[^\s()<>&]|&amp;)+)\)|(https?://(?:[^\s<>&]|&amp;)+)`)
-	reStrong = regexp.MustCompile(`\*\*([^\s*](?:[^*]*[^\s*])?)\*\*|__([^\s_](?:[^_]*[^\s_])?)__`)
-	reEm     = regexp.MustCompile(`(^|[^\w*])\*([^\s*](?:[^*]*[^\s*])?)\*`)
-	reDel    = regexp.MustCompile(`~~([^\s~](?:[^~]*[^\s~])?)~~`)
+	reLink   = lazyRegexp(`\[([^\]\n]+)\]\(((?:https?://|mailto:)(?:[^\s()<>&]|&amp;)+)\)|(https?://(?:[^\s<>&]|&amp;)+)`)
+	reStrong = lazyRegexp(`\*\*([^\s*](?:[^*]*[^\s*])?)\*\*|__([^\s_](?:[^_]*[^\s_])?)__`)
+	reEm     = lazyRegexp(`(^|[^\w*])\*([^\s*](?:[^*]*[^\s*])?)\*`)
+	reDel    = lazyRegexp(`~~([^\s~](?:[^~]*[^\s~])?)~~`)
 )
 
 // inline renders one line's (or cell's) inline markup: code spans keep
@@ -219,7 +227,7 @@ func inline(s string) string {
 func links(s string) string {
 	var b strings.Builder
 	last := 0
-	for _, m := range reLink.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range reLink().FindAllStringSubmatchIndex(s, -1) {
 		b.WriteString(emphasis(s[last:m[0]]))
 		if m[2] >= 0 {
 			b.WriteString(`<a href="` + s[m[4]:m[5]] + `" rel="noopener noreferrer">` + emphasis(s[m[2]:m[3]]) + `</a>`)
@@ -239,7 +247,7 @@ func emphasis(s string) string {
 	if !strings.ContainsAny(s, "*_~") {
 		return s
 	}
-	s = reStrong.ReplaceAllString(s, "<strong>$1$2</strong>")
-	s = reEm.ReplaceAllString(s, "$1<em>$2</em>")
-	return reDel.ReplaceAllString(s, "<del>$1</del>")
+	s = reStrong().ReplaceAllString(s, "<strong>$1$2</strong>")
+	s = reEm().ReplaceAllString(s, "$1<em>$2</em>")
+	return reDel().ReplaceAllString(s, "<del>$1</del>")
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/text"
@@ -28,7 +29,10 @@ var templateFS embed.FS
 
 // pages are the parsed templates, one set per page, each the layout plus
 // the page's "main". html/template escapes every value for its context.
-var pages = parsePages()
+// Parsed on first use, not at package init: every pidex command links this
+// package, and parsing them was a tenth of `pidex version`. A template
+// that does not parse still fails the tests (TestPagesParse).
+var pages = sync.OnceValue(parsePages)
 
 func parsePages() map[string]*template.Template {
 	funcs := template.FuncMap{
@@ -71,7 +75,7 @@ func (s *Server) renderPage(w http.ResponseWriter, r *http.Request, code int, na
 	if boolParam(r.URL.Query(), "partial") {
 		tmpl = "results"
 	}
-	if err := pages[name].ExecuteTemplate(&buf, tmpl, p); err != nil {
+	if err := pages()[name].ExecuteTemplate(&buf, tmpl, p); err != nil {
 		s.httpError(w, r, fmt.Errorf("render %s page: %w", name, err))
 		return
 	}
