@@ -19,6 +19,10 @@ type IndexStats struct {
 	Errors      []string  `json:"errors"`      // files or folders that could not be read
 	// Text is what the text pass did (nil when it did not run).
 	Text *TextStats `json:"text,omitempty"`
+	// Wrote: the refresh wrote to the catalog (Changed, or only a file's
+	// stat after a touch, or the cost derivation a stopped bulk load
+	// left): an answer read before it may differ from one read after it.
+	Wrote bool `json:"-"`
 }
 
 // Changed reports whether the refresh changed the catalog.

@@ -104,6 +104,7 @@ func merged(a, b *pidex.IndexStats) *pidex.IndexStats {
 	out.New, out.Appended, out.Rewritten, out.Removed = a.New+b.New, a.Appended+b.Appended, a.Rewritten+b.Rewritten, a.Removed+b.Removed
 	out.Unchanged = max(0, b.Unchanged-a.New-a.Appended-a.Rewritten)
 	out.Entries, out.Bytes = a.Entries+b.Entries, a.Bytes+b.Bytes
+	out.Wrote = a.Wrote || b.Wrote
 	out.NotSessions = append(append([]string{}, a.NotSessions...), b.NotSessions...)
 	out.Warnings = append(append([]pidex.Warning{}, a.Warnings...), b.Warnings...)
 	out.Errors = append([]string{}, a.Errors...)

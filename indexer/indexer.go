@@ -91,7 +91,8 @@ func (ix *Indexer) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(jobs) == 0 && len(removed) == 0 {
+	st.Wrote = len(jobs) > 0 || len(removed) > 0
+	if !st.Wrote {
 		// Nothing changes: the stamps read from the rows, if they were,
 		// are the next refresh's blob.
 		if err := ix.keepStamps(ctx, stored); err != nil {
@@ -122,7 +123,7 @@ func (ix *Indexer) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 	if err := ix.exec(ctx, usageEntryIndex); err != nil {
 		return st, err
 	}
-	if err := ix.deriveIfStale(ctx); err != nil {
+	if err := ix.deriveIfStale(ctx, st); err != nil {
 		return st, err
 	}
 	if bulk {
@@ -154,12 +155,13 @@ func (ix *Indexer) verifyCatalog(ctx context.Context) error {
 }
 
 // deriveIfStale derives every usage row when a bulk load left the mark.
-func (ix *Indexer) deriveIfStale(ctx context.Context) error {
+func (ix *Indexer) deriveIfStale(ctx context.Context, st *pidex.IndexStats) error {
 	var stale int
 	err := ix.DB.GetContext(ctx, &stale, `SELECT count(*) FROM meta WHERE key = 'calls_stale'`)
 	if err != nil || stale == 0 {
 		return err
 	}
+	st.Wrote = true
 	stmts := newStmtCache(ix.DB.DB)
 	defer stmts.close()
 	sqltx, err := stmts.db.BeginTxx(ctx, nil)

@@ -141,11 +141,9 @@ func (a *app) refresh(ctx context.Context) (*engine.Engine, error) {
 	if err != nil || !a.refreshes(eng) {
 		return eng, err
 	}
-	var st *pidex.IndexStats
-	if err := a.drawing(func() (err error) { st, err = eng.Refresh(ctx); return err }); err != nil {
+	if _, err := a.refreshNow(ctx, eng, false); err != nil {
 		return nil, err
 	}
-	a.report(st, false)
 	return eng, nil
 }
 
@@ -173,6 +171,58 @@ func (a *app) refreshWith(ctx context.Context, session string) (*engine.Engine, 
 		eng.Include(session)
 	}
 	return a.refresh(ctx)
+}
+
+// readFresh answers read from the catalog brought up to date first
+// (refreshWith; with text, its text index too), reading beside the
+// refresh on the other core: most refreshes change nothing, and then what
+// read found beside the refresh is what it would find after it. When the
+// refresh wrote anything, or the early read failed (a session the refresh
+// had yet to index), read runs again after it. read only gathers its
+// answer (the caller prints it afterwards): it may run twice.
+func (a *app) readFresh(ctx context.Context, session string, text bool, read func(*engine.Engine) error) (*engine.Engine, error) {
+	eng, err := a.engine(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if session != "" {
+		eng.Include(session)
+	}
+	if !a.refreshes(eng) {
+		return eng, read(eng)
+	}
+	early := make(chan error, 1)
+	go func() { early <- read(eng) }()
+	wrote, err := a.refreshNow(ctx, eng, text)
+	earlyErr := <-early // waited for even after a failed refresh: read ends before this returns
+	if err != nil {
+		return nil, err
+	}
+	if earlyErr == nil && !wrote {
+		return eng, nil
+	}
+	return eng, read(eng)
+}
+
+// refreshNow refreshes the catalog (and, with text, its text index),
+// drawing progress and reporting problems as refresh does, and says
+// whether it wrote anything.
+func (a *app) refreshNow(ctx context.Context, eng *engine.Engine, text bool) (wrote bool, err error) {
+	var st *pidex.IndexStats
+	if err := a.drawing(func() (err error) { st, err = eng.Refresh(ctx); return err }); err != nil {
+		return false, err
+	}
+	a.report(st, false)
+	wrote = st.Wrote
+	if text {
+		var ts *pidex.TextStats
+		if err := a.drawing(func() (err error) { ts, err = eng.RefreshText(ctx); return err }); err != nil {
+			return false, err
+		}
+		a.report(&pidex.IndexStats{Text: ts}, false)
+		wrote = wrote || ts.Files > 0
+	}
+	return wrote, nil
 }
 
 // refreshes says whether a read refreshes the catalog first: not with

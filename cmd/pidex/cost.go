@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/internal/render"
 	"github.com/pidex-dev/pidex/pi"
 )
@@ -46,13 +47,12 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 					return err
 				}
 			}
-			eng, err := a.refreshWith(ctx, o.Session)
-			if err != nil {
-				return err
-			}
 			o.Machine = a.machine
-			r, err := eng.Cost(ctx, o)
-			if err != nil {
+			var r *pidex.CostReport
+			if _, err := a.readFresh(ctx, o.Session, false, func(eng *engine.Engine) (err error) {
+				r, err = eng.Cost(ctx, o)
+				return err
+			}); err != nil {
 				return err
 			}
 			if len(r.Totals.Unpriced) > 0 && !a.quiet {

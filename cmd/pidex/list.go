@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/internal/render"
 )
 
@@ -29,12 +30,12 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 			if o.Cwd, err = resolveCwd(o.Cwd); err != nil {
 				return err
 			}
-			eng, err := a.refresh(ctx)
-			if err != nil {
-				return err
-			}
 			o.Machine = a.machine
-			sessions, err := eng.List(ctx, o)
+			var sessions []pidex.Session
+			eng, err := a.readFresh(ctx, "", false, func(eng *engine.Engine) (err error) {
+				sessions, err = eng.List(ctx, o)
+				return err
+			})
 			if err != nil {
 				return err
 			}

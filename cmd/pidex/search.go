@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -57,20 +56,32 @@ firstMessage, hits}]).`,
 			if o.Cwd, err = resolveCwd(o.Cwd); err != nil {
 				return err
 			}
-			eng, err := a.searchRefresh(ctx, o.Session)
-			if err != nil {
-				return err
-			}
 			o.Machine = a.machine
-			totals, err := eng.SearchTotals(ctx, o)
-			if err != nil {
-				return err
-			}
-			if sessionsOnly {
-				ss, err := eng.SearchSessions(ctx, o)
-				if err != nil {
+			var (
+				totals          pidex.SearchTotals
+				ss              []pidex.SessionHits
+				hits            []pidex.Hit
+				indexed, inText int64
+			)
+			eng, err := a.readFresh(ctx, o.Session, true, func(eng *engine.Engine) (err error) {
+				if indexed, inText, err = eng.TextCoverage(ctx); err != nil {
 					return err
 				}
+				if totals, err = eng.SearchTotals(ctx, o); err != nil {
+					return err
+				}
+				if sessionsOnly {
+					ss, err = eng.SearchSessions(ctx, o)
+				} else {
+					hits, err = eng.Search(ctx, o)
+				}
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			a.coverageNote(indexed, inText)
+			if sessionsOnly {
 				a.pageNote(view.NewSearchPage(totals, o.Offset, o.Limit, len(ss), true))
 				if a.json {
 					return render.WriteJSONLines(a.jsonOut(), ss)
@@ -86,10 +97,6 @@ firstMessage, hits}]).`,
 					}
 				}
 				return render.SessionHits(a.stdout, ss, a.io.OutTTY, a.io.Width, short)
-			}
-			hits, err := eng.Search(ctx, o)
-			if err != nil {
-				return err
 			}
 			a.pageNote(view.NewSearchPage(totals, o.Offset, o.Limit, len(hits), false))
 			if a.json {
@@ -130,27 +137,10 @@ func (a *app) pageNote(p view.SearchPage) {
 	fmt.Fprintln(a.stderr, "pidex: "+note)
 }
 
-// searchRefresh refreshes the catalog and its text index (unless
-// --no-refresh), indexing the --session file if it lies outside the
-// roots, and says on stderr when part of the text is not indexed yet.
-func (a *app) searchRefresh(ctx context.Context, session string) (*engine.Engine, error) {
-	eng, err := a.refreshWith(ctx, session)
-	if err != nil {
-		return nil, err
-	}
-	if a.refreshes(eng) {
-		var st *pidex.TextStats
-		if err := a.drawing(func() (err error) { st, err = eng.RefreshText(ctx); return err }); err != nil {
-			return nil, err
-		}
-		a.report(&pidex.IndexStats{Text: st}, false)
-	}
-	indexed, total, err := eng.TextCoverage(ctx)
-	if err != nil {
-		return nil, err
-	}
+// coverageNote says on stderr when part of the text is not indexed yet
+// (indexed of total entries).
+func (a *app) coverageNote(indexed, total int64) {
 	if note := view.Coverage(indexed, total); note != "" && !a.quiet {
 		fmt.Fprintf(a.stderr, "pidex: %s; 'pidex index' finishes it\n", note)
 	}
-	return eng, nil
 }
