@@ -218,7 +218,7 @@ func (rw *RowWriter) tsvLine(rec []string) {
 		if i > 0 {
 			rw.ew.str("\t")
 		}
-		c = tsvEscape.Replace(c)
+		c = tsvEscape(c)
 		if rw.tty {
 			c = Safe(c)
 		}

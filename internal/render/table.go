@@ -32,6 +32,7 @@ type Table struct {
 	rows  [][]string
 	out   bool // a Flush wrote rows: the header is out, what is held is data
 	err   error
+	line  []byte // a piped row, escaped (reused)
 }
 
 // columnGap separates terminal columns.
@@ -76,21 +77,25 @@ func (t *Table) CutStart(cols ...int) *Table {
 // (Safe); piped, tab, newline, carriage return and backslash are escaped
 // (\t, \n, \r, \\) so that a row stays one line.
 func (t *Table) Row(cells ...string) {
-	row := make([]string, len(cells))
-	for i, c := range cells {
-		if t.tty {
-			row[i] = Safe(c)
-		} else {
-			row[i] = tsvEscape.Replace(c)
+	if !t.tty {
+		if t.err != nil {
+			return
 		}
-	}
-	if t.tty {
-		t.rows = append(t.rows, row)
+		t.line = t.line[:0]
+		for i, c := range cells {
+			if i > 0 {
+				t.line = append(t.line, '\t')
+			}
+			t.line = appendTSV(t.line, c)
+		}
+		_, t.err = t.w.Write(append(t.line, '\n'))
 		return
 	}
-	if t.err == nil {
-		_, t.err = fmt.Fprintln(t.w, strings.Join(row, "\t"))
+	row := make([]string, len(cells))
+	for i, c := range cells {
+		row[i] = Safe(c)
 	}
+	t.rows = append(t.rows, row)
 }
 
 // NaturalWidth is how many cells the widest row of the terminal table

@@ -79,3 +79,21 @@ func TestTableNeverWiderThanTheTerminal(t *testing.T) {
 		t.Errorf("a piped table was cut: %q", b.String())
 	}
 }
+
+// A piped cell stays on its line: tab, newline, carriage return and
+// backslash are escaped, everything else is written as it is.
+func TestTSVEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                 "",
+		"plain text":       "plain text",
+		"a\tb":             `a\tb`,
+		"line\nnext\r\n":   `line\nnext\r\n`,
+		`C:\path\`:         `C:\\path\\`,
+		"\\t is not a tab": `\\t is not a tab`,
+		"日本\t語\u0085 ok\n": "日本\\t語\u0085 ok\\n",
+	} {
+		if got := tsvEscape(in); got != want {
+			t.Errorf("tsvEscape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
