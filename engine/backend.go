@@ -49,7 +49,7 @@ type Backend interface {
 	SessionIDs(ctx context.Context) ([]string, error)
 	// TextCoverage says how much of the sessions' bytes have their text
 	// in the search index (locally the text pass runs behind the
-	// metadata).
+	// metadata); 0 of 0 when none is behind, which it need not count.
 	TextCoverage(ctx context.Context) (indexed, total int64, err error)
 	// Cost sums the usage records f selects.
 	Cost(ctx context.Context, f pidex.CostFilter) (*pidex.CostReport, error)

@@ -271,7 +271,8 @@ func (e *Engine) fileOf(ctx context.Context, session, machine string) (int64, er
 }
 
 // TextCoverage says how many of the sessions' bytes have their text
-// indexed, of how many (the text pass runs behind the metadata).
+// indexed, of how many (the text pass runs behind the metadata); 0 of 0
+// when none is behind (view.Coverage says nothing then).
 func (e *Engine) TextCoverage(ctx context.Context) (indexed, total int64, err error) {
 	return e.backend().TextCoverage(ctx)
 }
