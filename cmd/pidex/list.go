@@ -40,7 +40,7 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 				return err
 			}
 			if a.json {
-				return render.WriteJSONLines(a.jsonOut(), sessions)
+				return render.WriteSessionsJSON(a.jsonOut(), sessions)
 			}
 			var short map[string]string
 			if a.io.OutTTY {
