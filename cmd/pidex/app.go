@@ -220,7 +220,7 @@ func (a *app) refreshNow(ctx context.Context, eng *engine.Engine, text bool) (wr
 			return false, err
 		}
 		a.report(&pidex.IndexStats{Text: ts}, false)
-		wrote = wrote || ts.Files > 0
+		wrote = wrote || ts.Files > 0 || ts.Entries > 0
 	}
 	return wrote, nil
 }
