@@ -155,6 +155,24 @@ func TestListingCacheIsTheRows(t *testing.T) {
 			t.Fatalf("sort %s: the blob's listing differs from the rows' (%d sessions)", sort, len(fromRows))
 		}
 	}
+	// The same reader, whose memo holds the listing just read, sees a
+	// change at once.
+	if _, err := db.ExecContext(ctx, `UPDATE sessions SET message_count = message_count + 1000 WHERE file_id = (SELECT min(file_id) FROM sessions)`); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := rd.List(ctx, pidex.ListFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(changed, func(s pidex.Session) bool { return s.MessageCount >= 1000 }) {
+		t.Fatal("a reader kept its memo of the listing after the rows changed")
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE sessions SET message_count = message_count - 1000 WHERE message_count >= 1000`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rd.List(ctx, pidex.ListFilter{}); err != nil { // reads the rows, keeps a blob
+		t.Fatal(err)
+	}
 	// A blob made from rows that changed before it was stored is refused.
 	c, err := catalog.LoadCache(ctx, db.DB, catalog.CacheListing)
 	if err != nil || c.Data == nil {

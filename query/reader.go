@@ -24,12 +24,13 @@ type Reader struct {
 	// keep stores a read cache the reader had to make again from the rows
 	// (catalog.DB.StoreCache; nil for a read-only catalog).
 	keep func(ctx context.Context, name string, gen int64, data []byte) error
+	memo *listingMemo // the listing last decoded (listing.go)
 }
 
 // New returns a reader of db for the sessions under roots (absolute
 // paths; none means every session the catalog holds).
 func New(db *catalog.DB, roots []string) *Reader {
-	rd := &Reader{db: db.DB, path: db.Path, roots: roots}
+	rd := &Reader{db: db.DB, path: db.Path, roots: roots, memo: &listingMemo{}}
 	if !db.ReadOnly {
 		rd.keep = db.StoreCache
 	}

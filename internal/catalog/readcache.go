@@ -49,6 +49,20 @@ func LoadCache(ctx context.Context, q sqlx.QueryerContext, name string) (Cache, 
 	return c, nil
 }
 
+// CacheGen reads, in q, the cache name's generation and whether its blob
+// is valid for it, without the blob: a process that keeps what it decoded
+// of that generation (query's listing memo) need not read it again.
+func CacheGen(ctx context.Context, q sqlx.QueryerContext, name string) (gen int64, valid bool, err error) {
+	err = q.QueryRowxContext(ctx, `SELECT gen, data_gen IS gen FROM read_caches WHERE name = ?`, name).Scan(&gen, &valid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return -1, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("read %s cache: %w", name, err)
+	}
+	return gen, valid, nil
+}
+
 // StoreCache keeps data as the cache name, made from the rows of
 // generation gen, unless they have changed since (then it stores nothing:
 // the blob would be stale). One statement, so one short write

@@ -63,6 +63,16 @@ func (r *SessionRow) Session() pidex.Session {
 		Tokens: pidex.Tokens{Input: r.Input, Output: r.Output, CacheRead: r.CacheRead, CacheWrite: r.CacheWrite, Total: r.TotalTokens},
 		Cost:   r.Cost, SizeBytes: r.Size, Models: []string{}, Source: r.Source, Machine: r.Machine,
 	}
+	// Pointers of their own: a row may be kept and read again (query's
+	// listing memo), and a caller may change what it was handed.
+	if r.Name != nil {
+		n := *r.Name
+		si.Name = &n
+	}
+	if r.LeafID != nil {
+		l := *r.LeafID
+		si.LeafID = &l
+	}
 	if r.ParentSession != "" {
 		p := r.ParentSession
 		si.ParentSessionPath = &p
