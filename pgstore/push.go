@@ -24,6 +24,7 @@ import (
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/internal/readside"
 )
 
 // FormatVersion is the version of how a push writes a file's rows, beside
@@ -389,9 +390,9 @@ func (p *pusher) keep(l localFile) bool {
 	if l.Cwd == nil {
 		return len(p.o.Projects) == 0
 	}
-	cwd := asciiLower(*l.Cwd)
+	cwd := readside.ASCIILower(*l.Cwd)
 	for _, x := range p.o.Exclude {
-		if strings.Contains(cwd, asciiLower(x)) {
+		if strings.Contains(cwd, readside.ASCIILower(x)) {
 			return false
 		}
 	}
@@ -399,21 +400,11 @@ func (p *pusher) keep(l localFile) bool {
 		return true
 	}
 	for _, x := range p.o.Projects {
-		if strings.Contains(cwd, asciiLower(x)) {
+		if strings.Contains(cwd, readside.ASCIILower(x)) {
 			return true
 		}
 	}
 	return false
-}
-
-// asciiLower folds ASCII letters only, as SQLite's lower() does.
-func asciiLower(s string) string {
-	return strings.Map(func(r rune) rune {
-		if 'A' <= r && r <= 'Z' {
-			return r + 'a' - 'A'
-		}
-		return r
-	}, s)
 }
 
 func (p *pusher) pushedFiles(ctx context.Context) (map[string]*pushedFile, error) {

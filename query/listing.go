@@ -114,45 +114,34 @@ func listingRows(ctx context.Context, tx *sqlx.Tx) ([]listedRow, error) {
 	return all, nil
 }
 
-// listed reports whether a listed session passes the reader's roots and
-// f's filters. Case is folded as SQLite's lower() folds it (ASCII only),
-// so that a listing filters as the team catalog's SQL does.
-func (rd *Reader) listed(r *listedRow, f pidex.ListFilter) bool {
-	switch {
-	case len(rd.roots) > 0 && !slices.Contains(rd.roots, r.root),
-		f.Cwd != "" && r.Cwd != f.Cwd,
-		f.Project != "" && !strings.Contains(asciiLower(r.Cwd), asciiLower(f.Project)),
-		f.Name != "" && (r.Name == nil || !strings.Contains(asciiLower(*r.Name), asciiLower(f.Name))),
-		len(f.Agents) > 0 && !slices.Contains(f.Agents, r.Source),
-		!f.Since.IsZero() && r.Modified < f.Since.UnixMilli(),
-		!f.Until.IsZero() && r.Modified >= f.Until.UnixMilli():
-		return false
-	}
-	return true
-}
-
-// asciiLower is SQLite's lower(): ASCII letters only.
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
+// listFilter is f for listed rows: whether a row passes the reader's
+// roots and f's filters. Case is folded as SQLite's lower() folds it
+// (readside.ASCIILower), so that a listing filters as the team catalog's
+// SQL does; the filters' own words are folded once, not per row.
+func (rd *Reader) listFilter(f pidex.ListFilter) func(r *listedRow) bool {
+	project, name := readside.ASCIILower(f.Project), readside.ASCIILower(f.Name)
+	since, until := f.Since.UnixMilli(), f.Until.UnixMilli()
+	return func(r *listedRow) bool {
+		switch {
+		case len(rd.roots) > 0 && !slices.Contains(rd.roots, r.root),
+			f.Cwd != "" && r.Cwd != f.Cwd,
+			project != "" && !strings.Contains(readside.ASCIILower(r.Cwd), project),
+			name != "" && (r.Name == nil || !strings.Contains(readside.ASCIILower(*r.Name), name)),
+			len(f.Agents) > 0 && !slices.Contains(f.Agents, r.Source),
+			!f.Since.IsZero() && r.Modified < since,
+			!f.Until.IsZero() && r.Modified >= until:
+			return false
 		}
+		return true
 	}
-	return s
 }
 
 // listingVersion is the blob's format; a blob of another version is read
 // as no blob.
 const listingVersion = 1
 
-// encodeListing writes the blob: a version byte, then per session the
-// fields of readside.SessionRow in order and the root (strings as
+// encodeListing writes the blob: per session the fields of
+// readside.SessionRow in order and the root (strings as
 // catalog.AppendString, integers as varints, floats as their bits, a
 // nullable value as a presence byte before it).
 func encodeListing(all []listedRow) []byte {

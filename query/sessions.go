@@ -33,9 +33,9 @@ func (rd *Reader) Count(ctx context.Context, f pidex.ListFilter) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	n := 0
+	listed, n := rd.listFilter(f), 0
 	for i := range all {
-		if rd.listed(&all[i], f) {
+		if listed(&all[i]) {
 			n++
 		}
 	}
@@ -52,8 +52,9 @@ func (rd *Reader) List(ctx context.Context, f pidex.ListFilter) ([]pidex.Session
 		return nil, err
 	}
 	out := []pidex.Session{}
+	listed := rd.listFilter(f)
 	for i := range all {
-		if rd.listed(&all[i], f) {
+		if listed(&all[i]) {
 			out = append(out, all[i].Session())
 		}
 	}

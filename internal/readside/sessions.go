@@ -165,3 +165,20 @@ func Page(out []pidex.Session, f pidex.ListFilter, skipped bool) ([]pidex.Sessio
 	}
 	return out, nil
 }
+
+// ASCIILower folds ASCII capitals only, byte by byte, as SQLite's lower()
+// does: the rule of every --project and --name filter, in SQL and in Go.
+func ASCIILower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
