@@ -43,21 +43,27 @@ func loadStamps(ctx context.Context, db *sqlx.DB, roots []string) (storedStamps,
 		return storedStamps{}, err
 	}
 	if c.Data != nil {
-		if m, err := decodeStamps(c.Data, roots); err == nil {
-			return storedStamps{byPath: m}, nil
+		if all, err := decodeStamps(c.Data); err == nil {
+			return storedStamps{byPath: underRoots(all, roots)}, nil
 		}
 	}
 	all, err := stampRows(ctx, tx)
 	if err != nil {
 		return storedStamps{}, err
 	}
-	m := make(map[string]fileStamp)
+	return storedStamps{byPath: underRoots(all, roots), gen: c.Gen, blob: encodeStamps(all)}, nil
+}
+
+// underRoots is the stamps of the files under roots, by path: the blob,
+// like the rows, holds every root's.
+func underRoots(all []rootStamp, roots []string) map[string]fileStamp {
+	m := make(map[string]fileStamp, len(all))
 	for _, s := range all {
 		if slices.Contains(roots, s.root) {
 			m[s.Path] = s.fileStamp
 		}
 	}
-	return storedStamps{byPath: m, gen: c.Gen, blob: encodeStamps(all)}, nil
+	return m
 }
 
 // keepStamps stores the blob made from the rows this refresh read, if it
@@ -99,12 +105,10 @@ func stampRows(ctx context.Context, tx *sqlx.Tx) ([]rootStamp, error) {
 	return out, nil
 }
 
-// encodeStamps writes the blob: a version byte, then per file its path,
-// root and kind (each a uvarint length and the bytes), racy (a byte) and
-// size, mtime, dev and ino (varints).
+// encodeStamps writes the blob: per file its path, root and kind
+// (strings), racy (a byte) and size, mtime, dev and ino (varints).
 func encodeStamps(all []rootStamp) []byte {
-	b := make([]byte, 0, 1+len(all)*160)
-	b = append(b, stampsVersion)
+	b := catalog.NewBlob(stampsVersion, len(all)*160)
 	for _, s := range all {
 		b = catalog.AppendString(b, s.Path)
 		b = catalog.AppendString(b, s.root)
@@ -122,26 +126,22 @@ func encodeStamps(all []rootStamp) []byte {
 	return b
 }
 
-// decodeStamps reads the blob's stamps of files under roots.
-func decodeStamps(b []byte, roots []string) (map[string]fileStamp, error) {
-	if len(b) == 0 || b[0] != stampsVersion {
-		return nil, catalog.ErrBlob
+// decodeStamps reads encodeStamps' blob.
+func decodeStamps(b []byte) ([]rootStamp, error) {
+	d, err := catalog.NewBlobReader(b, stampsVersion)
+	if err != nil {
+		return nil, err
 	}
-	d := catalog.NewBlobReader(b[1:])
-	m := make(map[string]fileStamp, 4096)
+	all := make([]rootStamp, 0, 4096)
 	for d.More() {
-		var s fileStamp
-		s.Path = d.String()
-		root := d.String()
-		s.Kind = FileKind(d.String())
+		var s rootStamp
+		s.Path, s.root, s.Kind = d.String(), d.String(), FileKind(d.String())
 		s.Racy = d.Byte() != 0
 		s.Size, s.MtimeNs, s.Dev, s.Ino = d.Varint(), d.Varint(), d.Varint(), d.Varint()
-		if d.Err() == nil && slices.Contains(roots, root) {
-			m[s.Path] = s
-		}
+		all = append(all, s)
 	}
 	if err := d.Err(); err != nil {
 		return nil, err
 	}
-	return m, nil
+	return all, nil
 }

@@ -149,8 +149,7 @@ func encodeListing(all []listedRow) []byte {
 	for i := range all {
 		n += 128 + len(all[i].Path) + len(all[i].Cwd) + len(all[i].FirstMessage) + len(all[i].Models) + len(all[i].root)
 	}
-	b := make([]byte, 0, n)
-	b = append(b, listingVersion)
+	b := catalog.NewBlob(listingVersion, n)
 	for i := range all {
 		r := &all[i]
 		b = binary.AppendVarint(b, r.FileID)
@@ -190,10 +189,10 @@ func appendOptString(b []byte, s *string) []byte {
 
 // decodeListing reads encodeListing's blob.
 func decodeListing(b []byte) ([]listedRow, error) {
-	if len(b) == 0 || b[0] != listingVersion {
-		return nil, catalog.ErrBlob
+	d, err := catalog.NewBlobReader(b, listingVersion)
+	if err != nil {
+		return nil, err
 	}
-	d := catalog.NewBlobReader(b[1:])
 	all := make([]listedRow, 0, 1024)
 	for d.More() {
 		var r listedRow

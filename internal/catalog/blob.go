@@ -7,8 +7,9 @@ import (
 	"unsafe"
 )
 
-// The read caches' blobs are written with AppendString and the encoding/
-// binary varint appenders, and read with a BlobReader.
+// The read caches' blobs: a format version byte (NewBlob), then fields
+// written with AppendString, AppendFloat and the encoding/binary varint
+// appenders, read back in order with a BlobReader.
 
 // ErrBlob: a read cache's blob does not read as its format (a blob of
 // another pidex, or damaged): the rows are read instead.
@@ -31,10 +32,20 @@ type BlobReader struct {
 	err error
 }
 
-// NewBlobReader reads b, which the caller owns and never changes: the
-// strings it returns share b's bytes (database/sql hands a scanned
+// NewBlob starts a blob of the given format version, with room for size
+// bytes.
+func NewBlob(version byte, size int) []byte { return append(make([]byte, 0, size), version) }
+
+// NewBlobReader reads the fields of b, a blob NewBlob began with version
+// (ErrBlob for another version). b is the caller's and never changes:
+// the strings it returns share b's bytes (database/sql hands a scanned
 // []byte over as a copy of its own), which saves a copy per string.
-func NewBlobReader(b []byte) *BlobReader { return &BlobReader{b: b} }
+func NewBlobReader(b []byte, version byte) (*BlobReader, error) {
+	if len(b) == 0 || b[0] != version {
+		return nil, ErrBlob
+	}
+	return &BlobReader{b: b[1:]}, nil
+}
 
 // More reports whether fields are left and none failed.
 func (d *BlobReader) More() bool { return len(d.b) > 0 && d.err == nil }
