@@ -508,7 +508,6 @@ func Inspect(path string) (FileKind, error) {
 	if err != nil || h.kind != KindPidex {
 		return h.kind, err
 	}
-	ours := h.ours
 	tables, id, err := tableNames(path)
 	if err != nil {
 		if isBusy(err) {
@@ -517,7 +516,7 @@ func Inspect(path string) (FileKind, error) {
 			// than call a catalog being created foreign.
 			return 0, fmt.Errorf("inspect catalog %s: %w", path, err)
 		}
-		if ours {
+		if h.ours {
 			return KindPidex, nil // pidex's header, pages that do not read: ours to rebuild
 		}
 		return KindForeign, nil // not readable as ours either: leave it alone
@@ -584,7 +583,7 @@ func readHeader(path string) (header, error) {
 // pidex's (Inspect's rule; the header said pidex's id, see Open).
 func (c *DB) refuseForeignTables(ctx context.Context) error {
 	var tables []string
-	if err := c.SelectContext(ctx, &tables, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"); err != nil {
+	if err := c.SelectContext(ctx, &tables, tablesSQL); err != nil {
 		return err
 	}
 	if kind := kindOf(tables, true); kind == KindForeign {
@@ -640,6 +639,10 @@ func modeName(m os.FileMode) string {
 	return "a special file"
 }
 
+// tablesSQL lists a database's tables, SQLite's own aside: what kindOf
+// decides by.
+const tablesSQL = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+
 // tableNames lists the tables of the database at path, read-only. A lock
 // held by a process creating the catalog (or SQLite's WAL recovery, which
 // answers SQLITE_BUSY_RECOVERY without calling the busy handler) is waited
@@ -661,7 +664,7 @@ func tableNames(path string) (tables []string, appID uint32, err error) {
 	db.SetMaxOpenConns(1) // both reads on one connection, one snapshot apart at most
 	err = retryBusy(context.Background(), func() error {
 		tables = tables[:0]
-		if err := db.Select(&tables, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"); err != nil {
+		if err := db.Select(&tables, tablesSQL); err != nil {
 			return err
 		}
 		var id int64

@@ -69,14 +69,11 @@ func CacheGen(ctx context.Context, q sqlx.QueryerContext, name string) (gen int6
 // transaction; another process's writer is waited for briefly at most,
 // then the blob is dropped (that writer is changing the rows anyway).
 func (c *DB) StoreCache(ctx context.Context, name string, gen int64, data []byte) error {
-	if c.ReadOnly || gen < 0 || data == nil {
-		return nil
-	}
 	if !c.writer.TryLock() {
 		return nil // this process is refreshing: the rows are changing
 	}
 	defer c.writer.Unlock()
-	return c.storeCache(ctx, c.DB, name, gen, data)
+	return c.StoreCacheLocked(ctx, name, gen, data)
 }
 
 // StoreCacheLocked is StoreCache for the holder of the writer lock (the
@@ -85,13 +82,9 @@ func (c *DB) StoreCacheLocked(ctx context.Context, name string, gen int64, data 
 	if c.ReadOnly || gen < 0 || data == nil {
 		return nil
 	}
-	return c.storeCache(ctx, c.DB, name, gen, data)
-}
-
-func (c *DB) storeCache(ctx context.Context, db sqlx.ExecerContext, name string, gen int64, data []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, storeWait)
 	defer cancel()
-	_, err := db.ExecContext(ctx, `UPDATE read_caches SET data = ?, data_gen = gen WHERE name = ? AND gen = ?`, data, name, gen)
+	_, err := c.ExecContext(ctx, `UPDATE read_caches SET data = ?, data_gen = gen WHERE name = ? AND gen = ?`, data, name, gen)
 	if err != nil && !isBusy(err) && ctx.Err() == nil {
 		return fmt.Errorf("store %s cache: %w", name, err)
 	}
