@@ -65,6 +65,7 @@ type parser struct {
 	file       File
 	sess       *sessionRow
 	inlineText bool
+	text       textPrep
 	done       bool // stop reading: the file is not a session
 	// notSession is set when this read found the first line not a header.
 	notSession bool
@@ -414,7 +415,7 @@ func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
 	if p.inlineText {
 		if rowid, ok := fts.RowID(p.file.ID, l.Number); ok {
 			if text := pi.SearchText(p.file.Path, ln, s.Source == pidex.SourceOmp); text != "" {
-				b.text = append(b.text, textRow{rowid: rowid, text: fts.Prepare(text)})
+				b.text = append(b.text, p.text.row(rowid, text))
 			}
 		}
 	}

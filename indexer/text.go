@@ -46,8 +46,22 @@ type textJob struct {
 }
 
 type textRow struct {
-	rowid int64
-	text  string
+	rowid  int64
+	text   string // the entry's distinct tokens (fts.Distinct)
+	tokens int    // its tokens, repeats included (text_sizes.n)
+}
+
+// textPrep makes text rows, reusing its buffers from entry to entry.
+type textPrep struct {
+	distinct fts.Distinct
+	buf      []byte
+}
+
+// row is an entry's text row: its distinct tokens and their full count.
+func (t *textPrep) row(rowid int64, text string) textRow {
+	var n int
+	t.buf, n = t.distinct.Append(t.buf[:0], text)
+	return textRow{rowid: rowid, text: string(t.buf), tokens: n}
 }
 
 type textBatch struct {
@@ -227,6 +241,7 @@ func (ix *Indexer) readText(ctx context.Context, j textJob, out chan<- *textBatc
 	defer f.Close()
 	r := &spanReader{f: f}
 	b := &textBatch{job: j}
+	var prep textPrep
 	for i, e := range ents {
 		line, err := r.read(e.offset, e.length)
 		if err != nil {
@@ -236,7 +251,7 @@ func (ix *Indexer) readText(ctx context.Context, j textJob, out chan<- *textBatc
 		if rowid, ok := fts.RowID(j.fileID, e.line); ok {
 			if l, _ := decodeLine(line); l != nil {
 				if text := pi.SearchText(j.path, l, j.source == pidex.SourceOmp); text != "" {
-					b.rows = append(b.rows, textRow{rowid: rowid, text: fts.Prepare(text)})
+					b.rows = append(b.rows, prep.row(rowid, text))
 				}
 			}
 		}

@@ -134,6 +134,9 @@ func clearRows(ctx context.Context, tx *wtx, id int64) error {
 		JOIN files f ON f.id = e.file_id WHERE e.file_id = ? AND e.offset < f.text_offset)`, id); err != nil {
 		return fmt.Errorf("clear text index: %w", err)
 	}
+	if err := clearTextSizes(ctx, tx, id); err != nil {
+		return err
+	}
 	if err := tx.exec(ctx, `UPDATE files SET text_offset = 0, generation = generation + 1 WHERE id = ?`, id); err != nil {
 		return fmt.Errorf("reset text cursor: %w", err)
 	}
@@ -143,6 +146,26 @@ func clearRows(ctx context.Context, tx *wtx, id int64) error {
 		}
 	}
 	return nil
+}
+
+// clearTextSizes removes a file's entries from text_sizes and
+// text_totals: every rowid of the file, one range (fts.RowID).
+func clearTextSizes(ctx context.Context, tx *wtx, id int64) error {
+	lo, hi := id<<fts.LineBits, (id+1)<<fts.LineBits
+	var gone struct {
+		Rows   int `db:"rows"`
+		Tokens int `db:"tokens"`
+	}
+	if err := tx.get(ctx, &gone, "SELECT count(*) AS rows, COALESCE(sum(n), 0) AS tokens FROM text_sizes WHERE id >= ? AND id < ?", lo, hi); err != nil {
+		return fmt.Errorf("clear text sizes: %w", err)
+	}
+	if gone.Rows == 0 {
+		return nil
+	}
+	if err := tx.exec(ctx, "DELETE FROM text_sizes WHERE id >= ? AND id < ?", lo, hi); err != nil {
+		return fmt.Errorf("clear text sizes: %w", err)
+	}
+	return addTextTotals(ctx, tx, -gone.Rows, -gone.Tokens)
 }
 
 func deleteFile(ctx context.Context, tx *wtx, path string) error {
@@ -415,11 +438,32 @@ func (c *stmtCache) close() {
 // insertText writes text rows in the order given (rowid order: FTS5
 // starts a new segment when a rowid goes down), one per statement: a
 // multi-row INSERT opens a statement savepoint, at which FTS5 flushes.
+// Their sizes go into text_sizes, many to a statement, and text_totals.
 func insertText(ctx context.Context, tx *wtx, rows []textRow) error {
+	tokens := 0
 	for _, r := range rows {
 		if err := tx.exec(ctx, "INSERT INTO text_index (rowid, text) VALUES (?, ?)", r.rowid, r.text); err != nil {
 			return fmt.Errorf("write text index: %w", err)
 		}
+		tokens += r.tokens
+	}
+	err := bulkInsert(ctx, tx, `INSERT INTO text_sizes (id, n)`, 2, len(rows), func(i int, args []any) []any {
+		return append(args, rows[i].rowid, rows[i].tokens)
+	})
+	if err != nil {
+		return fmt.Errorf("write text sizes: %w", err)
+	}
+	return addTextTotals(ctx, tx, len(rows), tokens)
+}
+
+// addTextTotals adds rows of tokens to the text index's totals (negative
+// when rows leave it).
+func addTextTotals(ctx context.Context, tx *wtx, rows, tokens int) error {
+	if rows == 0 {
+		return nil
+	}
+	if err := tx.exec(ctx, "UPDATE text_totals SET rows = rows + ?, tokens = tokens + ? WHERE id = 1", rows, tokens); err != nil {
+		return fmt.Errorf("write text totals: %w", err)
 	}
 	return nil
 }

@@ -117,8 +117,9 @@ type matched struct {
 // The score is bm25 as far as an index without positions can tell: FTS5's
 // formula with each of the query's terms counted once in a matching entry
 // and the same weight (idf 1), so that among the matches the shorter
-// entries (in tokens, FTS5's own count of the entry) rank first. FTS5's
-// bm25() itself needs the positions (it gives 0 without them).
+// entries (in tokens, as FTS5 counts them: text_sizes, migration 00014)
+// rank first. FTS5's bm25() itself needs the positions (it gives 0
+// without them).
 func (rd *Reader) matches(ctx context.Context, q fts.Node, f pidex.SearchFilter, capped bool) (matched, error) {
 	expr, exact := fts.IndexMatch(q)
 	avgdl, err := rd.avgLen(ctx)
@@ -133,7 +134,7 @@ func (rd *Reader) matches(ctx context.Context, q fts.Node, f pidex.SearchFilter,
 	args := []any{expr}
 	terms := len(fts.Highlights(q))
 	with := `WITH RECURSIVE ` + m0 + `,
-	m(r, score) AS MATERIALIZED (SELECT m0.r, pidex_rank(d.sz, ?, ?) FROM m0 LEFT JOIN text_index_docsize d ON d.id = m0.r)`
+	m(r, score) AS MATERIALIZED (SELECT m0.r, pidex_rank(d.n, ?, ?) FROM m0 LEFT JOIN text_sizes d ON d.id = m0.r)`
 	args = append(args, avgdl, terms)
 	if f.Active {
 		with += activeCTE
@@ -141,21 +142,16 @@ func (rd *Reader) matches(ctx context.Context, q fts.Node, f pidex.SearchFilter,
 	return matched{with: with + "\n", args: args, loose: !exact}, nil
 }
 
-// avgLen is the index's average entry length in tokens (FTS5's averages
-// record: the number of rows, then the tokens of each column).
+// avgLen is the index's average entry length in tokens (bm25's avgdl,
+// from the totals FTS5's averages record would hold: text_totals).
 func (rd *Reader) avgLen(ctx context.Context) (float64, error) {
-	var b []byte
-	err := rd.db.QueryRowContext(ctx, `SELECT block FROM text_index_data WHERE id = 1`).Scan(&b)
-	if errors.Is(err, sql.ErrNoRows) {
+	var rows, tokens int64
+	err := rd.db.QueryRowContext(ctx, `SELECT rows, tokens FROM text_totals WHERE id = 1`).Scan(&rows, &tokens)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && (rows <= 0 || tokens <= 0) {
 		return 1, nil // an empty index
 	}
 	if err != nil {
 		return 0, fmt.Errorf("search: %w", err)
-	}
-	rows, n := fts.Varint(b)
-	tokens, k := fts.Varint(b[n:])
-	if n == 0 || k == 0 || rows == 0 || tokens == 0 {
-		return 1, nil
 	}
 	return float64(tokens) / float64(rows), nil
 }

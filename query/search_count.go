@@ -78,14 +78,13 @@ func (rd *Reader) confirmSome(ctx context.Context, q fts.Node, expr string, f pi
 		join = "CROSS JOIN"
 	}
 	from, args := rd.searchFromJoin(f, join)
-	// Ordered inside m by the entry's size in tokens (FTS5's docsize
-	// record, one varint: a longer varint is a larger number, and of two
-	// as long the bytes compare as the numbers do), so that the rows are
-	// read, and joined to their entries, only as far as the budget goes:
+	// Ordered inside m by the entry's size in tokens (text_sizes), so
+	// that the rows are read, and joined to their entries, only as far as
+	// the budget goes:
 	// ordering the joined rows by line length joined every candidate
 	// first, and a Go function per candidate cost a microsecond each.
 	with := `WITH RECURSIVE m0(r) AS MATERIALIZED (SELECT rowid FROM text_index WHERE text_index MATCH ?),
-	m(r) AS MATERIALIZED (SELECT m0.r FROM m0 LEFT JOIN text_index_docsize d ON d.id = m0.r ORDER BY length(d.sz), d.sz, m0.r DESC)`
+	m(r) AS MATERIALIZED (SELECT m0.r FROM m0 LEFT JOIN text_sizes d ON d.id = m0.r ORDER BY d.n, m0.r DESC)`
 	if f.Active {
 		with += activeCTE
 	}

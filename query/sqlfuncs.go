@@ -40,16 +40,14 @@ import (
 // offset is not at a line start or the line is not the stored length, or
 // the line is not a JSON object.
 func init() {
-	// pidex_rank(docsize, avgdl, terms): a search match's score from FTS5's
-	// record of the entry's size (text_index_docsize.sz), see fts.Rank.
+	// pidex_rank(tokens, avgdl, terms): a search match's score from the
+	// entry's size in tokens (text_sizes.n), see fts.Rank.
 	sqlite.MustRegisterDeterministicScalarFunction("pidex_rank", 3, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		avgdl, _ := args[1].(float64)
 		terms, _ := args[2].(int64)
 		d := avgdl
-		if sz, ok := args[0].([]byte); ok {
-			if v, n := fts.Varint(sz); n > 0 {
-				d = float64(v)
-			}
+		if n, ok := args[0].(int64); ok {
+			d = float64(n)
 		}
 		return fts.Rank(int(terms), d, avgdl), nil
 	})

@@ -130,22 +130,6 @@ func PhraseAt(toks []string, i int, want []string, prefix bool) bool {
 	return true
 }
 
-// Varint decodes an SQLite varint (FTS5's records use them: big-endian
-// groups of 7 bits, the high bit set on every byte but the last, a ninth
-// byte of 8 bits); n is 0 when b holds none.
-func Varint(b []byte) (v uint64, n int) {
-	for i := 0; i < len(b) && i < 9; i++ {
-		if i == 8 {
-			return v<<8 | uint64(b[i]), 9
-		}
-		v = v<<7 | uint64(b[i]&0x7f)
-		if b[i] < 0x80 {
-			return v, i + 1
-		}
-	}
-	return 0, 0
-}
-
 // bm25's parameters, as FTS5's.
 const (
 	k1 = 1.2
