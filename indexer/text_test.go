@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,4 +103,70 @@ func TestTextPassThatCannotCatchUpSaysSo(t *testing.T) {
 	if len(st.Errors) != 1 || !strings.Contains(st.Errors[0], "text index not caught up") {
 		t.Errorf("errors %q, want one saying the text is not caught up", st.Errors)
 	}
+}
+
+// The sizes search ranks by follow the text index through every change
+// to a file: a cold pass, an append carried with its entries, a rewrite
+// and a removal leave text_sizes holding each indexed entry's full token
+// count (repeats included) and text_totals their sums.
+func TestTextSizesFollowTheFiles(t *testing.T) {
+	root := t.TempDir()
+	a, b := filepath.Join(root, "p", "a.jsonl"), filepath.Join(root, "p", "b.jsonl")
+	write(t, a, header+msg("a1", "", "user", "alpha alpha beta", 1)+msg("a2", "a1", "assistant", "Gamma gamma GAMMA delta", 2))
+	write(t, b, header+msg("b1", "", "user", "one two two", 1))
+	ix := openIndexer(t, filepath.Join(t.TempDir(), "c.sqlite"), root)
+	ctx := context.Background()
+	check := func(step string, want map[string]int) {
+		t.Helper()
+		var got []struct {
+			ID string `db:"id"`
+			N  int    `db:"n"`
+		}
+		if err := ix.DB.SelectContext(ctx, &got, `SELECT e.id, s.n FROM text_sizes s JOIN entries e ON ((e.file_id << 28) | e.line) = s.id ORDER BY e.id`); err != nil {
+			t.Fatal(err)
+		}
+		sum := 0
+		m := map[string]int{}
+		for _, g := range got {
+			m[g.ID], sum = g.N, sum+g.N
+		}
+		if fmt.Sprint(m) != fmt.Sprint(want) {
+			t.Errorf("%s: sizes %v, want %v", step, m, want)
+		}
+		var rows, tokens int
+		if err := ix.DB.QueryRowContext(ctx, `SELECT rows, tokens FROM text_totals`).Scan(&rows, &tokens); err != nil {
+			t.Fatal(err)
+		}
+		var orphans int
+		if err := ix.DB.QueryRowContext(ctx, `SELECT count(*) FROM text_sizes s WHERE NOT EXISTS (SELECT 1 FROM text_index_docsize d WHERE d.id = s.id)`).Scan(&orphans); err != nil {
+			t.Fatal(err)
+		}
+		if rows != len(got) || tokens != sum || orphans != 0 {
+			t.Errorf("%s: totals %d rows of %d tokens, want %d of %d; %d sizes without a text row", step, rows, tokens, len(got), sum, orphans)
+		}
+	}
+	index := func() {
+		t.Helper()
+		if _, err := ix.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ix.IndexText(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	index()
+	check("cold", map[string]int{"a1": 3, "a2": 4, "b1": 3})
+	appendTo(t, b, msg("b2", "b1", "assistant", "three three three three", 3))
+	if _, err := ix.Refresh(ctx); err != nil { // the append's text goes in with its entries
+		t.Fatal(err)
+	}
+	check("append", map[string]int{"a1": 3, "a2": 4, "b1": 3, "b2": 4})
+	write(t, a, header+msg("a9", "", "user", "rewritten", 1))
+	index()
+	check("rewrite", map[string]int{"a9": 1, "b1": 3, "b2": 4})
+	if err := os.Remove(b); err != nil {
+		t.Fatal(err)
+	}
+	index()
+	check("removal", map[string]int{"a9": 1})
 }
