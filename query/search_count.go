@@ -80,9 +80,9 @@ func (rd *Reader) confirmSome(ctx context.Context, q fts.Node, expr string, f pi
 	from, args := rd.searchFromJoin(f, join)
 	// Ordered inside m by the entry's size in tokens (text_sizes), so
 	// that the rows are read, and joined to their entries, only as far as
-	// the budget goes:
-	// ordering the joined rows by line length joined every candidate
-	// first, and a Go function per candidate cost a microsecond each.
+	// the budget goes: ordering the joined rows by line length joined
+	// every candidate first, and a Go function per candidate cost a
+	// microsecond each.
 	with := `WITH RECURSIVE m0(r) AS MATERIALIZED (SELECT rowid FROM text_index WHERE text_index MATCH ?),
 	m(r) AS MATERIALIZED (SELECT m0.r FROM m0 LEFT JOIN text_sizes d ON d.id = m0.r ORDER BY d.n, m0.r DESC)`
 	if f.Active {
