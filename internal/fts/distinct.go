@@ -108,6 +108,20 @@ var asciiClass = func() (t [utf8.RuneSelf]byte) {
 // foldInto appends the token characters of run folded as unicode61 folds
 // them (a removed diacritic leaves nothing).
 func foldInto(b []byte, run string) []byte {
+	for i := 0; i < len(run); i++ { // ASCII first: most folds are of capitals
+		c := run[i]
+		if c >= utf8.RuneSelf {
+			return foldRunes(b, run[i:])
+		}
+		if asciiClass[c] == asciiUpper {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+func foldRunes(b []byte, run string) []byte {
 	for _, r := range run {
 		if f := foldRune(r); f != 0 {
 			b = utf8.AppendRune(b, f)
