@@ -1,9 +1,6 @@
 package fts
 
-import (
-	"unicode/utf8"
-	"unsafe"
-)
+import "unsafe"
 
 // Distinct turns an entry's text into what the index needs of it: its
 // distinct tokens, each once, already folded. The index keeps which
@@ -20,7 +17,7 @@ type Distinct struct {
 	slots []uint64 // gen<<32 | span index+1; another gen's value is empty
 	spans []tokSpan
 	gen   uint64
-	tok   []byte // a folded token's bytes
+	tok   []byte // the tokenizer's buffer, kept for the next entry
 }
 
 type tokSpan struct{ off, n uint32 }
@@ -39,95 +36,17 @@ func (d *Distinct) Append(dst []byte, text string) (out []byte, tokens int) {
 		d.gen = 1
 	}
 	d.spans = d.spans[:0]
-	s := Prepare(text)
-	for i := 0; i < len(s); {
-		// A run of token characters, folded only if it needs to be (most
-		// of a session's text is lower-case ASCII already).
-		start, plain, h := i, true, uint64(fnvBasis)
-		for i < len(s) {
-			if c := s[i]; c < utf8.RuneSelf {
-				k := asciiClass[c]
-				if k == asciiSep {
-					break
-				}
-				plain = plain && k == asciiKeep
-				h = (h ^ uint64(c)) * fnvPrime
-				i++
-				continue
-			}
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if !isToken(r) {
-				break
-			}
-			plain = false
-			i += n
+	z := tokenizer{s: Prepare(text), fold: d.tok}
+	for {
+		tok, h, ok := z.next()
+		if !ok {
+			break
 		}
-		if i > start {
-			tok := s[start:i]
-			if !plain {
-				d.tok = foldInto(d.tok[:0], tok)
-				tok = unsafe.String(unsafe.SliceData(d.tok), len(d.tok)) // add copies it
-				h = fnv(tok)
-			}
-			if tok != "" {
-				dst = d.add(dst, tok, h)
-				tokens++
-			}
-		}
-		if i < len(s) { // past the separator
-			if s[i] < utf8.RuneSelf {
-				i++
-			} else {
-				_, n := utf8.DecodeRuneInString(s[i:])
-				i += n
-			}
-		}
+		dst = d.add(dst, tok, h)
+		tokens++
 	}
+	d.tok = z.fold
 	return dst, tokens
-}
-
-const (
-	asciiSep = iota
-	asciiKeep
-	asciiUpper
-)
-
-// asciiClass is what unicode61 does with each ASCII byte.
-var asciiClass = func() (t [utf8.RuneSelf]byte) {
-	for c := range utf8.RuneSelf {
-		switch {
-		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
-			t[c] = asciiKeep
-		case 'A' <= c && c <= 'Z':
-			t[c] = asciiUpper
-		}
-	}
-	return t
-}()
-
-// foldInto appends the token characters of run folded as unicode61 folds
-// them (a removed diacritic leaves nothing).
-func foldInto(b []byte, run string) []byte {
-	for i := 0; i < len(run); i++ { // ASCII first: most folds are of capitals
-		c := run[i]
-		if c >= utf8.RuneSelf {
-			return foldRunes(b, run[i:])
-		}
-		if asciiClass[c] == asciiUpper {
-			c += 'a' - 'A'
-		}
-		b = append(b, c)
-	}
-	return b
-}
-
-func foldRunes(b []byte, run string) []byte {
-	for _, r := range run {
-		if f := foldRune(r); f != 0 {
-			b = utf8.AppendRune(b, f)
-		}
-	}
-	return b
 }
 
 // add appends tok and a space to dst unless this entry had it already.
@@ -162,27 +81,4 @@ func (d *Distinct) grow(dst []byte) {
 		}
 		d.slots[h] = d.gen<<32 | uint64(i+1)
 	}
-}
-
-// FNV-1a, computed as the token is scanned (a second pass over it, or
-// maphash's call per token, cost as much as the rest of Append), then
-// mixed so that its low bits, the table's index, depend on every byte.
-const (
-	fnvBasis = 14695981039346656037
-	fnvPrime = 1099511628211
-)
-
-func fnv(s string) uint64 {
-	h := uint64(fnvBasis)
-	for i := 0; i < len(s); i++ {
-		h = (h ^ uint64(s[i])) * fnvPrime
-	}
-	return h
-}
-
-func mix(h uint64) uint64 { // the finalizer of MurmurHash3
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	return h
 }

@@ -3,7 +3,6 @@ package fts
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // IndexMatch is q as the local catalog's index can run it. The index
@@ -225,46 +224,26 @@ func NewMatcher(q Node) *Matcher {
 // matches the query.
 func (m *Matcher) Match(text string) bool {
 	m.toks = m.toks[:0]
-	s := Prepare(text)
-	tok := m.buf[:0]
-	in := false
-	flush := func() {
-		if !in || len(tok) == 0 {
-			return
+	z := tokenizer{s: Prepare(text), fold: m.buf}
+	for {
+		tok, _, ok := z.next()
+		if !ok {
+			break
 		}
 		switch {
-		case m.vocab[string(tok)]:
-			m.toks = append(m.toks, string(tok))
-		case m.hasPrefix(tok):
-			m.toks = append(m.toks, string(tok))
+		case m.vocab[tok], m.hasPrefix(tok):
+			m.toks = append(m.toks, strings.Clone(tok))
 		default:
 			m.toks = append(m.toks, "") // a gap: no query token is empty
 		}
 	}
-	for i := 0; i < len(s); {
-		r, n := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, n = utf8.DecodeRuneInString(s[i:])
-		}
-		i += n
-		if !isToken(r) {
-			flush()
-			tok, in = tok[:0], false
-			continue
-		}
-		in = true
-		if f := foldRune(r); f != 0 {
-			tok = utf8.AppendRune(tok, f)
-		}
-	}
-	flush()
-	m.buf = tok[:0]
+	m.buf = z.fold
 	return Eval(m.q, m.toks)
 }
 
-func (m *Matcher) hasPrefix(tok []byte) bool {
+func (m *Matcher) hasPrefix(tok string) bool {
 	for _, p := range m.prefix {
-		if len(tok) >= len(p) && string(tok[:len(p)]) == p {
+		if strings.HasPrefix(tok, p) {
 			return true
 		}
 	}

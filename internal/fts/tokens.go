@@ -2,7 +2,9 @@ package fts
 
 import (
 	"sort"
+	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Tokens is the text as the SQLite catalog's index sees it: Prepare (CJK
@@ -23,30 +25,145 @@ func TermTokens(t Term) []string { return split(queryText(t.Text)) }
 
 func split(s string) []string {
 	var out []string
-	var tok []byte
-	in := false
-	for i := 0; i < len(s); {
-		r, n := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, n = utf8.DecodeRuneInString(s[i:])
+	z := tokenizer{s: s}
+	for {
+		tok, _, ok := z.next()
+		if !ok {
+			return out
 		}
-		i += n
-		if !isToken(r) {
-			if in && len(tok) > 0 {
-				out = append(out, string(tok))
+		out = append(out, strings.Clone(tok))
+	}
+}
+
+// tokenizer walks the tokens of s as unicode61 splits and folds them:
+// runs of token characters (isToken), each folded (foldRune), a run that
+// folds to nothing (diacritics only) no token. It is the one reading of
+// the tokenizer's table that Tokens, Matcher and Distinct share. A token
+// is s's own bytes when it needs no folding (most of a session's text is
+// lower-case ASCII already), else the tokenizer's buffer: either is valid
+// until the next call.
+type tokenizer struct {
+	s    string
+	i    int
+	fold []byte
+}
+
+// next returns the next token and its FNV-1a hash (computed as the token
+// is scanned: a second pass over it, or maphash's call per token, cost
+// Distinct as much as the rest of its work); ok is false at the end.
+func (z *tokenizer) next() (tok string, hash uint64, ok bool) {
+	s, i := z.s, z.i
+	for i < len(s) {
+		start, plain, h := i, true, uint64(fnvBasis)
+		for i < len(s) {
+			if c := s[i]; c < utf8.RuneSelf {
+				k := asciiClass[c]
+				if k == asciiSep {
+					break
+				}
+				plain = plain && k == asciiKeep
+				h = (h ^ uint64(c)) * fnvPrime
+				i++
+				continue
 			}
-			tok, in = tok[:0], false
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if !isToken(r) {
+				break
+			}
+			plain = false
+			i += n
+		}
+		end := i
+		if i < len(s) { // past the separator
+			if s[i] < utf8.RuneSelf {
+				i++
+			} else {
+				_, n := utf8.DecodeRuneInString(s[i:])
+				i += n
+			}
+		}
+		if end == start {
 			continue
 		}
-		in = true
-		if f := foldRune(r); f != 0 {
-			tok = utf8.AppendRune(tok, f)
+		tok, hash = s[start:end], h
+		if !plain {
+			z.fold = foldInto(z.fold[:0], tok)
+			tok = unsafe.String(unsafe.SliceData(z.fold), len(z.fold))
+			hash = fnv(tok)
+		}
+		if tok != "" {
+			z.i = i
+			return tok, hash, true
 		}
 	}
-	if in && len(tok) > 0 {
-		out = append(out, string(tok))
+	z.i = i
+	return "", 0, false
+}
+
+const (
+	asciiSep = iota
+	asciiKeep
+	asciiUpper
+)
+
+// asciiClass is what unicode61 does with each ASCII byte.
+var asciiClass = func() (t [utf8.RuneSelf]byte) {
+	for c := range utf8.RuneSelf {
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			t[c] = asciiKeep
+		case 'A' <= c && c <= 'Z':
+			t[c] = asciiUpper
+		}
 	}
-	return out
+	return t
+}()
+
+// foldInto appends the token characters of run folded as unicode61 folds
+// them (a removed diacritic leaves nothing).
+func foldInto(b []byte, run string) []byte {
+	for i := 0; i < len(run); i++ { // ASCII first: most folds are of capitals
+		c := run[i]
+		if c >= utf8.RuneSelf {
+			return foldRunes(b, run[i:])
+		}
+		if asciiClass[c] == asciiUpper {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+func foldRunes(b []byte, run string) []byte {
+	for _, r := range run {
+		if f := foldRune(r); f != 0 {
+			b = utf8.AppendRune(b, f)
+		}
+	}
+	return b
+}
+
+// FNV-1a, then mixed so that the low bits, a hash table's index, depend
+// on every byte.
+const (
+	fnvBasis = 14695981039346656037
+	fnvPrime = 1099511628211
+)
+
+func fnv(s string) uint64 {
+	h := uint64(fnvBasis)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return h
+}
+
+func mix(h uint64) uint64 { // the finalizer of MurmurHash3
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	return h
 }
 
 // isToken reports whether unicode61 keeps r in a token.
