@@ -32,13 +32,32 @@ var queries = []string{
 	   FROM usage_rollup_hour r JOIN files f ON f.id = r.file_id ORDER BY 1, 2, 3, 4, 5, 6, 7`,
 	`SELECT 'touched', entry_id FROM calls_touched`,
 	`SELECT f.path, w.line, w.message FROM warnings w JOIN files f ON f.id = w.file_id ORDER BY f.path, w.line, w.message`,
-	// What must hold of the entries' sizes in tokens (search's rank),
-	// whatever the catalog's history and however far its text pass got:
-	// a size for every row of the text index and none without one,
-	// totals that are their sums.
-	`SELECT 'text rows without a size', count(*) FROM text_index_docsize d WHERE NOT EXISTS (SELECT 1 FROM text_sizes s WHERE s.id = d.id)
+	textSizeChecks,
+}
+
+// textSizeChecks is what must hold of the entries' sizes in tokens
+// (search's rank), whatever the catalog's history and however far its
+// text pass got: a size for every row of the text index and none
+// without one, totals that are their sums. Each row: what, and how many
+// break it.
+const textSizeChecks = `SELECT 'text rows without a size' AS what, count(*) AS n FROM text_index_docsize d WHERE NOT EXISTS (SELECT 1 FROM text_sizes s WHERE s.id = d.id)
 	 UNION ALL SELECT 'sizes without a text row', count(*) FROM text_sizes s WHERE NOT EXISTS (SELECT 1 FROM text_index_docsize d WHERE d.id = s.id)
-	 UNION ALL SELECT 'totals off', count(*) FROM text_totals t WHERE t.rows != (SELECT count(*) FROM text_sizes) OR t.tokens != (SELECT COALESCE(sum(n), 0) FROM text_sizes)`,
+	 UNION ALL SELECT 'totals off', count(*) FROM text_totals t WHERE t.rows != (SELECT count(*) FROM text_sizes) OR t.tokens != (SELECT COALESCE(sum(n), 0) FROM text_sizes)`
+
+// TextSizesHold fails t unless textSizeChecks hold of the catalog (which
+// Dump also prints, for tests that compare catalogs).
+func TextSizesHold(t testing.TB, db *sqlx.DB) {
+	t.Helper()
+	var broken []struct {
+		What string `db:"what"`
+		N    int    `db:"n"`
+	}
+	if err := db.Select(&broken, `SELECT what, n FROM (`+textSizeChecks+`) WHERE n != 0`); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range broken {
+		t.Errorf("%s: %d", b.What, b.N)
+	}
 }
 
 // Dump returns every derived row of the catalog as text.
