@@ -115,21 +115,24 @@ func dsn(path string) string {
 // the busy timeout; separate processes have separate pools.)
 func maxOpenConns() int { return max(4, runtime.GOMAXPROCS(0)) + 1 }
 
-const (
-	// maxIdleConns: pidex's own peak is the writer's two connections (or
-	// one reader); more idle ones would only keep more page caches alive.
-	maxIdleConns = 2
-	// connMaxIdleTime closes connections idle this long, so a long-running
-	// watcher that has gone quiet (a refresh only once a minute) gives back
-	// the page caches a cold index filled. Reopening is cheap: open the
-	// file, run the pragmas.
-	connMaxIdleTime = 30 * time.Second
-)
+// connMaxIdleTime closes connections idle this long, so a long-running
+// watcher that has gone quiet (a refresh only once a minute) gives back
+// the page caches a cold index filled. Reopening is cheap: open the file,
+// run the pragmas.
+//
+// Until then every idle connection is kept, up to the pool's bound: a text
+// pass has the writer's two and a reader per core, a list beside its
+// refresh three. With two kept, the writer's connection was closed at
+// commit whenever the readers' were idle: its page cache of the index's
+// pages freed and its statements compiled again on another (a cold text
+// pass spent 2.6 s in the freeing alone; profiled).
+const connMaxIdleTime = 30 * time.Second
 
-// setPool bounds a catalog handle's connections (see maxOpenConns).
+// setPool bounds a catalog handle's connections (see maxOpenConns) and
+// keeps the idle ones until connMaxIdleTime.
 func setPool(db *sqlx.DB) {
 	db.SetMaxOpenConns(maxOpenConns())
-	db.SetMaxIdleConns(maxIdleConns)
+	db.SetMaxIdleConns(maxOpenConns())
 	db.SetConnMaxIdleTime(connMaxIdleTime)
 }
 

@@ -3,6 +3,7 @@ package catalog
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -50,6 +51,44 @@ func TestOpenBoundsThePool(t *testing.T) {
 	got, want := db.Stats().MaxOpenConnections, max(4, runtime.GOMAXPROCS(0))+1
 	if got != want || got <= 0 {
 		t.Fatalf("MaxOpenConnections = %d, want %d", got, want)
+	}
+}
+
+// Idle connections stay open (until connMaxIdleTime): with two kept, the
+// indexer's writer lost its connection, page cache and statements at every
+// commit that found the readers' connections idle.
+func TestPoolKeepsIdleConnections(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "index.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// Four connections at once: three open cursors and a transaction.
+	var open []*sql.Rows
+	for range 3 {
+		rows, err := db.QueryContext(ctx, "SELECT 1 UNION ALL SELECT 2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		open = append(open, rows)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO meta (key, value) VALUES ('k', 'v')"); err != nil {
+		t.Fatal(err)
+	}
+	for _, rows := range open {
+		rows.Close()
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	st := db.Stats()
+	if st.MaxIdleClosed != 0 || st.Idle != 4 {
+		t.Fatalf("after four connections at once: %d idle, %d closed for the idle bound; want 4 and 0", st.Idle, st.MaxIdleClosed)
 	}
 }
 
