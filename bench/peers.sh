@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Times the tools a user would otherwise run, on one corpus, for the ratios
 # in BENCHMARKS.md: pi's SessionManager.listAll() (three runs), ripgrep's
-# `rg -l` of a rare planted word and of "the", and `ccusage pi daily`.
+# `rg -l` of a rare planted word and of "the", and `ccusage pi daily`; and
+# first what the machine charges for a page fault, a system call and a stat
+# (bench/machine), which move pidex's short commands more than CPU speed.
 # Run it right before or after bench/compare.sh on the same corpus, so that
 # pidex and its peers share the machine's state. Usage:
 #   bench/peers.sh CORPUS_DIR
@@ -14,6 +16,10 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 rare=${RARE:-$(grep -o '"zqplant[0-9]*"' "$corpus.plants.json" | head -1 | tr -d '"')}
 ccusage=${CCUSAGE:-ccusage}
 echo "corpus: $corpus; date: $(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
+if command -v go >/dev/null; then
+	echo "== the machine's kernel work (bench/machine)"
+	(cd "$here" && go run ./bench/machine) || true
+fi
 if [ -d "$here/bench/pi/node_modules" ] || [ -n "${PI_PKG_DIR:-}" ]; then
 	echo "== pi SessionManager.listAll()"
 	for i in 1 2 3; do node "$here/bench/pi/listall.mjs" "$corpus" | grep -oE '"(seconds|peakRSSMB)":[0-9.]+' | paste -sd' '; done
