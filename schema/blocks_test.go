@@ -24,6 +24,26 @@ var blockCases = []string{
 	`{"type":"text"}`,                                // not an array
 	`[{"type":"text","redacted":"yes"}]`,
 	`[{"type":"text","text":"日本語のテキスト、😀 emoji"}]`,
+	// Escapes other than surrogates take goccy's path.
+	`[{"type":"text","text":"\u001b[31mred\u001b[0m \u200d\ufe0f \uFFFD \u00E9 \u0000 \u2028 \u007f"}]`,
+	`[{"type":"toolCall","id":"c","name":"bash","arguments":{"out":"\u001b[1m","\u0041":"key escaped"}}]`,
+	`[{"type":"text","text":"\uD83D\uDE00 upper pair, \uDBFF\uDFFF, lone \udfff, \uDC00 then \uD800"}]`,
+	`[{"type":"text","text":"\\ud800 is text, not an escape"}]`,
+	`[{"type":"text","text":"bad \u12 escape"}]`,
+	`[{"type":"text","text":"bad \uzzzz escape"}]`,
+	`[{"type":"text","text":"ends in \u`,
+}
+
+func TestSurrogateEscape(t *testing.T) {
+	for in, want := range map[string]bool{
+		``: false, `\u`: false, `\ud8`: true, `\ud7ff`: false, `\ud800`: true, `\uDFFF`: true,
+		`\uDbff`: true, `\ue000`: false, `\u001b \u200d`: false, `x\u0041\uDC00`: true,
+		`\\ud800`: true, // an escaped backslash: a false alarm, which is safe
+	} {
+		if got := surrogateEscape([]byte(in)); got != want {
+			t.Errorf("surrogateEscape(%q) = %v, want %v", in, got, want)
+		}
+	}
 }
 
 // Blocks decode to what encoding/json makes of them, or fail alike, on

@@ -61,9 +61,11 @@ func (c Content) Blocks() ([]Block, error) {
 // goccy may read differently goes to encoding/json, so the blocks are
 // always what encoding/json makes of them (TestBlocksMatchStdlib,
 // FuzzBlocks): invalid UTF-8 and escaped surrogates (which encoding/json
-// turns into U+FFFD), and any input goccy rejects.
+// turns into U+FFFD), and any input goccy rejects. Other escapes (\u001b
+// of a terminal's colours, \u200d of an emoji) take the fast path: tool
+// output is full of them.
 func decodeBlocks(c Content) ([]Block, error) {
-	if utf8.Valid(c) && !bytes.Contains(c, []byte(`\u`)) {
+	if utf8.Valid(c) && !surrogateEscape(c) {
 		var bs []Block
 		if err := gojson.Unmarshal(c, &bs); err == nil {
 			return bs, nil
@@ -72,6 +74,25 @@ func decodeBlocks(c Content) ([]Block, error) {
 	var bs []Block
 	err := json.Unmarshal(c, &bs)
 	return bs, err
+}
+
+// surrogateEscape reports whether b may hold an escaped UTF-16 surrogate
+// (\uD800 to \uDFFF, either case). An escaped backslash before a "u"
+// counts too: a false alarm only takes the slower path.
+func surrogateEscape(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte(`\u`))
+		if i < 0 || i+4 > len(b) {
+			return false
+		}
+		if d := b[i+2]; d == 'd' || d == 'D' {
+			switch b[i+3] {
+			case '8', '9', 'a', 'b', 'c', 'd', 'e', 'f', 'A', 'B', 'C', 'D', 'E', 'F':
+				return true
+			}
+		}
+		b = b[i+2:]
+	}
 }
 
 // Block types.
