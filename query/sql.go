@@ -43,7 +43,7 @@ type SQLConn struct {
 
 // OpenSQL opens the catalog at path for Query.
 func OpenSQL(ctx context.Context, path string) (*SQLConn, error) {
-	uri, err := catalog.ReadOnlyURI(path, "query_only(1)", "busy_timeout(10000)", "temp_store(MEMORY)")
+	uri, err := catalog.ReadOnlyURI(path, "query_only(1)", "busy_timeout(10000)", "temp_store(MEMORY)", catalog.MmapPragma)
 	if err != nil {
 		return nil, fmt.Errorf("open catalog read-only: %w", err)
 	}

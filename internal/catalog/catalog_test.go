@@ -434,3 +434,40 @@ func TestDeletedCatalogIsRecreatedPrivate(t *testing.T) {
 		t.Errorf("after the replacement the handle reads %q", w)
 	}
 }
+
+// TestWritersDoNotMap: a connection reads through a memory map (MmapPragma)
+// except in a write transaction, whose pages would otherwise stay mapped
+// and count in the memory of a cold index; a read-only transaction on the
+// same connection maps again.
+func TestWritersDoNotMap(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "index.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1) // every transaction on the same connection
+	mapped := func(tx *sql.Tx) int64 {
+		t.Helper()
+		var n int64
+		if err := tx.QueryRowContext(ctx, "PRAGMA mmap_size").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	want := int64(mmapSize)
+	for i, readOnly := range []bool{true, false, false, true, false} {
+		tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: readOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, wantNow := mapped(tx), want
+		if !readOnly {
+			wantNow = 0
+		}
+		tx.Rollback()
+		if got != wantNow {
+			t.Errorf("transaction %d (read-only %v): mmap_size %d, want %d", i, readOnly, got, wantNow)
+		}
+	}
+}

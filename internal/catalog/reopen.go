@@ -201,6 +201,9 @@ type conn struct {
 	inner sqliteConn
 	gen   int64
 	v     *verifier
+	// unmapped: a write transaction turned this connection's memory map
+	// off (see MmapPragma); a read-only one turns it on again.
+	unmapped bool
 }
 
 // stale: the handle has moved to another file since this connection was
@@ -222,7 +225,29 @@ func (c *conn) Close() error                          { return c.inner.Close() }
 func (c *conn) Begin() (driver.Tx, error) { return c.inner.Begin() }
 
 func (c *conn) BeginTx(ctx context.Context, o driver.TxOptions) (driver.Tx, error) {
+	if err := c.mapFor(ctx, o.ReadOnly); err != nil {
+		return nil, err
+	}
 	return c.inner.BeginTx(ctx, o)
+}
+
+// mapFor sets the connection's memory map for a transaction: none for a
+// writer, whose pages would stay mapped and count in the process's
+// memory, the catalog's MmapPragma for a reader. Reads outside a
+// transaction keep what the connection has.
+func (c *conn) mapFor(ctx context.Context, readOnly bool) error {
+	if c.unmapped == !readOnly {
+		return nil
+	}
+	p := "PRAGMA " + MmapPragma
+	if !readOnly {
+		p = "PRAGMA mmap_size(0)"
+	}
+	if _, err := c.inner.ExecContext(ctx, p, nil); err != nil {
+		return fmt.Errorf("set catalog memory map: %w", err)
+	}
+	c.unmapped = !readOnly
+	return nil
 }
 
 func (c *conn) PrepareContext(ctx context.Context, q string) (driver.Stmt, error) {
