@@ -36,6 +36,11 @@ type batch struct {
 	previews    readside.PreviewBlock
 	previewData []byte
 	bytes       int64 // bytes read for this batch, for progress
+	// grew: the first batch with bytes of a file plan counted unchanged.
+	// It grew after its stat (or, unreadable before, reads again): the
+	// writer counts it appended (rewritten) instead, so that a watcher,
+	// which tells its listeners of changed refreshes only, tells them.
+	grew bool
 	last        bool  // last batch of this file in this refresh
 	// pathUsage: on the last batch of a file read from its start, the
 	// offsets of its usage records on the current path (nil otherwise).

@@ -209,3 +209,35 @@ func TestBatchPlannedBeforeASwapBacksOff(t *testing.T) {
 	refresh(t, ix)
 	assertSameAsFresh(t, ix)
 }
+
+// A file appended to between its stat and its read (pi writing while a
+// refresh runs) is read to its end, so the append is ingested by the
+// refresh that planned the file as unchanged (touched). It must count as
+// appended: a watcher tells its listeners (serve's pages, push --watch)
+// only of refreshes that changed something, and counted unchanged, the
+// append reached none of them until the file changed again.
+func TestAppendAfterStatCounts(t *testing.T) {
+	hourAgo := time.Now().Add(-time.Hour)
+	root := t.TempDir()
+	p := filepath.Join(root, "p", "a.jsonl")
+	secretSession(t, p, hourAgo)
+	ix := newIndexer(t, root)
+	refresh(t, ix)
+	touch := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(p, touch, touch); err != nil {
+		t.Fatal(err)
+	}
+	// Planned as touched (the stat moved, the size did not): the content
+	// check runs after the stat, and the append lands then.
+	onCheckContent = func(string) { appendTo(t, p, msg("m80", "m79", "user", "one more", 80)) }
+	t.Cleanup(func() { onCheckContent = nil })
+	st := refresh(t, ix)
+	onCheckContent = nil
+	if st.Appended != 1 || st.Unchanged != 0 || st.Entries != 1 || !st.Changed() {
+		t.Errorf("appended after the stat: %+v, want it appended with its entry", st)
+	}
+	if st := refresh(t, ix); st.Changed() || st.Entries != 0 {
+		t.Errorf("next refresh: %+v, want nothing new", st)
+	}
+	assertSameAsFresh(t, ix)
+}

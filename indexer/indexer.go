@@ -390,6 +390,14 @@ func (ix *Indexer) write(ctx context.Context, stmts *stmtCache, b *batch, st *pi
 	}
 	st.Entries += int64(len(b.entries))
 	st.Bytes += b.bytes
+	if b.grew {
+		st.Unchanged--
+		if b.reset {
+			st.Rewritten++
+		} else {
+			st.Appended++
+		}
+	}
 	if !b.quiet {
 		st.Warnings = append(st.Warnings, b.warns...)
 	}

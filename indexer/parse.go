@@ -47,6 +47,11 @@ type job struct {
 	sum contentSum
 	// statNs: when the refresh started, before its stats (racy stamps).
 	statNs int64
+	// unchanged: plan counted the file unchanged (its stat moved, its
+	// content did not). The parse reads from the offset to the end all the
+	// same, so what was appended after the stat is read too; see
+	// batch.grew.
+	unchanged bool
 }
 
 // readErr is a failure to open or read a session file (as opposed to a
@@ -79,6 +84,7 @@ type parser struct {
 	read                 *capture
 	storedHead, storedTL string
 	storedOffset         int64
+	unchanged            bool // job.unchanged, until a batch reads bytes
 }
 
 // parseFile reads j's file from its stored offset and emits batches in
@@ -105,7 +111,7 @@ func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
 }
 
 func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) error {
-	p := &parser{f: f, cand: j.cand, file: j.file, sess: j.session, inlineText: j.inlineText, sum: j.sum, statNs: j.statNs}
+	p := &parser{f: f, cand: j.cand, file: j.file, sess: j.session, inlineText: j.inlineText, sum: j.sum, statNs: j.statNs, unchanged: j.unchanged}
 	// A file known not to be a session stays one until it is rewritten.
 	p.done = !j.reset && j.file.Kind == FileNotSession
 	p.file.Path, p.file.Root = j.cand.Path, j.cand.Root
@@ -173,6 +179,9 @@ func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) 
 var beforeFingerprint func(path string)
 
 func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
+	if p.unchanged && b.bytes > 0 {
+		b.grew, p.unchanged = true, false
+	}
 	if beforeFingerprint != nil {
 		beforeFingerprint(p.file.Path)
 	}

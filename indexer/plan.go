@@ -69,12 +69,14 @@ func (ix *Indexer) plan(ctx context.Context, cands []candidate, stored map[strin
 		switch {
 		case j.quiet:
 			st.Unchanged++ // unreadable before, most likely still
+			j.unchanged = true
 		case j.reset:
 			st.Rewritten++
 		case c.Size > f.Offset:
 			st.Appended++
 		default:
 			st.Unchanged++ // touched, or a pending tail still incomplete: refresh the stat only
+			j.unchanged = true
 		}
 		jobs = append(jobs, j)
 	}
