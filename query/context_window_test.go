@@ -50,6 +50,9 @@ func TestContextWindowMatchesContext(t *testing.T) {
 					}
 				}
 			}
+			if len(sc.Messages) != len(whole.Messages) || len(sc.Entries) != len(whole.Entries) {
+				t.Errorf("%s: window %v: %d messages from %d entries, want %d from %d", ref.Path, w, len(sc.Messages), len(sc.Entries), len(whole.Messages), len(whole.Entries))
+			}
 			if sc.Model.String() != whole.Model.String() || sc.Level() != whole.Level() {
 				t.Errorf("%s: model %v %q, want %v %q", ref.Path, sc.Model, sc.Level(), whole.Model, whole.Level())
 			}

@@ -2,9 +2,13 @@ package readside
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/pi"
+	"github.com/pidex-dev/pidex/schema"
 )
 
 // ContextSpec says how to read the branch a context is rebuilt from.
@@ -75,24 +79,22 @@ func Context(ctx context.Context, src ContextSource, ref pidex.SessionRef, spec 
 		}
 	}
 	from, to = spec.Window.Span(len(rows), target)
-	var entries []pi.Entry
+	facts, err := src.Facts(ctx, ref.FileID)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	entries := make([]pi.Entry, 0, len(rows))
+	outside := skeletonsOf(rows, from, to, facts.Source)
 	for _, part := range []struct {
-		rows      []pidex.Entry
+		lo, hi    int
 		maxLine   int64
 		maxString int
-	}{{rows[:from], SkeletonLine, PreviewCutString}, {rows[from:to], spec.MaxLine, spec.MaxString}, {rows[to:], SkeletonLine, PreviewCutString}} {
-		if len(part.rows) == 0 {
-			continue
-		}
-		es, err := src.Lines(ctx, ref, part.rows, part.maxLine, part.maxString)
+	}{{0, from, SkeletonLine, PreviewCutString}, {from, to, spec.MaxLine, spec.MaxString}, {to, len(rows), SkeletonLine, PreviewCutString}} {
+		es, err := readPart(ctx, src, ref, rows, part.lo, part.hi, part.maxLine, part.maxString, outside)
 		if err != nil {
 			return nil, 0, 0, err
 		}
 		entries = append(entries, es...)
-	}
-	facts, err := src.Facts(ctx, ref.FileID)
-	if err != nil {
-		return nil, 0, 0, err
 	}
 	if facts.Source == pidex.SourceOmp { // oh-my-pi rebuilds it its own way
 		sc, err = pi.BuildOmpContext(entries, facts.Blobs)
@@ -126,4 +128,91 @@ func Cut(up []pidex.Entry) []pidex.Entry {
 		up[i], up[j] = up[j], up[i]
 	}
 	return up
+}
+
+// skeletonsOf says which entries of the path, outside the window
+// [from, to), the rebuild can take from their catalog rows instead of
+// their lines: the messages whose content only counts as one message.
+// Their lines are most of a long session's bytes (a 50 MB session's first
+// view spent two thirds of its time reading them cut), and what the
+// rebuild reads of them is their kind, ids and role: a user or tool
+// result message is in the context whatever its content, and an
+// assistant message sets the model, which only the last one on the path
+// decides (it is read). Not for oh-my-pi, which rebuilds its own way, nor
+// an entry whose id pidex made up (its line has none: "@offset").
+func skeletonsOf(rows []pidex.Entry, from, to int, source string) func(i int) bool {
+	if source == pidex.SourceOmp {
+		return func(int) bool { return false }
+	}
+	last := -1
+	for i := range rows {
+		if rows[i].Type == schema.TypeMessage && rows[i].Role == schema.RoleAssistant {
+			last = i
+		}
+	}
+	return func(i int) bool {
+		r := &rows[i]
+		if (i >= from && i < to) || i == last || r.Type != schema.TypeMessage || strings.HasPrefix(r.ID, "@") {
+			return false
+		}
+		switch r.Role {
+		case schema.RoleUser, schema.RoleToolResult, schema.RoleAssistant:
+			return true
+		}
+		return false
+	}
+}
+
+// readPart reads the entries rows[lo:hi]: the lines of those that need
+// them, a skeleton of the others (skeleton).
+func readPart(ctx context.Context, src Lines, ref pidex.SessionRef, rows []pidex.Entry, lo, hi int, maxLine int64, maxString int, skeleton func(int) bool) ([]pi.Entry, error) {
+	var need []pidex.Entry
+	for i := lo; i < hi; i++ {
+		if !skeleton(i) {
+			need = append(need, rows[i])
+		}
+	}
+	var read []pi.Entry
+	if len(need) > 0 {
+		var err error
+		if read, err = src.Lines(ctx, ref, need, maxLine, maxString); err != nil {
+			return nil, err
+		}
+		if len(need) == hi-lo {
+			return read, nil
+		}
+	}
+	out := make([]pi.Entry, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		if !skeleton(i) {
+			out, read = append(out, read[0]), read[1:]
+			continue
+		}
+		e, err := skeletonEntry(rows[i], ref.Path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// skeletonEntry is a message entry made from its catalog row: its type,
+// ids, time and its message's role, as cut as a line can be.
+func skeletonEntry(r pidex.Entry, where string) (pi.Entry, error) {
+	raw, err := json.Marshal(struct {
+		Type      string  `json:"type"`
+		ID        string  `json:"id"`
+		ParentID  *string `json:"parentId"`
+		Timestamp string  `json:"timestamp"`
+		Message   struct {
+			Role string `json:"role"`
+		} `json:"message"`
+	}{Type: r.Type, ID: r.ID, ParentID: r.ParentID, Timestamp: r.Timestamp, Message: struct {
+		Role string `json:"role"`
+	}{r.Role}})
+	if err != nil {
+		return pi.Entry{}, fmt.Errorf("make entry %s: %w", r.ID, err)
+	}
+	return DecodeBytes(r, raw, true, where)
 }
