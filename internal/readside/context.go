@@ -188,7 +188,7 @@ func readPart(ctx context.Context, src Lines, ref pidex.SessionRef, rows []pidex
 			out, read = append(out, read[0]), read[1:]
 			continue
 		}
-		e, err := skeletonEntry(rows[i], ref.Path)
+		e, err := skeletonEntry(rows[i])
 		if err != nil {
 			return nil, err
 		}
@@ -198,8 +198,10 @@ func readPart(ctx context.Context, src Lines, ref pidex.SessionRef, rows []pidex
 }
 
 // skeletonEntry is a message entry made from its catalog row: its type,
-// ids, time and its message's role, as cut as a line can be.
-func skeletonEntry(r pidex.Entry, where string) (pi.Entry, error) {
+// ids, time and its message's role, as cut as a line can be. It is not
+// decoded (Decoded nil): only a shown entry's is used, and it lies
+// outside the window.
+func skeletonEntry(r pidex.Entry) (pi.Entry, error) {
 	raw, err := json.Marshal(struct {
 		Type      string  `json:"type"`
 		ID        string  `json:"id"`
@@ -214,5 +216,5 @@ func skeletonEntry(r pidex.Entry, where string) (pi.Entry, error) {
 	if err != nil {
 		return pi.Entry{}, fmt.Errorf("make entry %s: %w", r.ID, err)
 	}
-	return DecodeBytes(r, raw, true, where)
+	return pi.Entry{Entry: r, Raw: raw, Cut: true}, nil
 }
