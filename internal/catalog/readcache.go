@@ -36,7 +36,7 @@ func LoadCache(ctx context.Context, q sqlx.QueryerContext, name string) (Cache, 
 	var c Cache
 	var dataGen sql.NullInt64
 	err := q.QueryRowxContext(ctx, `SELECT gen, data_gen, CASE WHEN data_gen = gen THEN data END FROM read_caches WHERE name = ?`, name).
-		Scan(&c.Gen, &dataGen, &c.Data)
+		Scan(&c.Gen, &dataGen, (*driverBytes)(&c.Data))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Cache{Gen: -1}, nil // never stored: StoreCache will not either
 	}
@@ -95,3 +95,24 @@ func (c *DB) StoreCacheLocked(ctx context.Context, name string, gen int64, data 
 // write transaction: a command never waits on the busy timeout (10 s) for
 // a blob it can do without.
 const storeWait = 250 * time.Millisecond
+
+// driverBytes scans a blob without database/sql's copy of it: the
+// listing's is megabytes, and each copy of it was as many fresh pages to
+// fault in (a tenth of `pidex list` on a machine whose faults are dear).
+// Keeping the driver's slice is safe here though Scanner's contract says
+// to copy: the query reads one row and closes its rows before the slice
+// is used, and a driver must not modify a buffer it returned once its
+// rows are closed (driver.Rows.Next); modernc's is a fresh slice per value.
+type driverBytes []byte
+
+func (b *driverBytes) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*b = nil
+	case []byte:
+		*b = v
+	default:
+		return fmt.Errorf("read cache: a blob of type %T", src)
+	}
+	return nil
+}
