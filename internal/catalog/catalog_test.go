@@ -59,11 +59,7 @@ func TestOpenBoundsThePool(t *testing.T) {
 // commit that found the readers' connections idle.
 func TestPoolKeepsIdleConnections(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "index.sqlite"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTemp(t)
 	// Four connections at once: three open cursors and a transaction.
 	var open []*sql.Rows
 	for range 3 {
@@ -99,11 +95,7 @@ func TestPoolKeepsIdleConnections(t *testing.T) {
 func TestBoundedPoolManyReadersAndAWriter(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "index.sqlite"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTemp(t)
 	if _, err := db.ExecContext(ctx, "CREATE TABLE scratch (n INTEGER)"); err != nil {
 		t.Fatal(err)
 	}
@@ -441,11 +433,7 @@ func TestDeletedCatalogIsRecreatedPrivate(t *testing.T) {
 // same connection maps again.
 func TestWritersDoNotMap(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "index.sqlite"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTemp(t)
 	db.SetMaxOpenConns(1) // every transaction on the same connection
 	mapped := func(tx *sql.Tx) int64 {
 		t.Helper()
@@ -470,4 +458,16 @@ func TestWritersDoNotMap(t *testing.T) {
 			t.Errorf("transaction %d (read-only %v): mmap_size %d, want %d", i, readOnly, got, wantNow)
 		}
 	}
+}
+
+// openTemp opens a new catalog in a temporary folder, closed at the
+// test's end.
+func openTemp(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "index.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
