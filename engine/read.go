@@ -154,7 +154,9 @@ func (e *Engine) Read(ctx context.Context, ref pidex.SessionRef, o pidex.ReadOpt
 	if !o.Whole {
 		spec.MaxLine, spec.MaxString = pidex.ReadCutLine, pidex.ReadCutString
 	}
-	if !o.Context {
+	if o.Context {
+		spec.Messages = o.Window // only the entries of the messages shown are read whole
+	} else {
 		spec.Window = o.Window // only the entries shown are read whole
 	}
 	info, err := e.backend().Session(ctx, ref.FileID)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/view"
 	"github.com/pidex-dev/pidex/query"
 )
 
@@ -57,5 +58,52 @@ func TestContextWindowMatchesContext(t *testing.T) {
 				t.Errorf("%s: model %v %q, want %v %q", ref.Path, sc.Model, sc.Level(), whole.Model, whole.Level())
 			}
 		}
+	}
+}
+
+// A model-context page read for a window of its messages shows what the
+// same page of the whole context shows: the same messages, from the same
+// entries, at the same positions of the same count, whichever entries
+// outside were made from their rows or cut.
+func TestContextMessageWindowMatchesContext(t *testing.T) {
+	db := corpus(t)
+	ctx := context.Background()
+	var refs []pidex.SessionRef
+	if err := db.Select(&refs, `SELECT s.file_id, f.path, s.session_id, COALESCE(s.name, '') AS name
+		FROM sessions s JOIN files f ON f.id = s.file_id`); err != nil {
+		t.Fatal(err)
+	}
+	cuts := query.ContextSpec{MaxLine: pidex.ReadCutLine, MaxString: pidex.ReadCutString}
+	checked := 0
+	for _, ref := range refs {
+		whole, _, _, err := query.New(db, nil).Context(ctx, ref, cuts)
+		if err != nil {
+			continue // sessions pi cannot rebuild are another test's business
+		}
+		n := len(whole.Messages)
+		windows := []pidex.Window{{From: -1, Size: 3}, {From: 0, Size: max(1, n/2)}, {From: n / 3, Size: max(1, n/3)}}
+		for _, ce := range whole.Entries { // a window around an entry's first message, as a search hit opens it
+			if len(ce.Messages) > 0 && ce.Index > len(whole.Path)/2 {
+				windows = append(windows, pidex.Window{From: -1, Around: whole.Path[ce.Index].ID, Size: 4})
+				break
+			}
+		}
+		for _, w := range windows {
+			spec := cuts
+			spec.Messages = w
+			sc, _, _, err := query.New(db, nil).Context(ctx, ref, spec)
+			if err != nil {
+				t.Fatalf("%s: window %+v: %v", ref.Path, w, err)
+			}
+			got, _ := json.Marshal(view.ContextDocument(ref, pidex.Session{}, sc, w))
+			want, _ := json.Marshal(view.ContextDocument(ref, pidex.Session{}, whole, w))
+			if string(got) != string(want) {
+				t.Errorf("%s: window %+v:\n got %s\nwant %s", ref.Path, w, got, want)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no session checked")
 	}
 }

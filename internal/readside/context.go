@@ -27,6 +27,11 @@ type ContextSpec struct {
 	// context took a second to decode whole). The zero Window reads every
 	// entry as above.
 	Window pidex.Window
+	// Messages: only the entries whose messages fall in this window of the
+	// context's messages (and the context edits applied to them) are read
+	// as above, the others as outside a Window; with Window zero. The zero
+	// Messages reads every entry as above. Not for oh-my-pi's files.
+	Messages pidex.Window
 }
 
 // SkeletonLine: Context cuts the entries outside the window above this
@@ -83,26 +88,38 @@ func Context(ctx context.Context, src ContextSource, ref pidex.SessionRef, spec 
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	entries := make([]pi.Entry, 0, len(rows))
-	outside := skeletonsOf(rows, from, to, facts.Source)
-	for _, part := range []struct {
-		lo, hi    int
-		maxLine   int64
-		maxString int
-	}{{0, from, SkeletonLine, PreviewCutString}, {from, to, spec.MaxLine, spec.MaxString}, {to, len(rows), SkeletonLine, PreviewCutString}} {
-		es, err := readPart(ctx, src, ref, rows, part.lo, part.hi, part.maxLine, part.maxString, outside)
+	shown := func(i int) bool { return i >= from && i < to }
+	if spec.Messages.Size > 0 && facts.Source != pidex.SourceOmp {
+		// Which entries the messages shown come from: a context made with
+		// every entry outside says, as its message count is the whole's.
+		all, err := build(ctx, src, ref, rows, facts, func(int) bool { return false }, spec)
 		if err != nil {
 			return nil, 0, 0, err
 		}
-		entries = append(entries, es...)
+		shown = messageEntries(all, spec.Messages)
 	}
+	sc, err = build(ctx, src, ref, rows, facts, shown, spec)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	return sc, from, to, nil
+}
+
+// build reads the path's entries, those shown as spec says and the others
+// as skeletons, and rebuilds the context from them.
+func build(ctx context.Context, src ContextSource, ref pidex.SessionRef, rows []pidex.Entry, facts Facts, shown func(int) bool, spec ContextSpec) (*pi.SessionContext, error) {
+	entries, err := readEntries(ctx, src, ref, rows, shown, skeletonsOf(rows, shown, facts.Source), spec)
+	if err != nil {
+		return nil, err
+	}
+	var sc *pi.SessionContext
 	if facts.Source == pidex.SourceOmp { // oh-my-pi rebuilds it its own way
 		sc, err = pi.BuildOmpContext(entries, facts.Blobs)
 	} else {
 		sc, err = pi.BuildContext(entries, facts.Version, facts.FirstKept)
 	}
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, err
 	}
 	byTarget := make(map[string]string, len(facts.Labels))
 	for _, l := range facts.Labels {
@@ -111,7 +128,38 @@ func Context(ctx context.Context, src ContextSource, ref pidex.SessionRef, spec 
 	for i := range sc.Path {
 		sc.Path[i].Label = byTarget[sc.Path[i].ID]
 	}
-	return sc, from, to, nil
+	return sc, nil
+}
+
+// messageEntries is the set of the path's entries whose messages fall in
+// the window w of the context's messages (w.Around: the first message of
+// that entry, as view.ContextDocument finds it), with the context edits
+// applied to them.
+func messageEntries(sc *pi.SessionContext, w pidex.Window) func(int) bool {
+	n, target := 0, -1
+	for _, ce := range sc.Entries {
+		if len(ce.Messages) > 0 && target < 0 && sc.Path[ce.Index].ID == w.Around {
+			target = n
+		}
+		n += len(ce.Messages)
+	}
+	from, to := w.Span(n, target)
+	byID := make(map[string]int, len(sc.Path))
+	for i := range sc.Path {
+		byID[sc.Path[i].ID] = i
+	}
+	set := map[int]bool{}
+	k := 0
+	for _, ce := range sc.Entries {
+		if k < to && k+len(ce.Messages) > from {
+			set[ce.Index] = true
+			if e := sc.Path[ce.Index].EditedBy; e != "" {
+				set[byID[e]] = true
+			}
+		}
+		k += len(ce.Messages)
+	}
+	return func(i int) bool { return set[i] }
 }
 
 // Cut turns a walk from the leaf up (as a recursive query returns it,
@@ -130,8 +178,8 @@ func Cut(up []pidex.Entry) []pidex.Entry {
 	return up
 }
 
-// skeletonsOf says which entries of the path, outside the window
-// [from, to), the rebuild can take from their catalog rows instead of
+// skeletonsOf says which entries of the path, not shown, the rebuild
+// can take from their catalog rows instead of
 // their lines: the messages whose content only counts as one message.
 // Their lines are most of a long session's bytes (a 50 MB session's first
 // view spent two thirds of its time reading them cut), and what the
@@ -140,7 +188,7 @@ func Cut(up []pidex.Entry) []pidex.Entry {
 // assistant message sets the model, which only the last one on the path
 // decides (it is read). Not for oh-my-pi, which rebuilds its own way, nor
 // an entry whose id pidex made up (its line has none: "@offset").
-func skeletonsOf(rows []pidex.Entry, from, to int, source string) func(i int) bool {
+func skeletonsOf(rows []pidex.Entry, shown func(int) bool, source string) func(i int) bool {
 	if source == pidex.SourceOmp {
 		return func(int) bool { return false }
 	}
@@ -152,7 +200,7 @@ func skeletonsOf(rows []pidex.Entry, from, to int, source string) func(i int) bo
 	}
 	return func(i int) bool {
 		r := &rows[i]
-		if (i >= from && i < to) || i == last || r.Type != schema.TypeMessage || strings.HasPrefix(r.ID, "@") {
+		if shown(i) || i == last || r.Type != schema.TypeMessage || strings.HasPrefix(r.ID, "@") {
 			return false
 		}
 		switch r.Role {
@@ -163,36 +211,46 @@ func skeletonsOf(rows []pidex.Entry, from, to int, source string) func(i int) bo
 	}
 }
 
-// readPart reads the entries rows[lo:hi]: the lines of those that need
-// them, a skeleton of the others (skeleton).
-func readPart(ctx context.Context, src Lines, ref pidex.SessionRef, rows []pidex.Entry, lo, hi int, maxLine int64, maxString int, skeleton func(int) bool) ([]pi.Entry, error) {
-	var need []pidex.Entry
-	for i := lo; i < hi; i++ {
-		if !skeleton(i) {
-			need = append(need, rows[i])
+// readEntries reads the path's entries: a shown one as spec says, the
+// others cut above SkeletonLine bytes, or made from their rows (skeleton).
+func readEntries(ctx context.Context, src Lines, ref pidex.SessionRef, rows []pidex.Entry, shown, skeleton func(int) bool, spec ContextSpec) ([]pi.Entry, error) {
+	var whole, cut []pidex.Entry
+	for i := range rows {
+		switch {
+		case shown(i):
+			whole = append(whole, rows[i])
+		case !skeleton(i):
+			cut = append(cut, rows[i])
 		}
 	}
-	var read []pi.Entry
-	if len(need) > 0 {
-		var err error
-		if read, err = src.Lines(ctx, ref, need, maxLine, maxString); err != nil {
-			return nil, err
+	read := func(rs []pidex.Entry, maxLine int64, maxString int) ([]pi.Entry, error) {
+		if len(rs) == 0 {
+			return nil, nil
 		}
-		if len(need) == hi-lo {
-			return read, nil
-		}
+		return src.Lines(ctx, ref, rs, maxLine, maxString)
 	}
-	out := make([]pi.Entry, 0, hi-lo)
-	for i := lo; i < hi; i++ {
-		if !skeleton(i) {
-			out, read = append(out, read[0]), read[1:]
-			continue
+	w, err := read(whole, spec.MaxLine, spec.MaxString)
+	if err != nil {
+		return nil, err
+	}
+	c, err := read(cut, SkeletonLine, PreviewCutString)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]pi.Entry, 0, len(rows))
+	for i := range rows {
+		switch {
+		case shown(i):
+			out, w = append(out, w[0]), w[1:]
+		case !skeleton(i):
+			out, c = append(out, c[0]), c[1:]
+		default:
+			e, err := skeletonEntry(rows[i])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
 		}
-		e, err := skeletonEntry(rows[i])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
 	}
 	return out, nil
 }
