@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/internal/view"
 	"github.com/pidex-dev/pidex/query"
 )
@@ -16,11 +17,7 @@ import (
 func TestContextWindowMatchesContext(t *testing.T) {
 	db := corpus(t)
 	ctx := context.Background()
-	var refs []pidex.SessionRef
-	if err := db.Select(&refs, `SELECT s.file_id, f.path, s.session_id, COALESCE(s.name, '') AS name
-		FROM sessions s JOIN files f ON f.id = s.file_id`); err != nil {
-		t.Fatal(err)
-	}
+	refs := sessionRefs(t, db)
 	for _, ref := range refs {
 		whole, err := exactContext(ctx, db, ref, "")
 		if err != nil {
@@ -68,11 +65,7 @@ func TestContextWindowMatchesContext(t *testing.T) {
 func TestContextMessageWindowMatchesContext(t *testing.T) {
 	db := corpus(t)
 	ctx := context.Background()
-	var refs []pidex.SessionRef
-	if err := db.Select(&refs, `SELECT s.file_id, f.path, s.session_id, COALESCE(s.name, '') AS name
-		FROM sessions s JOIN files f ON f.id = s.file_id`); err != nil {
-		t.Fatal(err)
-	}
+	refs := sessionRefs(t, db)
 	cuts := query.ContextSpec{MaxLine: pidex.ReadCutLine, MaxString: pidex.ReadCutString}
 	checked := 0
 	for _, ref := range refs {
@@ -106,4 +99,15 @@ func TestContextMessageWindowMatchesContext(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("no session checked")
 	}
+}
+
+// sessionRefs names every session of the catalog.
+func sessionRefs(t *testing.T, db *catalog.DB) []pidex.SessionRef {
+	t.Helper()
+	var refs []pidex.SessionRef
+	if err := db.Select(&refs, `SELECT s.file_id, f.path, s.session_id, COALESCE(s.name, '') AS name
+		FROM sessions s JOIN files f ON f.id = s.file_id`); err != nil {
+		t.Fatal(err)
+	}
+	return refs
 }
