@@ -88,31 +88,33 @@ func Context(ctx context.Context, src ContextSource, ref pidex.SessionRef, spec 
 	if err != nil {
 		return nil, 0, 0, err
 	}
+	messages := spec.Messages.Size > 0 && facts.Source != pidex.SourceOmp
 	shown := func(i int) bool { return i >= from && i < to }
-	if spec.Messages.Size > 0 && facts.Source != pidex.SourceOmp {
-		// Which entries the messages shown come from: a context made with
-		// every entry outside says, as its message count is the whole's.
-		all, err := build(ctx, src, ref, rows, facts, func(int) bool { return false }, spec)
-		if err != nil {
-			return nil, 0, 0, err
-		}
-		shown = messageEntries(all, spec.Messages)
+	if messages {
+		shown = func(int) bool { return false } // known once the context says
 	}
-	sc, err = build(ctx, src, ref, rows, facts, shown, spec)
+	entries, err := readEntries(ctx, src, ref, rows, shown, skeletonsOf(rows, shown, facts.Source), spec)
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	return sc, from, to, nil
+	if sc, err = rebuild(entries, facts); err != nil || !messages {
+		return sc, from, to, err
+	}
+	// The context made with every entry outside has the whole's messages
+	// by count: it says which entries the messages shown come from. Only
+	// those are read again, as spec says; the others are as they were read.
+	shown = messageEntries(sc, spec.Messages)
+	if err := readShown(ctx, src, ref, rows, entries, shown, spec); err != nil {
+		return nil, 0, 0, err
+	}
+	sc, err = rebuild(entries, facts)
+	return sc, from, to, err
 }
 
-// build reads the path's entries, those shown as spec says and the others
-// as skeletons, and rebuilds the context from them.
-func build(ctx context.Context, src ContextSource, ref pidex.SessionRef, rows []pidex.Entry, facts Facts, shown func(int) bool, spec ContextSpec) (*pi.SessionContext, error) {
-	entries, err := readEntries(ctx, src, ref, rows, shown, skeletonsOf(rows, shown, facts.Source), spec)
-	if err != nil {
-		return nil, err
-	}
+// rebuild makes the context of the path's entries, with their labels.
+func rebuild(entries []pi.Entry, facts Facts) (*pi.SessionContext, error) {
 	var sc *pi.SessionContext
+	var err error
 	if facts.Source == pidex.SourceOmp { // oh-my-pi rebuilds it its own way
 		sc, err = pi.BuildOmpContext(entries, facts.Blobs)
 	} else {
@@ -129,6 +131,29 @@ func build(ctx context.Context, src ContextSource, ref pidex.SessionRef, rows []
 		sc.Path[i].Label = byTarget[sc.Path[i].ID]
 	}
 	return sc, nil
+}
+
+// readShown reads the shown entries' lines again, as spec says, in place
+// of what entries holds of them.
+func readShown(ctx context.Context, src Lines, ref pidex.SessionRef, rows []pidex.Entry, entries []pi.Entry, shown func(int) bool, spec ContextSpec) error {
+	var at []int
+	var rs []pidex.Entry
+	for i := range rows {
+		if shown(i) {
+			at, rs = append(at, i), append(rs, rows[i])
+		}
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	es, err := src.Lines(ctx, ref, rs, spec.MaxLine, spec.MaxString)
+	if err != nil {
+		return err
+	}
+	for k, i := range at {
+		entries[i] = es[k]
+	}
+	return nil
 }
 
 // messageEntries is the set of the path's entries whose messages fall in
@@ -153,8 +178,8 @@ func messageEntries(sc *pi.SessionContext, w pidex.Window) func(int) bool {
 	for _, ce := range sc.Entries {
 		if k < to && k+len(ce.Messages) > from {
 			set[ce.Index] = true
-			if e := sc.Path[ce.Index].EditedBy; e != "" {
-				set[byID[e]] = true
+			if j, ok := byID[sc.Path[ce.Index].EditedBy]; ok {
+				set[j] = true
 			}
 		}
 		k += len(ce.Messages)
@@ -260,17 +285,16 @@ func readEntries(ctx context.Context, src Lines, ref pidex.SessionRef, rows []pi
 // decoded (Decoded nil): only a shown entry's is used, and it lies
 // outside the window.
 func skeletonEntry(r pidex.Entry) (pi.Entry, error) {
+	type message struct {
+		Role string `json:"role"`
+	}
 	raw, err := json.Marshal(struct {
 		Type      string  `json:"type"`
 		ID        string  `json:"id"`
 		ParentID  *string `json:"parentId"`
 		Timestamp string  `json:"timestamp"`
-		Message   struct {
-			Role string `json:"role"`
-		} `json:"message"`
-	}{Type: r.Type, ID: r.ID, ParentID: r.ParentID, Timestamp: r.Timestamp, Message: struct {
-		Role string `json:"role"`
-	}{r.Role}})
+		Message   message `json:"message"`
+	}{r.Type, r.ID, r.ParentID, r.Timestamp, message{r.Role}})
 	if err != nil {
 		return pi.Entry{}, fmt.Errorf("make entry %s: %w", r.ID, err)
 	}
