@@ -55,6 +55,10 @@ type Options struct {
 	// Progress, if set, counts the work of every refresh and rebuild; the
 	// caller draws it.
 	Progress *pidex.Progress
+	// OneShot: the process exits after one command (catalog.DB.OneShot:
+	// read caches are mapped, not copied). A server or watcher leaves it
+	// false.
+	OneShot bool
 }
 
 // withDefaults fills in the default catalog.
@@ -115,6 +119,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w\n(the catalog is only a cache: 'pidex index --full' rebuilds it, or delete %s)", err, opts.DBPath)
 	}
+	db.OneShot = opts.OneShot
 	e := &Engine{db: db, opts: opts, auto: len(opts.Roots) == 0, extra: map[string]bool{}, subs: map[chan Event]struct{}{}}
 	info, err := e.findRoots(ctx)
 	if err != nil {
@@ -200,6 +205,7 @@ func (e *Engine) backend() Backend {
 
 // setDB makes db the engine's catalog, for the writers and the readers.
 func (e *Engine) setDB(db *catalog.DB) {
+	db.OneShot = e.opts.OneShot
 	e.db = db
 	e.reader.Store(query.New(db, e.Roots()))
 }

@@ -346,15 +346,16 @@ func TestConcurrentUpgradesOfAnOldCatalog(t *testing.T) {
 	}
 }
 
-// What a killed `index --full` leaves (its side catalog, -wal and -shm)
-// is removed by the next run, but a side file a live rebuild holds is
+// What a killed `index --full` leaves (its side catalog, -wal and -shm,
+// read cache files) is removed by the next run, but a side file a live rebuild holds is
 // not: that rebuild finishes as if nothing happened.
 func TestStaleSideFilesAreRemoved(t *testing.T) {
 	root := corpus(t, 4)
 	db := filepath.Join(t.TempDir(), "c.sqlite")
 	a := open(t, db, root, nil)
 	refresh(t, a)
-	stale := []string{db + ".rebuild-111", db + ".rebuild-111-wal", db + ".rebuild-111-shm", db + ".rebuild-222-wal"}
+	stale := []string{db + ".rebuild-111", db + ".rebuild-111-wal", db + ".rebuild-111-shm", db + ".rebuild-222-wal",
+		db + ".rebuild-111-stamps", db + ".rebuild-222-listing", db + ".rebuild-222-listing.123.tmp"}
 	for _, p := range stale {
 		if err := os.WriteFile(p, []byte("left by a killed rebuild"), 0o600); err != nil {
 			t.Fatal(err)

@@ -110,13 +110,13 @@ const sideInfix = ".rebuild-"
 // process holds locked. A live rebuild's file is locked and stays, and so
 // does everything on a platform without the lock.
 func removeStaleSides(live string) {
-	matches, err := filepath.Glob(globEscape(live) + sideInfix + "*")
+	matches, err := filepath.Glob(catalog.GlobEscape(live) + sideInfix + "*")
 	if err != nil {
 		return
 	}
 	for _, m := range matches {
-		if strings.HasSuffix(m, "-wal") || strings.HasSuffix(m, "-shm") || strings.HasSuffix(m, "-journal") {
-			if main := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(m, "-wal"), "-shm"), "-journal"); !exists(main) {
+		if main, ok := companionOf(m); ok {
+			if !exists(main) {
 				os.Remove(m) // its database is gone: this is all that is left of it
 			}
 			continue
@@ -134,26 +134,32 @@ func removeStaleSides(live string) {
 	}
 }
 
+// companionOf returns the catalog whose companion file m is (SQLite's
+// -wal, -shm and -journal, a read cache's file or its temporary file).
+func companionOf(m string) (string, bool) {
+	for _, s := range []string{"-wal", "-shm", "-journal", "-" + catalog.CacheStamps, "-" + catalog.CacheListing} {
+		if strings.HasSuffix(m, s) {
+			return strings.TrimSuffix(m, s), true
+		}
+		if i := strings.LastIndex(m, s+"."); i > 0 && strings.HasSuffix(m, ".tmp") {
+			return m[:i], true
+		}
+	}
+	return "", false
+}
+
 func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
 }
 
-// globEscape quotes the glob metacharacters of a literal path.
-func globEscape(p string) string {
-	var b strings.Builder
-	for _, r := range p {
-		if strings.ContainsRune(`*?[\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
 
 func removeDB(p string) {
 	for _, s := range []string{"", "-wal", "-shm", "-journal"} {
 		os.Remove(p + s)
+	}
+	for _, f := range catalog.CacheFiles(p) {
+		os.Remove(f)
 	}
 }
 

@@ -80,7 +80,7 @@ func (ix *Indexer) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 		return nil
 	})
 	g.Go(func() (err error) {
-		stored, err = loadStamps(ctx, ix.DB.DB, roots)
+		stored, err = loadStamps(ctx, ix.DB, roots)
 		return err
 	})
 	if err := g.Wait(); err != nil {

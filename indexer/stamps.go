@@ -32,13 +32,13 @@ type storedStamps struct {
 // as no blob (the rows are read and a new one is kept).
 const stampsVersion = 1
 
-func loadStamps(ctx context.Context, db *sqlx.DB, roots []string) (storedStamps, error) {
+func loadStamps(ctx context.Context, db *catalog.DB, roots []string) (storedStamps, error) {
 	tx, err := db.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return storedStamps{}, fmt.Errorf("load files: %w", err)
 	}
 	defer tx.Rollback()
-	c, err := catalog.LoadCache(ctx, tx, catalog.CacheStamps)
+	c, err := db.LoadCache(ctx, tx, catalog.CacheStamps)
 	if err != nil {
 		return storedStamps{}, err
 	}

@@ -33,7 +33,7 @@ func TestStampsBlob(t *testing.T) {
 	t.Cleanup(func() { onStampRows = nil })
 	blob := func() bool {
 		t.Helper()
-		c, err := catalog.LoadCache(ctx, ix.DB.DB, catalog.CacheStamps)
+		c, err := ix.DB.LoadCache(ctx, ix.DB.DB, catalog.CacheStamps)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -71,7 +71,7 @@ func (rd *Reader) listing(ctx context.Context) ([]listedRow, error) {
 			return rows, nil
 		}
 	}
-	c, err := catalog.LoadCache(ctx, tx, catalog.CacheListing)
+	c, err := rd.cat.LoadCache(ctx, tx, catalog.CacheListing)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +193,10 @@ func decodeListing(b []byte) ([]listedRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	all := make([]listedRow, 0, 1024)
+	// Sized by the blob (about 1.3 KB a session): the rows are a few
+	// hundred bytes each, and growing the slice by appending faulted in
+	// twice their size of fresh pages.
+	all := make([]listedRow, 0, len(b)/512+16)
 	for d.More() {
 		var r listedRow
 		r.FileID = d.Varint()

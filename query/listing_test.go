@@ -96,7 +96,7 @@ func TestListingFiltersAsSQL(t *testing.T) {
 				if !slices.Equal(got, want) {
 					t.Errorf("roots %v, %+v, cached %v:\n got %q\nwant %q", r.roots, c.f, cached, got, want)
 				}
-				if c, err := catalog.LoadCache(ctx, db.DB, catalog.CacheListing); err != nil || c.Data == nil {
+				if c, err := db.LoadCache(ctx, db.DB, catalog.CacheListing); err != nil || c.Data == nil {
 					t.Fatalf("no listing blob kept after a listing: %v", err)
 				}
 			}
@@ -174,7 +174,7 @@ func TestListingCacheIsTheRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A blob made from rows that changed before it was stored is refused.
-	c, err := catalog.LoadCache(ctx, db.DB, catalog.CacheListing)
+	c, err := db.LoadCache(ctx, db.DB, catalog.CacheListing)
 	if err != nil || c.Data == nil {
 		t.Fatalf("no blob: %v", err)
 	}
@@ -184,7 +184,7 @@ func TestListingCacheIsTheRows(t *testing.T) {
 	if err := db.StoreCache(ctx, catalog.CacheListing, c.Gen, c.Data); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := catalog.LoadCache(ctx, db.DB, catalog.CacheListing); err != nil || c.Data != nil {
+	if c, err := db.LoadCache(ctx, db.DB, catalog.CacheListing); err != nil || c.Data != nil {
 		t.Fatalf("a blob of older rows was stored: %v", err)
 	}
 	// A blob that does not read (another format) is read past.

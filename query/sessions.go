@@ -51,7 +51,7 @@ func (rd *Reader) List(ctx context.Context, f pidex.ListFilter) ([]pidex.Session
 	if err != nil {
 		return nil, err
 	}
-	out := []pidex.Session{}
+	out := make([]pidex.Session, 0, len(all)) // grown by appends, twice the pages
 	listed := rd.listFilter(f)
 	for i := range all {
 		if listed(&all[i]) {

@@ -28,6 +28,9 @@ type app struct {
 	quiet     bool
 	noRefresh bool
 	noPager   bool
+	// longLived: the command runs until interrupted (serve, mcp, --watch):
+	// its catalog reads copies of the read caches (engine.Options.OneShot).
+	longLived bool
 	args      []string // the command line, for messages about it
 
 	eng      *engine.Engine
@@ -125,7 +128,7 @@ func (a *app) engine(ctx context.Context) (*engine.Engine, error) {
 
 func (a *app) engineOptions() engine.Options {
 	return engine.Options{
-		DBPath: a.dbPath, Catalog: a.catalog, Roots: a.sessions, Progress: a.progress,
+		DBPath: a.dbPath, Catalog: a.catalog, Roots: a.sessions, Progress: a.progress, OneShot: !a.longLived,
 		Notify: func(msg string) {
 			if !a.quiet {
 				fmt.Fprintln(a.stderr, "pidex:", msg)

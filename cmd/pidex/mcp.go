@@ -85,6 +85,7 @@ query_sql cannot change the catalog.`,
 			} else if token != "" {
 				return pidex.Usagef("--token goes with --http (over stdio the client starts the server itself)")
 			}
+			a.longLived = true
 			eng, err := a.engine(ctx)
 			if err != nil {
 				return err

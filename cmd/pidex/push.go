@@ -83,6 +83,7 @@ excluded, entries, bytes, redacted, skipped}, one object per push with --watch.`
 			}
 			o.Redact = redactText
 			o.Version = "pidex " + version() // for the team catalog's record of who pushed
+			a.longLived = watch
 			eng, err := a.engine(ctx)
 			if err != nil {
 				return err

@@ -69,6 +69,7 @@ which the browser is not shown.`,
 				return fmt.Errorf("listen on %s: %w", addr, err)
 			}
 			defer ln.Close()
+			a.longLived = true
 			var eng *engine.Engine
 			if a.catalog != "" { // a team catalog: the machines' pushes fill it
 				if eng, err = a.engine(ctx); err != nil {

@@ -36,6 +36,13 @@ type DB struct {
 	// ReadOnly: this process cannot write the catalog (pidex.ErrReadOnly); it
 	// was opened to be read as it is.
 	ReadOnly bool
+	// OneShot: this process exits once it has answered (a CLI command), so
+	// the read caches' files are mapped and never unmapped, and what is
+	// decoded from them shares their bytes. A long-lived process (a server,
+	// a watcher) leaves it false and reads copies: each of its refreshes
+	// would leave a mapping, and a replaced file, behind.
+	OneShot bool
+	mapped  mappedCount
 
 	// writer serialises the writers of this handle: one refresh at a time
 	// per process (a watcher and a request may both want one). Other

@@ -31,22 +31,32 @@ type Cache struct {
 
 // LoadCache reads the cache name in q, which must be the transaction the
 // rows are read in when the blob is not valid: its generation and the rows
-// then agree.
-func LoadCache(ctx context.Context, q sqlx.QueryerContext, name string) (Cache, error) {
-	var c Cache
+// then agree. The blob comes from the cache's file when the row names it
+// (cachefile.go), mapped if the handle is OneShot; callers must not change
+// it, and may keep strings that share its bytes.
+func (c *DB) LoadCache(ctx context.Context, q sqlx.QueryerContext, name string) (Cache, error) {
+	var ca Cache
 	var dataGen sql.NullInt64
 	err := q.QueryRowxContext(ctx, `SELECT gen, data_gen, CASE WHEN data_gen = gen THEN data END FROM read_caches WHERE name = ?`, name).
-		Scan(&c.Gen, &dataGen, (*driverBytes)(&c.Data))
+		Scan(&ca.Gen, &dataGen, (*driverBytes)(&ca.Data))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Cache{Gen: -1}, nil // never stored: StoreCache will not either
 	}
 	if err != nil {
 		return Cache{}, fmt.Errorf("read %s cache: %w", name, err)
 	}
-	if !dataGen.Valid || dataGen.Int64 != c.Gen {
-		c.Data = nil
+	if !dataGen.Valid || dataGen.Int64 != ca.Gen {
+		ca.Data = nil
 	}
-	return c, nil
+	if isToken(ca.Data) {
+		path := c.cacheFile(name)
+		if path == "" {
+			ca.Data = nil
+		} else if ca.Data, err = readCacheFile(path, ca.Data, c.OneShot && c.mapped.take()); err != nil {
+			ca.Data = nil // made again from the rows, and stored again
+		}
+	}
+	return ca, nil
 }
 
 // CacheGen reads, in q, the cache name's generation and whether its blob
@@ -77,14 +87,24 @@ func (c *DB) StoreCache(ctx context.Context, name string, gen int64, data []byte
 }
 
 // StoreCacheLocked is StoreCache for the holder of the writer lock (the
-// indexer, at the end of a refresh).
+// indexer, at the end of a refresh). The blob goes into the cache's file
+// and the row gets its token; where no file can be written, into the row.
 func (c *DB) StoreCacheLocked(ctx context.Context, name string, gen int64, data []byte) error {
 	if c.ReadOnly || gen < 0 || data == nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, storeWait)
 	defer cancel()
-	_, err := c.ExecContext(ctx, `UPDATE read_caches SET data = ?, data_gen = gen WHERE name = ? AND gen = ?`, data, name, gen)
+	// The file first: once the row names its token, a reader trusts it.
+	// Should the update then not happen (the rows changed), the file
+	// answers no one.
+	row := data
+	if path := c.cacheFile(name); path != "" {
+		if token, err := newToken(); err == nil && writeCacheFile(path, token, data) == nil {
+			row = token
+		}
+	}
+	_, err := c.ExecContext(ctx, `UPDATE read_caches SET data = ?, data_gen = gen WHERE name = ? AND gen = ?`, row, name, gen)
 	if err != nil && !isBusy(err) && ctx.Err() == nil {
 		return fmt.Errorf("store %s cache: %w", name, err)
 	}

@@ -1,0 +1,11 @@
+//go:build !unix
+
+package catalog
+
+import (
+	"errors"
+	"os"
+)
+
+// mapFile: not here (the file is read into memory instead).
+func mapFile(*os.File, int) ([]byte, error) { return nil, errors.ErrUnsupported }
