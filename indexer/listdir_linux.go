@@ -29,6 +29,7 @@ func listDirFast(dir, root string) (dirListing, bool) {
 		return l, true
 	}
 	slices.Sort(names) // as os.ReadDir lists them
+	l.files = make([]candidate, 0, len(names))
 	fd := int(f.Fd())
 	var st unix.Stat_t
 	// dir is clean (roots are, and subfolders are made here): Join would
@@ -63,6 +64,9 @@ func listDirFast(dir, root string) (dirListing, bool) {
 			fi, err := os.Lstat(p)
 			l.file(p, root, fi, err)
 		}
+	}
+	if len(l.files) == 0 {
+		l.files = nil // as the portable listing has it
 	}
 	return l, true
 }
