@@ -28,7 +28,7 @@ echo "== cold index, alternating (metadata pass = list; text pass = index)"
 for i in $(seq "$pairs"); do
 	for rev in "$base" "$new"; do
 		db=$work/$rev.sqlite
-		rm -f "$db" "$db"-wal "$db"-shm
+		rm -f "$db" "$db"-wal "$db"-shm "$db"-stamps "$db"-listing
 		/usr/bin/time -f "$rev pair $i: metadata %e s (%M KB)" "$work/pidex-$rev" --db "$db" --sessions "$corpus" -q list >/dev/null 2>>"$work/times.txt" || true
 		/usr/bin/time -f "$rev pair $i: text %e s (%M KB)" "$work/pidex-$rev" --db "$db" --sessions "$corpus" -q index >/dev/null 2>>"$work/times.txt" || true
 	done

@@ -19,7 +19,7 @@ echo "corpus: $corpus, $files files, $bytes bytes"
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(go version | cut -d' ' -f3)"
 
 echo "== cold index (empty catalog): the metadata pass (pidex list), then the text pass (pidex index)"
-rm -f "$db" "$db"-wal "$db"-shm
+rm -f "$db" "$db"-wal "$db"-shm "$db"-stamps "$db"-listing
 /usr/bin/time -f 'wall %e s, peak RSS %M KB' "$bin" --db "$db" --sessions "$corpus" list 2>"$work/time.txt" >/dev/null
 cat "$work/time.txt"
 wall=$(sed -E 's/wall ([0-9.]+) s.*/\1/' "$work/time.txt")

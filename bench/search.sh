@@ -22,7 +22,7 @@ rare=${RARE:-$(grep -o '"zqplant[0-9]*"' "$corpus.plants.json" | head -1 | tr -d
 common=${COMMON:-the}
 
 echo "== cold index with search (metadata pass, then text pass)"
-rm -f "$db" "$db"-wal "$db"-shm
+rm -f "$db" "$db"-wal "$db"-shm "$db"-stamps "$db"-listing
 /usr/bin/time -f 'metadata pass (pidex list): wall %e s, peak RSS %M KB' "$bin" --db "$db" --sessions "$corpus" list >/dev/null
 "$bin" --db "$db" --sessions "$corpus" search "$rare" --no-refresh >/dev/null 2>"$work/partial.txt" || true
 echo "search during the text pass says: $(cat "$work/partial.txt")"
