@@ -21,7 +21,9 @@ import (
 func WriteSessionsJSON(w io.Writer, ss []pidex.Session) error {
 	for i := range ss {
 		if !encodable(&ss[i]) {
-			return writeSessionsWhole(w, ss) // encoding/json's error, nothing written
+			if _, err := json.Marshal(ss[i]); err != nil {
+				return err // nothing written
+			}
 		}
 	}
 	// Every session encodes: the array goes out in chunks through one
@@ -31,13 +33,28 @@ func WriteSessionsJSON(w io.Writer, ss []pidex.Session) error {
 	const chunk = 32 << 10
 	b := make([]byte, 0, 2*chunk)
 	b = append(b, '[')
+	var enc *json.Encoder
+	var fallback bytes.Buffer
 	for i := range ss {
 		if i == 0 {
 			b = append(b, '\n')
 		} else {
 			b = append(b, ",\n"...)
 		}
-		b, _ = appendSession(b, &ss[i])
+		var ok bool
+		if b, ok = appendSession(b, &ss[i]); !ok {
+			// What encoding/json writes where appendSession does not (its
+			// error was checked above).
+			if enc == nil {
+				enc = json.NewEncoder(&fallback)
+				enc.SetEscapeHTML(false)
+			}
+			fallback.Reset()
+			if err := enc.Encode(ss[i]); err != nil {
+				return err
+			}
+			b = append(b, bytes.TrimSuffix(fallback.Bytes(), []byte("\n"))...)
+		}
 		if len(b) >= chunk {
 			if _, err := w.Write(b); err != nil {
 				return err
@@ -70,63 +87,6 @@ func encodable(s *pidex.Session) bool {
 	}
 	_, ok := appendTime(scratch[:0], s.Modified)
 	return ok
-}
-
-// writeSessionsWhole builds the array whole, falling back to encoding/json
-// for a session appendSession cannot encode, and writes it only if every
-// session encoded: a listing that fails prints nothing.
-func writeSessionsWhole(w io.Writer, ss []pidex.Session) error {
-	n := 3
-	for i := range ss {
-		n += sessionSizeHint(&ss[i])
-	}
-	b := make([]byte, 0, n)
-	b = append(b, '[')
-	var enc *json.Encoder
-	var fallback bytes.Buffer
-	for i := range ss {
-		if i == 0 {
-			b = append(b, '\n')
-		} else {
-			b = append(b, ",\n"...)
-		}
-		var ok bool
-		if b, ok = appendSession(b, &ss[i]); ok {
-			continue
-		}
-		if enc == nil {
-			enc = json.NewEncoder(&fallback)
-			enc.SetEscapeHTML(false)
-		}
-		fallback.Reset()
-		if err := enc.Encode(ss[i]); err != nil {
-			return err
-		}
-		b = append(b, bytes.TrimSuffix(fallback.Bytes(), []byte("\n"))...)
-	}
-	if len(ss) > 0 {
-		b = append(b, '\n') // the last element's encoder newline
-	}
-	b = append(b, "]\n"...)
-	_, err := w.Write(b)
-	return err
-}
-
-// sessionSizeHint is a little over the length of s's JSON unless its
-// strings need escapes: 512 for the field names, numbers and times (about
-// 300 to 450), plus its strings. Growing the buffer past a short guess
-// would copy the whole listing.
-func sessionSizeHint(s *pidex.Session) int {
-	n := 512 + len(s.Path) + len(s.ID) + len(s.Cwd) + len(s.FirstMessage) + len(s.Source) + len(s.Machine)
-	for _, p := range []*string{s.Name, s.ParentSessionPath, s.LeafID} {
-		if p != nil {
-			n += len(*p)
-		}
-	}
-	for _, m := range s.Models {
-		n += len(m) + 3
-	}
-	return n
 }
 
 // appendSession appends to b what encoding/json's Encoder, with

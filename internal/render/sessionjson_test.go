@@ -249,8 +249,8 @@ func TestAppendSessionNonFinite(t *testing.T) {
 	}
 }
 
-// A listing streamed in chunks still prints nothing when its last session
-// cannot be encoded, and is the whole-built array when all can.
+// A listing streamed in chunks (docsMatch: byte for byte encoding/json's)
+// still prints nothing when its last session cannot be encoded.
 func TestWriteSessionsJSONLongListing(t *testing.T) {
 	ss := genSessions(2000)
 	docsMatch(t, ss)
@@ -260,12 +260,8 @@ func TestWriteSessionsJSONLongListing(t *testing.T) {
 	if err := WriteSessionsJSON(&buf, append(ss, bad)); err == nil || buf.Len() != 0 {
 		t.Fatalf("err %v, wrote %d bytes; want the error and nothing written", err, buf.Len())
 	}
-	var whole bytes.Buffer
-	if err := writeSessionsWhole(&whole, ss); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteSessionsJSON(&buf, ss); err != nil || !bytes.Equal(buf.Bytes(), whole.Bytes()) || whole.Len() < 200<<10 {
-		t.Fatalf("streamed %d bytes, whole %d: %v", buf.Len(), whole.Len(), err)
+	if err := WriteSessionsJSON(&buf, ss); err != nil || buf.Len() < 200<<10 {
+		t.Fatalf("streamed %d bytes: %v", buf.Len(), err)
 	}
 }
 
