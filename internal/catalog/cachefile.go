@@ -147,15 +147,18 @@ func readCacheFile(path string, token []byte, mapped bool) ([]byte, error) {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() < int64(cacheHeader) {
 		return nil, errNoCacheFile
 	}
-	var b []byte
 	if mapped {
-		b, err = mapFile(f, int(fi.Size()))
-	}
-	if !mapped || err != nil {
-		b = make([]byte, fi.Size())
-		if _, err := f.ReadAt(b, 0); err != nil {
-			return nil, errNoCacheFile
+		if b, err := mapFile(f, int(fi.Size())); err == nil {
+			data, err := checkCacheFile(b, token)
+			if err != nil {
+				unmapFile(b) // nothing refers to it yet
+			}
+			return data, err
 		}
+	}
+	b := make([]byte, fi.Size())
+	if _, err := f.ReadAt(b, 0); err != nil {
+		return nil, errNoCacheFile
 	}
 	return checkCacheFile(b, token)
 }

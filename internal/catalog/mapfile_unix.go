@@ -14,3 +14,6 @@ import (
 func mapFile(f *os.File, n int) ([]byte, error) {
 	return unix.Mmap(int(f.Fd()), 0, n, unix.PROT_READ, unix.MAP_SHARED)
 }
+
+// unmapFile releases a mapping nothing refers to.
+func unmapFile(b []byte) { _ = unix.Munmap(b) }
