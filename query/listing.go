@@ -71,7 +71,7 @@ func (rd *Reader) listing(ctx context.Context) ([]listedRow, error) {
 			return rows, nil
 		}
 	}
-	c, err := rd.cat.LoadCache(ctx, tx, catalog.CacheListing)
+	c, err := rd.db.LoadCache(ctx, tx, catalog.CacheListing)
 	if err != nil {
 		return nil, err
 	}

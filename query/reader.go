@@ -10,17 +10,13 @@ package query
 import (
 	"context"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/pidex-dev/pidex/internal/catalog"
 )
 
 // Reader answers questions about one catalog, for the sessions under its
 // roots. It is safe for concurrent use.
 type Reader struct {
-	db    *sqlx.DB
-	cat   *catalog.DB // db's handle, for its read caches
-	path  string   // the catalog file, for SQL's own read-only connection
+	db    *catalog.DB
 	roots []string // absolute; none: every session of the catalog
 	// keep stores a read cache the reader had to make again from the rows
 	// (catalog.DB.StoreCache; nil for a read-only catalog).
@@ -31,7 +27,7 @@ type Reader struct {
 // New returns a reader of db for the sessions under roots (absolute
 // paths; none means every session the catalog holds).
 func New(db *catalog.DB, roots []string) *Reader {
-	rd := &Reader{db: db.DB, cat: db, path: db.Path, roots: roots, memo: &listingMemo{}}
+	rd := &Reader{db: db, roots: roots, memo: &listingMemo{}}
 	if !db.ReadOnly {
 		rd.keep = db.StoreCache
 	}

@@ -115,7 +115,7 @@ func (rd *Reader) SQL(ctx context.Context, o pidex.SQLOptions, sink pidex.RowSin
 	if err := o.Check(); err != nil {
 		return err
 	}
-	c, err := OpenSQL(ctx, rd.path)
+	c, err := OpenSQL(ctx, rd.db.Path) // SQL's own read-only connection
 	if err != nil {
 		return err
 	}
