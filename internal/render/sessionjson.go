@@ -70,14 +70,23 @@ func WriteSessionsJSON(w io.Writer, ss []pidex.Session) error {
 	return err
 }
 
-// encodable reports whether appendSession encodes s: its floats are
-// finite and its times marshal.
-func encodable(s *pidex.Session) bool {
+// finite reports whether s's floats are all finite (encoding/json fails on
+// NaN and the infinities).
+func finite(s *pidex.Session) bool {
 	t := &s.Tokens
 	for _, f := range [...]float64{t.Input, t.Output, t.CacheRead, t.CacheWrite, t.Total, s.Cost} {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return false
 		}
+	}
+	return true
+}
+
+// encodable reports whether appendSession encodes s: its floats are
+// finite and its times marshal.
+func encodable(s *pidex.Session) bool {
+	if !finite(s) {
+		return false
 	}
 	var scratch [64]byte
 	if s.Created != nil {
@@ -94,12 +103,10 @@ func encodable(s *pidex.Session) bool {
 // with b as it was, when encoding/json would fail: a float that is NaN or
 // infinite, or a time whose MarshalJSON fails.
 func appendSession(b []byte, s *pidex.Session) ([]byte, bool) {
-	t := &s.Tokens
-	for _, f := range [...]float64{t.Input, t.Output, t.CacheRead, t.CacheWrite, t.Total, s.Cost} {
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return b, false
-		}
+	if !finite(s) {
+		return b, false
 	}
+	t := &s.Tokens
 	start := len(b)
 	var ok bool
 	// The fields in declaration order, as encoding/json writes them.
