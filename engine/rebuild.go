@@ -137,7 +137,7 @@ func removeStaleSides(live string) {
 // companionOf returns the catalog whose companion file m is (SQLite's
 // -wal, -shm and -journal, a read cache's file or its temporary file).
 func companionOf(m string) (string, bool) {
-	for _, s := range []string{"-wal", "-shm", "-journal", "-" + catalog.CacheStamps, "-" + catalog.CacheListing} {
+	for _, s := range catalog.CompanionSuffixes() {
 		if strings.HasSuffix(m, s) {
 			return strings.TrimSuffix(m, s), true
 		}
@@ -153,13 +153,10 @@ func exists(p string) bool {
 	return err == nil
 }
 
-
 func removeDB(p string) {
-	for _, s := range []string{"", "-wal", "-shm", "-journal"} {
+	os.Remove(p)
+	for _, s := range catalog.CompanionSuffixes() {
 		os.Remove(p + s)
-	}
-	for _, f := range catalog.CacheFiles(p) {
-		os.Remove(f)
 	}
 }
 

@@ -59,10 +59,10 @@ func (c *DB) cacheFile(name string) string {
 	return c.Path + "-" + name
 }
 
-// CacheFiles are the read caches' files of the catalog at path, for
-// whoever removes a catalog.
-func CacheFiles(path string) []string {
-	return []string{path + "-" + CacheStamps, path + "-" + CacheListing}
+// CompanionSuffixes name the files that belong to a catalog beside it, for
+// whoever removes one: SQLite's own and the read caches' (cacheFile).
+func CompanionSuffixes() []string {
+	return []string{"-wal", "-shm", "-journal", "-" + CacheStamps, "-" + CacheListing}
 }
 
 func isToken(b []byte) bool { return len(b) == tokenLen && b[0] == tokenMark }

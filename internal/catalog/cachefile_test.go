@@ -60,7 +60,7 @@ func TestCacheFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		breakers := map[string]func([]byte) []byte{
-			"another token": func(b []byte) []byte { b[len(cacheMagic)+3] ^= 1; return b },
+			"another token":  func(b []byte) []byte { b[len(cacheMagic)+3] ^= 1; return b },
 			"a changed byte": func(b []byte) []byte { b[len(b)-7] ^= 1; return b },
 			"cut short":      func(b []byte) []byte { return b[:len(b)-100] },
 			"a header only":  func(b []byte) []byte { return b[:cacheHeader] },
