@@ -41,7 +41,7 @@ type batch struct {
 	// writer counts it appended (rewritten) instead, so that a watcher,
 	// which tells its listeners of changed refreshes only, tells them.
 	grew bool
-	last        bool  // last batch of this file in this refresh
+	last bool // last batch of this file in this refresh
 	// pathUsage: on the last batch of a file read from its start, the
 	// offsets of its usage records on the current path (nil otherwise).
 	pathUsage []int64
