@@ -143,10 +143,7 @@ func readShown(ctx context.Context, src Lines, ref pidex.SessionRef, rows []pide
 			at, rs = append(at, i), append(rs, rows[i])
 		}
 	}
-	if len(rs) == 0 {
-		return nil
-	}
-	es, err := src.Lines(ctx, ref, rs, spec.MaxLine, spec.MaxString)
+	es, err := readRows(ctx, src, ref, rs, spec.MaxLine, spec.MaxString)
 	if err != nil {
 		return err
 	}
@@ -248,17 +245,11 @@ func readEntries(ctx context.Context, src Lines, ref pidex.SessionRef, rows []pi
 			cut = append(cut, rows[i])
 		}
 	}
-	read := func(rs []pidex.Entry, maxLine int64, maxString int) ([]pi.Entry, error) {
-		if len(rs) == 0 {
-			return nil, nil
-		}
-		return src.Lines(ctx, ref, rs, maxLine, maxString)
-	}
-	w, err := read(whole, spec.MaxLine, spec.MaxString)
+	w, err := readRows(ctx, src, ref, whole, spec.MaxLine, spec.MaxString)
 	if err != nil {
 		return nil, err
 	}
-	c, err := read(cut, SkeletonLine, PreviewCutString)
+	c, err := readRows(ctx, src, ref, cut, SkeletonLine, PreviewCutString)
 	if err != nil {
 		return nil, err
 	}
@@ -278,6 +269,15 @@ func readEntries(ctx context.Context, src Lines, ref pidex.SessionRef, rows []pi
 		}
 	}
 	return out, nil
+}
+
+// readRows reads the lines of rs, cut as maxLine and maxString say;
+// nothing when rs is empty.
+func readRows(ctx context.Context, src Lines, ref pidex.SessionRef, rs []pidex.Entry, maxLine int64, maxString int) ([]pi.Entry, error) {
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	return src.Lines(ctx, ref, rs, maxLine, maxString)
 }
 
 // skeletonEntry is a message entry made from its catalog row: its type,
