@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/catalog"
 	"github.com/pidex-dev/pidex/internal/readside"
@@ -23,6 +25,12 @@ const bucketMs = catalog.BucketMs
 func (rd *Reader) Cost(ctx context.Context, f pidex.CostFilter) (*pidex.CostReport, error) {
 	if f.TZ == nil {
 		f.TZ = time.UTC
+	}
+	if parts, ok, err := rd.costFromCache(ctx, f); err != nil || ok {
+		if err != nil {
+			return nil, err
+		}
+		return readside.GroupCost(f, parts), nil
 	}
 	q, args, err := rd.costSQL(ctx, f)
 	if err != nil {
@@ -80,7 +88,7 @@ func (rd *Reader) costSQL(ctx context.Context, f pidex.CostFilter) (string, []an
 		joins += " JOIN sessions s ON s.file_id = x.file_id"
 	}
 	if len(rd.roots) > 0 {
-		outside, err := rd.filesOutside(ctx, rd.roots)
+		outside, err := filesOutside(ctx, rd.db, rd.roots)
 		if err != nil {
 			return "", nil, err
 		}
@@ -93,7 +101,7 @@ func (rd *Reader) costSQL(ctx context.Context, f pidex.CostFilter) (string, []an
 	day, dayArgs := "-1", []any(nil)
 	rollup := catalog.HourRollup
 	if readside.ByTime(f.By) {
-		lo, hi, err := rd.bucketRange(ctx, f)
+		lo, hi, err := bucketRange(ctx, rd.db, f)
 		if err != nil {
 			return "", nil, err
 		}
@@ -126,24 +134,24 @@ func (rd *Reader) costSQL(ctx context.Context, f pidex.CostFilter) (string, []an
 
 // filesOutside reports whether the catalog holds files outside roots
 // (another --sessions run's); only then does the report join files.
-func (rd *Reader) filesOutside(ctx context.Context, roots []string) (bool, error) {
+func filesOutside(ctx context.Context, q sqlx.QueryerContext, roots []string) (bool, error) {
 	c, a := inRoots("f", roots)
 	var n int
-	if err := rd.db.GetContext(ctx, &n, `SELECT EXISTS (SELECT 1 FROM files f WHERE NOT (`+c+`))`, a...); err != nil {
+	if err := sqlx.GetContext(ctx, q, &n, `SELECT EXISTS (SELECT 1 FROM files f WHERE NOT (`+c+`))`, a...); err != nil {
 		return false, fmt.Errorf("sum usage: %w", err)
 	}
 	return n == 1, nil
 }
 
 // bucketRange is the span of buckets the report may read.
-func (rd *Reader) bucketRange(ctx context.Context, f pidex.CostFilter) (lo, hi int64, err error) {
+func bucketRange(ctx context.Context, q sqlx.QueryerContext, f pidex.CostFilter) (lo, hi int64, err error) {
 	var r struct {
 		Lo *int64 `db:"lo"`
 		Hi *int64 `db:"hi"`
 	}
 	// Two subqueries: each is one step down the bucket index, where
 	// min() and max() in one SELECT scanned the whole index.
-	err = rd.db.GetContext(ctx, &r, `SELECT (SELECT min(bucket) FROM usage_rollup WHERE bucket >= 0) AS lo,
+	err = sqlx.GetContext(ctx, q, &r, `SELECT (SELECT min(bucket) FROM usage_rollup WHERE bucket >= 0) AS lo,
 		(SELECT max(bucket) FROM usage_rollup) AS hi`)
 	if err != nil {
 		return 0, 0, fmt.Errorf("sum usage: %w", err)

@@ -5,3 +5,7 @@ var PathWalkAt = &pathWalkAt
 
 // ConfirmBudget lets tests make SearchTotals stop early (see confirmBudget).
 var ConfirmBudget = &confirmBudget
+
+// CostSQLOnly makes rd answer cost reports with their SQL only, never
+// from the rollup cache (costcache.go).
+func CostSQLOnly(rd *Reader) { rd.noCostCache = true }

@@ -22,6 +22,9 @@ type Reader struct {
 	// (catalog.DB.StoreCache; nil for a read-only catalog).
 	keep func(ctx context.Context, name string, gen int64, data []byte) error
 	memo *listingMemo // the listing last decoded (listing.go)
+	// noCostCache: cost reports always run their SQL (tests compare the
+	// two: costcache.go).
+	noCostCache bool
 }
 
 // New returns a reader of db for the sessions under roots (absolute

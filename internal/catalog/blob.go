@@ -47,6 +47,13 @@ func NewBlobReader(b []byte, version byte) (*BlobReader, error) {
 	return &BlobReader{b: b[1:]}, nil
 }
 
+// ContinueBlob reads fields from b, the Rest of a BlobReader (the blob's
+// version byte already checked).
+func ContinueBlob(b []byte) *BlobReader { return &BlobReader{b: b} }
+
+// Rest is what is left to read.
+func (d *BlobReader) Rest() []byte { return d.b }
+
 // More reports whether fields are left and none failed.
 func (d *BlobReader) More() bool { return len(d.b) > 0 && d.err == nil }
 

@@ -62,7 +62,11 @@ func (c *DB) cacheFile(name string) string {
 // CompanionSuffixes name the files that belong to a catalog beside it, for
 // whoever removes one: SQLite's own and the read caches' (cacheFile).
 func CompanionSuffixes() []string {
-	return []string{"-wal", "-shm", "-journal", "-" + CacheStamps, "-" + CacheListing}
+	out := []string{"-wal", "-shm", "-journal"}
+	for _, name := range cacheNames() {
+		out = append(out, "-"+name)
+	}
+	return out
 }
 
 func isToken(b []byte) bool { return len(b) == tokenLen && b[0] == tokenMark }

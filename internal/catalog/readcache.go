@@ -18,7 +18,18 @@ const (
 	CacheStamps = "stamps"
 	// CacheListing: every session's listing record (query.Reader.List).
 	CacheListing = "listing"
+	// Each rollup (catalog.Rollups) is a cache of its own, named after its
+	// table (migration 00016): its rows, which a cost report sums in Go.
 )
+
+// cacheNames are every read cache's name.
+func cacheNames() []string {
+	out := []string{CacheStamps, CacheListing}
+	for _, r := range Rollups {
+		out = append(out, r.Table)
+	}
+	return out
+}
 
 // Cache is a read cache as one read transaction found it: Gen is the
 // generation of the rows then, Data the blob if it was made from exactly
