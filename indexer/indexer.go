@@ -310,7 +310,9 @@ func (ix *Indexer) run(ctx context.Context, jobs []job, removed []string, st *pi
 				r.res <- werr
 				continue
 			}
-			err := ix.write(gctx, stmts, r.b, st)
+			// ctx, not gctx: the group's context ends when Wait returns,
+			// and files' last batches may still be queued then.
+			err := ix.write(ctx, stmts, r.b, st)
 			if err != nil && !errors.Is(err, errConflict) {
 				werr = err
 			}
@@ -334,22 +336,51 @@ func (ix *Indexer) run(ctx context.Context, jobs []job, removed []string, st *pi
 			// planned state, then what the previous batch left.
 			expect := j.stored
 			res := make(chan error, 1)
+			// A batch is parsed while the previous one is written (the
+			// parser waited for each write, so that a worker was idle as
+			// long as the writer worked: 1.5 of two cores in a cold
+			// metadata pass). It is sent only once that write succeeded,
+			// so the catalog sees the same batches in the same order as
+			// before. A file's last batch is not waited for: the worker
+			// goes on to the next file, and a failed write still fails
+			// the run (the writer's own error, writerDone). A batch
+			// shares nothing with the parser once emitted: its rows are
+			// copied out of the lines, and the parser's session record
+			// is copied into it.
+			pending := false
+			wait := func() error {
+				if !pending {
+					return nil
+				}
+				pending = false
+				return <-res
+			}
 			err := parseFile(gctx, j, func(b *batch) error {
+				if err := wait(); err != nil {
+					return err
+				}
 				b.expect = expect
 				select {
 				case reqs <- req{b: b, res: res}:
 				case <-gctx.Done():
 					return gctx.Err()
 				}
-				if err := <-res; err != nil {
-					return err
-				}
+				pending = true
 				expect.Offset = b.file.Offset
 				if b.reset {
 					expect.Generation++
 				}
+				if b.last {
+					pending = false // see above
+				}
 				return nil
 			})
+			// A batch still being written when the parse stopped early:
+			// its write's failure comes first, as it did when each write
+			// was waited for before parsing on.
+			if werr := wait(); werr != nil {
+				err = werr
+			}
 			switch {
 			case errors.Is(err, errConflict):
 				return nil // the other refresh owns this file now
