@@ -236,7 +236,7 @@ func (c *rollupCache) sum(f pidex.CostFilter, e readside.Edges, spans []readside
 		}
 		k := partKey{day: -1, provider: -1, model: -1, source: -1}
 		if byTime {
-			k.day = dayOf(r.bucket, spans)
+			k.day = readside.DayOf(r.bucket, spans)
 		}
 		if withProvider {
 			k.provider = r.provider
@@ -302,19 +302,6 @@ func (c *rollupCache) filter(f pidex.CostFilter) func(*rollupRow) bool {
 		}
 		return true
 	}
-}
-
-// dayOf is readside.DayExpr's CASE in Go.
-func dayOf(bucket int64, spans []readside.ZoneSpan) int64 {
-	if bucket < 0 {
-		return -1
-	}
-	for i := len(spans) - 1; i > 0; i-- {
-		if bucket >= spans[i].From {
-			return (bucket*900 + spans[i].Offset) / 86400
-		}
-	}
-	return (bucket*900 + spans[0].Offset) / 86400
 }
 
 // rollupVersion is the cache blob's format.
