@@ -2,9 +2,9 @@
 // session references, listings, trees and paths, search, cost reports,
 // and entries read back from the session files by their offsets. It never
 // writes the catalog's rows (it only hands back a read cache it had to
-// make again: listing.go) and never imports the indexer: package engine
-// refreshes the catalog first when an answer must be fresh, then asks a
-// Reader.
+// make again: listing.go, costcache.go) and never imports the indexer:
+// package engine refreshes the catalog first when an answer must be
+// fresh, then asks a Reader.
 package query
 
 import (
