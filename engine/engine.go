@@ -59,6 +59,11 @@ type Options struct {
 	// read caches are mapped, not copied). A server or watcher leaves it
 	// false.
 	OneShot bool
+	// RefreshFirst: the caller refreshes as soon as the engine is open (a
+	// command that reads a current catalog). The session folders are then
+	// listed while the catalog opens, and the first Refresh takes that
+	// listing when it shows nothing changed (indexer.Listing).
+	RefreshFirst bool
 }
 
 // withDefaults fills in the default catalog.
@@ -90,6 +95,9 @@ type Engine struct {
 	contexts contextCache
 
 	missingRoots sync.Once // said once per engine: a root that does not exist
+	// early: the roots' files listed while the catalog opened
+	// (Options.RefreshFirst), for the first Refresh
+	early atomic.Pointer[indexer.Listing]
 
 	mu    sync.Mutex
 	extra map[string]bool // folders outside the roots named on the command line
@@ -105,6 +113,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return openTeam(ctx, opts)
 	}
 	opts = opts.withDefaults()
+	early := listEarly(opts)
 	db, err := catalog.Open(ctx, opts.DBPath)
 	if errors.Is(err, catalog.ErrSchema) {
 		// Its migrations fail (a build whose migrations differ): keep the
@@ -121,6 +130,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	db.OneShot = opts.OneShot
 	e := &Engine{db: db, opts: opts, auto: len(opts.Roots) == 0, extra: map[string]bool{}, subs: map[chan Event]struct{}{}}
+	e.early.Store(early)
 	info, err := e.findRoots(ctx)
 	if err != nil {
 		db.Close()
@@ -277,7 +287,9 @@ func (e *Engine) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 			}
 		}
 	})
-	st, err := e.indexer(e.db).Refresh(ctx)
+	ix := e.indexer(e.db)
+	ix.Listing = e.early.Swap(nil)
+	st, err := ix.Refresh(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("refresh catalog: %w", err)
 	}

@@ -36,19 +36,7 @@ func isDir(p string) bool {
 // oh-my-pi's profiles and OpenClaw's agents.
 func (e *Engine) findRoots(ctx context.Context) ([]pidex.Root, error) {
 	if !e.auto {
-		var out []pidex.Root
-		for _, spec := range e.opts.Roots {
-			abs, src, err := indexer.ResolveRoot(spec)
-			if err != nil {
-				return nil, err
-			}
-			why := "--sessions"
-			if _, named := indexer.ParseRoot(spec); named == "" {
-				why += " (" + src + " by its layout)"
-			}
-			out = append(out, pidex.Root{Path: abs, Source: src, Why: why, Read: true})
-		}
-		return out, nil
+		return namedRoots(e.opts.Roots)
 	}
 	var cwds []string
 	if err := e.db.SelectContext(ctx, &cwds, `SELECT DISTINCT cwd FROM sessions WHERE cwd != '' ORDER BY cwd`); err != nil {
@@ -57,15 +45,59 @@ func (e *Engine) findRoots(ctx context.Context) ([]pidex.Root, error) {
 	return indexer.FindRoots(indexer.SystemEnv(), cwds), nil
 }
 
-// setRoots makes info the engine's roots.
-func (e *Engine) setRoots(info []pidex.Root) {
-	var roots, specs []string
+// namedRoots are the roots named by the options (--sessions).
+func namedRoots(specs []string) ([]pidex.Root, error) {
+	var out []pidex.Root
+	for _, spec := range specs {
+		abs, src, err := indexer.ResolveRoot(spec)
+		if err != nil {
+			return nil, err
+		}
+		why := "--sessions"
+		if _, named := indexer.ParseRoot(spec); named == "" {
+			why += " (" + src + " by its layout)"
+		}
+		out = append(out, pidex.Root{Path: abs, Source: src, Why: why, Read: true})
+	}
+	return out, nil
+}
+
+// readRoots are the paths and indexer specs of the roots that are read.
+func readRoots(info []pidex.Root) (roots, specs []string) {
 	for _, r := range info {
 		if r.Read {
 			roots = append(roots, r.Path)
 			specs = append(specs, indexer.RootSpec(r))
 		}
 	}
+	return roots, specs
+}
+
+// listEarly starts listing the session folders before the catalog opens
+// (Options.RefreshFirst), when the roots can be found without it: the
+// named ones, or the agents' own for the working directory alone. The
+// catalog's sessions may add roots of their own (a project's settings);
+// then the listing is of other roots than the refresh's and goes unused.
+func listEarly(opts Options) *indexer.Listing {
+	if !opts.RefreshFirst || opts.Catalog != "" {
+		return nil
+	}
+	var info []pidex.Root
+	if len(opts.Roots) == 0 {
+		info = indexer.FindRoots(indexer.SystemEnv(), nil)
+	} else {
+		var err error
+		if info, err = namedRoots(opts.Roots); err != nil {
+			return nil // Open says why
+		}
+	}
+	_, specs := readRoots(info)
+	return indexer.StartListing(specs)
+}
+
+// setRoots makes info the engine's roots.
+func (e *Engine) setRoots(info []pidex.Root) {
+	roots, specs := readRoots(info)
 	e.mu.Lock()
 	e.rootInfo, e.roots, e.specs = info, roots, specs
 	e.mu.Unlock()

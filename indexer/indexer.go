@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"sort"
 	"sync"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 	"golang.org/x/sync/errgroup"
@@ -29,6 +28,10 @@ type Indexer struct {
 	// Progress, if set, is advanced as files are read. Drawing it is the
 	// caller's business.
 	Progress *pidex.Progress
+	// Listing, if set, is these roots' files listed just before
+	// (StartListing), which the next Refresh takes if it shows nothing
+	// changed (see list).
+	Listing *Listing
 
 	errMu sync.Mutex // guards a refresh's Errors, which parser goroutines append to
 
@@ -61,38 +64,19 @@ func (ix *Indexer) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 	for i, r := range specs {
 		roots[i] = r.path
 	}
-	// Taken before any stat: a stat whose mtime is not clearly older is
-	// racy (see content.go).
-	statNs := time.Now().UnixNano()
-	// Listing the folders and loading the stored stats are independent:
-	// do them at once (both are most of a no-change refresh).
-	var cands []candidate
-	var stored storedStamps
-	var g errgroup.Group
-	g.Go(func() error {
-		for _, r := range specs {
-			c, errs := discover(r.path, r.source)
-			if cands == nil {
-				cands = c // the common case, one root: not copied
-			} else {
-				cands = append(cands, c...)
-			}
-			for _, e := range errs {
-				st.Errors = append(st.Errors, e.Error())
-			}
-		}
-		return nil
-	})
-	g.Go(func() (err error) {
-		stored, err = loadStamps(ctx, ix.DB, roots)
-		return err
-	})
-	if err := g.Wait(); err != nil {
+	l, stored, unchanged, err := ix.list(ctx, specs, roots)
+	if err != nil {
 		return nil, err
 	}
-	st.Files = len(cands)
-	jobs, removed, err := ix.plan(ctx, cands, stored.byPath, st)
-	if err != nil {
+	for _, e := range l.errs {
+		st.Errors = append(st.Errors, e.Error())
+	}
+	st.Files = len(l.cands)
+	var jobs []job
+	var removed []string
+	if unchanged {
+		st.Unchanged = len(l.cands)
+	} else if jobs, removed, err = ix.plan(ctx, l.cands, stored.byPath, st); err != nil {
 		return nil, err
 	}
 	st.Wrote = len(jobs) > 0 || len(removed) > 0
@@ -104,7 +88,7 @@ func (ix *Indexer) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 		}
 	}
 	for i := range jobs {
-		jobs[i].statNs = statNs
+		jobs[i].statNs = l.statNs
 	}
 	if err := ix.reserveIDs(ctx, jobs); err != nil {
 		return nil, err

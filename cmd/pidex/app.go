@@ -129,6 +129,9 @@ func (a *app) engine(ctx context.Context) (*engine.Engine, error) {
 func (a *app) engineOptions() engine.Options {
 	return engine.Options{
 		DBPath: a.dbPath, Catalog: a.catalog, Roots: a.sessions, Progress: a.progress, OneShot: !a.longLived,
+		// A one-shot command reads a current catalog unless told not to:
+		// its folders are listed while the catalog opens.
+		RefreshFirst: !a.longLived && !a.noRefresh,
 		Notify: func(msg string) {
 			if !a.quiet {
 				fmt.Fprintln(a.stderr, "pidex:", msg)

@@ -43,6 +43,7 @@ func (a *app) completeSessionFlag(cmd *cobra.Command, _ []string, toComplete str
 
 func (a *app) sessionWords(cmd *cobra.Command, prefix string) []cobra.Completion {
 	a.quiet = true
+	a.noRefresh = true // completions read the catalog as it is
 	eng, err := a.engine(cmd.Context())
 	if err != nil {
 		return nil
@@ -78,6 +79,7 @@ func (a *app) completeLeaf(cmd *cobra.Command, args []string, toComplete string)
 		return nil, noFiles
 	}
 	a.quiet = true
+	a.noRefresh = true // completions read the catalog as it is
 	eng, err := a.engine(cmd.Context())
 	if err != nil {
 		return nil, noFiles

@@ -1,0 +1,129 @@
+package indexer
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// Listing is the session files of a set of roots, listed ahead of the
+// refresh that takes it (Indexer.Listing): a command that refreshes first
+// lists its folders while the catalog opens (the schema's parse, about a
+// core's worth of milliseconds, leaves the other core to the stats).
+type Listing struct {
+	roots []string      // root specs, as Indexer.Roots
+	done  chan struct{} // closed when the fields below are set
+	l     listed
+}
+
+// listed is what a listing found, and when it began.
+type listed struct {
+	statNs int64 // taken before the first stat (see content.go: racy stamps)
+	cands  []candidate
+	errs   []error
+}
+
+// StartListing lists the files of roots (root specs, as Indexer.Roots)
+// in the background.
+func StartListing(roots []string) *Listing {
+	l := &Listing{roots: slices.Clone(roots), done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		specs, err := resolveRoots(l.roots)
+		if err != nil {
+			l.l.errs = []error{err} // never taken: Refresh lists again and says why
+			return
+		}
+		l.l = listRoots(specs)
+	}()
+	return l
+}
+
+// listRoots lists the files of every root, in order.
+func listRoots(specs []root) listed {
+	l := listed{statNs: time.Now().UnixNano()}
+	for _, r := range specs {
+		c, errs := discover(r.path, r.source)
+		if l.cands == nil {
+			l.cands = c // the common case, one root: not copied
+		} else {
+			l.cands = append(l.cands, c...)
+		}
+		l.errs = append(l.errs, errs...)
+	}
+	return l
+}
+
+// list lists the roots' files and loads their stored stamps, at once, and
+// says whether nothing changed (unchangedAll).
+//
+// A listing made ahead (ix.Listing, of the same roots) is taken only when
+// it shows nothing changed. Anything else it shows may be stale: another
+// process may have refreshed a file it saw as new, changed or gone after
+// it was listed, and planning from its stat would read that file again
+// from scratch or remove it. Then the folders are listed again, as without
+// it. A listing that agrees with stamps loaded after it is as current as
+// one listed just before the stamps, as far as this refresh can tell.
+func (ix *Indexer) list(ctx context.Context, specs []root, roots []string) (listed, storedStamps, bool, error) {
+	early := ix.Listing
+	ix.Listing = nil // taken once: a later refresh lists afresh
+	if early != nil && slices.Equal(early.roots, ix.Roots) {
+		stored, err := loadStamps(ctx, ix.DB, roots)
+		if err != nil {
+			return listed{}, storedStamps{}, false, err
+		}
+		select {
+		case <-early.done:
+		case <-ctx.Done():
+			return listed{}, storedStamps{}, false, ctx.Err()
+		}
+		if len(early.l.errs) == 0 && unchangedAll(early.l.cands, stored.byPath) {
+			return early.l, stored, true, nil
+		}
+		l := listRoots(specs)
+		return l, stored, unchangedAll(l.cands, stored.byPath), nil
+	}
+	// Listing the folders and loading the stored stats are independent:
+	// do them at once (both are most of a no-change refresh).
+	var l listed
+	var stored storedStamps
+	var g errgroup.Group
+	g.Go(func() error {
+		l = listRoots(specs)
+		return nil
+	})
+	g.Go(func() (err error) {
+		stored, err = loadStamps(ctx, ix.DB, roots)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return listed{}, storedStamps{}, false, err
+	}
+	return l, stored, unchangedAll(l.cands, stored.byPath), nil
+}
+
+// unchangedAll says whether a listing is exactly what the catalog holds:
+// the same files, each with its stored stat, none of whose stamps needs a
+// second look (racy, unreadable or irregular: plan decides those). Then
+// there is nothing to plan, and no set of the listed paths to build to
+// find the stored files that are gone.
+func unchangedAll(cands []candidate, stored map[string]fileStamp) bool {
+	if len(cands) != len(stored) {
+		return false
+	}
+	for i, c := range cands {
+		// In strictly increasing order, the paths are distinct, so that
+		// as many found as stored is every stored one found. (Each root's
+		// listing is sorted; several roots' need not be: plan decides.)
+		if i > 0 && cands[i-1].Path >= c.Path {
+			return false
+		}
+		s, ok := stored[c.Path]
+		if !ok || s.Racy || s.Kind == FileUnreadable || c.irregular != "" || c.fileStat != s.fileStat {
+			return false
+		}
+	}
+	return true
+}

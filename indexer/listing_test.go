@@ -1,0 +1,136 @@
+package indexer
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// listedAhead is a listing of ix's roots made now and finished.
+func listedAhead(t *testing.T, roots []string) *Listing {
+	t.Helper()
+	l := StartListing(roots)
+	<-l.done
+	return l
+}
+
+// A listing made ahead that agrees with the catalog is the refresh's own:
+// a file written after it is seen by the next refresh, as one written just
+// after any listing.
+func TestListingTakenWhenNothingChanged(t *testing.T) {
+	root := t.TempDir()
+	a := filepath.Join(root, "p", "a.jsonl")
+	write(t, a, header+msg("a1", "", "user", "hello", 1))
+	old(t, a)
+	ix := newIndexer(t, root)
+	refresh(t, ix)
+	ix.Listing = listedAhead(t, ix.Roots)
+	write(t, filepath.Join(root, "p", "b.jsonl"), header+msg("b1", "", "user", "bye", 1))
+	if st := refresh(t, ix); st.Files != 1 || st.Unchanged != 1 || st.New != 0 || st.Wrote {
+		t.Fatalf("refresh with a listing made before b: %+v, want a alone, unchanged", st)
+	}
+	if ix.Listing != nil {
+		t.Fatal("the listing was not taken")
+	}
+	if st := refresh(t, ix); st.Files != 2 || st.New != 1 {
+		t.Fatalf("the next refresh: %+v, want b new", st)
+	}
+	assertSameAsFresh(t, ix)
+}
+
+// A listing made ahead that disagrees with the catalog may be stale:
+// another process refreshed since. The refresh lists again, and neither
+// reads a file again from scratch nor removes one it did not see.
+func TestStaleListingListsAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, dir string) // after the listing, before the other process's refresh
+		files  int
+	}{
+		{"appended", func(t *testing.T, dir string) {
+			appendTo(t, filepath.Join(dir, "a.jsonl"), msg("a2", "a1", "assistant", "hi", 2))
+		}, 2},
+		{"new file", func(t *testing.T, dir string) {
+			write(t, filepath.Join(dir, "b.jsonl"), header+msg("b1", "", "user", "bye", 1))
+		}, 3},
+		{"removed", func(t *testing.T, dir string) {
+			if err := os.Remove(filepath.Join(dir, "a.jsonl")); err != nil {
+				t.Fatal(err)
+			}
+		}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, "p")
+			for _, name := range []string{"a.jsonl", "c.jsonl"} {
+				write(t, filepath.Join(dir, name), header+msg("a1", "", "user", "hello "+name, 1))
+				old(t, filepath.Join(dir, name))
+			}
+			ix := newIndexer(t, root)
+			refresh(t, ix)
+			l := listedAhead(t, ix.Roots)
+			tc.change(t, dir)
+			other := openIndexer(t, ix.DB.Path, root)
+			refresh(t, other)
+			ix.Listing = l
+			st := refresh(t, ix)
+			if st.Files != tc.files || st.New+st.Appended+st.Rewritten+st.Removed != 0 || st.Unchanged != tc.files {
+				t.Fatalf("refresh after another process's, with a listing from before: %+v; want %d files, all unchanged", st, tc.files)
+			}
+			assertSameAsFresh(t, ix)
+		})
+	}
+}
+
+// A listing of other roots is not taken.
+func TestListingOfOtherRootsIgnored(t *testing.T) {
+	root, other := t.TempDir(), t.TempDir()
+	ix := newIndexer(t, root)
+	refresh(t, ix)
+	ix.Listing = listedAhead(t, []string{other})
+	write(t, filepath.Join(root, "p", "a.jsonl"), header+msg("a1", "", "user", "hello", 1))
+	if st := refresh(t, ix); st.New != 1 {
+		t.Fatalf("refresh with another root's listing: %+v, want a new", st)
+	}
+}
+
+func TestUnchangedAll(t *testing.T) {
+	st := fileStat{Size: 10, MtimeNs: 5, Dev: 1, Ino: 2}
+	cand := func(p string) candidate { return candidate{Path: p, fileStat: st} }
+	stamp := func(p string) fileStamp { return fileStamp{Path: p, Kind: FileSession, fileStat: st} }
+	stored := map[string]fileStamp{"/r/a": stamp("/r/a"), "/r/b": stamp("/r/b")}
+	with := func(p string, f func(*fileStamp)) map[string]fileStamp {
+		m := map[string]fileStamp{"/r/a": stamp("/r/a"), "/r/b": stamp("/r/b")}
+		s := m[p]
+		f(&s)
+		m[p] = s
+		return m
+	}
+	irregular := cand("/r/b")
+	irregular.irregular = "a FIFO"
+	grown := cand("/r/b")
+	grown.Size++
+	for _, tc := range []struct {
+		name   string
+		cands  []candidate
+		stored map[string]fileStamp
+		want   bool
+	}{
+		{"the same", []candidate{cand("/r/a"), cand("/r/b")}, stored, true},
+		{"none", nil, map[string]fileStamp{}, true},
+		{"one gone", []candidate{cand("/r/a")}, stored, false},
+		{"one new", []candidate{cand("/r/a"), cand("/r/b"), cand("/r/c")}, stored, false},
+		{"one listed twice, one gone", []candidate{cand("/r/a"), cand("/r/a")}, stored, false},
+		{"out of order", []candidate{cand("/r/b"), cand("/r/a")}, stored, false},
+		{"another in place of one", []candidate{cand("/r/a"), cand("/r/c")}, stored, false},
+		{"grown", []candidate{cand("/r/a"), grown}, stored, false},
+		{"racy", []candidate{cand("/r/a"), cand("/r/b")}, with("/r/b", func(s *fileStamp) { s.Racy = true }), false},
+		{"unreadable", []candidate{cand("/r/a"), cand("/r/b")}, with("/r/b", func(s *fileStamp) { s.Kind = FileUnreadable }), false},
+		{"another inode", []candidate{cand("/r/a"), cand("/r/b")}, with("/r/b", func(s *fileStamp) { s.Ino++ }), false},
+		{"irregular", []candidate{cand("/r/a"), irregular}, stored, false},
+	} {
+		if got := unchangedAll(tc.cands, tc.stored); got != tc.want {
+			t.Errorf("%s: unchangedAll = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
