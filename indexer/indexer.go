@@ -76,7 +76,7 @@ func (ix *Indexer) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 	var removed []string
 	if unchanged {
 		st.Unchanged = len(l.cands)
-	} else if jobs, removed, err = ix.plan(ctx, l.cands, stored.byPath, st); err != nil {
+	} else if jobs, removed, err = ix.plan(ctx, l.cands, stored.byPath(), st); err != nil {
 		return nil, err
 	}
 	st.Wrote = len(jobs) > 0 || len(removed) > 0

@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -53,6 +54,12 @@ func listRoots(specs []root) listed {
 		}
 		l.errs = append(l.errs, errs...)
 	}
+	if len(specs) > 1 {
+		// In path order as the stamps are, whatever the roots' order
+		// (pi's, then omp's and OpenClaw's): a refresh that changes
+		// nothing compares them side by side (unchangedAll).
+		slices.SortStableFunc(l.cands, func(a, b candidate) int { return strings.Compare(a.Path, b.Path) })
+	}
 	return l
 }
 
@@ -79,11 +86,11 @@ func (ix *Indexer) list(ctx context.Context, specs []root, roots []string) (list
 		case <-ctx.Done():
 			return listed{}, storedStamps{}, false, ctx.Err()
 		}
-		if len(early.l.errs) == 0 && unchangedAll(early.l.cands, stored.byPath) {
+		if len(early.l.errs) == 0 && unchangedAll(early.l.cands, stored.list) {
 			return early.l, stored, true, nil
 		}
 		l := listRoots(specs)
-		return l, stored, unchangedAll(l.cands, stored.byPath), nil
+		return l, stored, unchangedAll(l.cands, stored.list), nil
 	}
 	// Listing the folders and loading the stored stats are independent:
 	// do them at once (both are most of a no-change refresh).
@@ -101,27 +108,22 @@ func (ix *Indexer) list(ctx context.Context, specs []root, roots []string) (list
 	if err := g.Wait(); err != nil {
 		return listed{}, storedStamps{}, false, err
 	}
-	return l, stored, unchangedAll(l.cands, stored.byPath), nil
+	return l, stored, unchangedAll(l.cands, stored.list), nil
 }
 
 // unchangedAll says whether a listing is exactly what the catalog holds:
 // the same files, each with its stored stat, none of whose stamps needs a
 // second look (racy, unreadable or irregular: plan decides those). Then
-// there is nothing to plan, and no set of the listed paths to build to
-// find the stored files that are gone.
-func unchangedAll(cands []candidate, stored map[string]fileStamp) bool {
+// there is nothing to plan, and no map of either side to build: stored is
+// in strictly increasing path order (storedStamps), as a listing is
+// (listRoots), so the two are compared side by side.
+func unchangedAll(cands []candidate, stored []fileStamp) bool {
 	if len(cands) != len(stored) {
 		return false
 	}
 	for i, c := range cands {
-		// In strictly increasing order, the paths are distinct, so that
-		// as many found as stored is every stored one found. (Each root's
-		// listing is sorted; several roots' need not be: plan decides.)
-		if i > 0 && cands[i-1].Path >= c.Path {
-			return false
-		}
-		s, ok := stored[c.Path]
-		if !ok || s.Racy || s.Kind == FileUnreadable || c.irregular != "" || c.fileStat != s.fileStat {
+		s := &stored[i]
+		if c.Path != s.Path || s.Racy || s.Kind == FileUnreadable || c.irregular != "" || c.fileStat != s.fileStat {
 			return false
 		}
 	}

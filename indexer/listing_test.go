@@ -98,13 +98,11 @@ func TestUnchangedAll(t *testing.T) {
 	st := fileStat{Size: 10, MtimeNs: 5, Dev: 1, Ino: 2}
 	cand := func(p string) candidate { return candidate{Path: p, fileStat: st} }
 	stamp := func(p string) fileStamp { return fileStamp{Path: p, Kind: FileSession, fileStat: st} }
-	stored := map[string]fileStamp{"/r/a": stamp("/r/a"), "/r/b": stamp("/r/b")}
-	with := func(p string, f func(*fileStamp)) map[string]fileStamp {
-		m := map[string]fileStamp{"/r/a": stamp("/r/a"), "/r/b": stamp("/r/b")}
-		s := m[p]
+	stored := []fileStamp{stamp("/r/a"), stamp("/r/b")}
+	with := func(f func(*fileStamp)) []fileStamp {
+		s := stamp("/r/b")
 		f(&s)
-		m[p] = s
-		return m
+		return []fileStamp{stamp("/r/a"), s}
 	}
 	irregular := cand("/r/b")
 	irregular.irregular = "a FIFO"
@@ -113,20 +111,20 @@ func TestUnchangedAll(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		cands  []candidate
-		stored map[string]fileStamp
+		stored []fileStamp
 		want   bool
 	}{
 		{"the same", []candidate{cand("/r/a"), cand("/r/b")}, stored, true},
-		{"none", nil, map[string]fileStamp{}, true},
+		{"none", nil, nil, true},
 		{"one gone", []candidate{cand("/r/a")}, stored, false},
 		{"one new", []candidate{cand("/r/a"), cand("/r/b"), cand("/r/c")}, stored, false},
 		{"one listed twice, one gone", []candidate{cand("/r/a"), cand("/r/a")}, stored, false},
 		{"out of order", []candidate{cand("/r/b"), cand("/r/a")}, stored, false},
 		{"another in place of one", []candidate{cand("/r/a"), cand("/r/c")}, stored, false},
 		{"grown", []candidate{cand("/r/a"), grown}, stored, false},
-		{"racy", []candidate{cand("/r/a"), cand("/r/b")}, with("/r/b", func(s *fileStamp) { s.Racy = true }), false},
-		{"unreadable", []candidate{cand("/r/a"), cand("/r/b")}, with("/r/b", func(s *fileStamp) { s.Kind = FileUnreadable }), false},
-		{"another inode", []candidate{cand("/r/a"), cand("/r/b")}, with("/r/b", func(s *fileStamp) { s.Ino++ }), false},
+		{"racy", []candidate{cand("/r/a"), cand("/r/b")}, with(func(s *fileStamp) { s.Racy = true }), false},
+		{"unreadable", []candidate{cand("/r/a"), cand("/r/b")}, with(func(s *fileStamp) { s.Kind = FileUnreadable }), false},
+		{"another inode", []candidate{cand("/r/a"), cand("/r/b")}, with(func(s *fileStamp) { s.Ino++ }), false},
 		{"irregular", []candidate{cand("/r/a"), irregular}, stored, false},
 	} {
 		if got := unchangedAll(tc.cands, tc.stored); got != tc.want {

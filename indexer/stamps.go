@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -19,18 +20,30 @@ import (
 // is not, they come from the files table, and the blob made from those
 // rows is kept once a refresh has found nothing to change (keepStamps).
 
-// storedStamps is the catalog's stamps under the refresh's roots, and the
-// blob to keep when they were read from the rows (nil: read from the
-// blob).
+// storedStamps is the catalog's stamps under the refresh's roots, in path
+// order, and the blob to keep when they were read from the rows (nil: read
+// from the blob). In path order, as a listing is, a refresh that changes
+// nothing compares the two side by side (unchangedAll); only one that
+// plans needs them by path.
 type storedStamps struct {
-	byPath map[string]fileStamp
-	gen    int64
-	blob   []byte
+	list []fileStamp
+	gen  int64
+	blob []byte
+}
+
+// byPath is the stamps by path, for the plan.
+func (s storedStamps) byPath() map[string]fileStamp {
+	m := make(map[string]fileStamp, len(s.list))
+	for _, f := range s.list {
+		m[f.Path] = f
+	}
+	return m
 }
 
 // stampsVersion is the blob's format; a blob of another version is read
-// as no blob (the rows are read and a new one is kept).
-const stampsVersion = 1
+// as no blob (the rows are read and a new one is kept). Version 2: the
+// stamps in path order.
+const stampsVersion = 2
 
 func loadStamps(ctx context.Context, db *catalog.DB, roots []string) (storedStamps, error) {
 	tx, err := db.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -43,24 +56,24 @@ func loadStamps(ctx context.Context, db *catalog.DB, roots []string) (storedStam
 		return storedStamps{}, err
 	}
 	if c.Data != nil {
-		if byPath, err := decodeStampsUnder(c.Data, roots); err == nil {
-			return storedStamps{byPath: byPath}, nil
+		if list, err := decodeStampsUnder(c.Data, roots); err == nil {
+			return storedStamps{list: list}, nil
 		}
 	}
 	all, err := stampRows(ctx, tx)
 	if err != nil {
 		return storedStamps{}, err
 	}
-	return storedStamps{byPath: underRoots(all, roots), gen: c.Gen, blob: encodeStamps(all)}, nil
+	return storedStamps{list: underRoots(all, roots), gen: c.Gen, blob: encodeStamps(all)}, nil
 }
 
-// underRoots is the stamps of the files under roots, by path: the blob,
-// like the rows, holds every root's.
-func underRoots(all []rootStamp, roots []string) map[string]fileStamp {
-	m := make(map[string]fileStamp, len(all))
+// underRoots is the stamps of the files under roots: the blob, like the
+// rows, holds every root's.
+func underRoots(all []rootStamp, roots []string) []fileStamp {
+	m := make([]fileStamp, 0, len(all))
 	for _, s := range all {
 		if slices.Contains(roots, s.root) {
-			m[s.Path] = s.fileStamp
+			m = append(m, s.fileStamp)
 		}
 	}
 	return m
@@ -86,7 +99,7 @@ func stampRows(ctx context.Context, tx *sqlx.Tx) ([]rootStamp, error) {
 	if onStampRows != nil {
 		onStampRows()
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT path, root, kind, racy, size, mtime_ns, dev, ino FROM files`)
+	rows, err := tx.QueryContext(ctx, `SELECT path, root, kind, racy, size, mtime_ns, dev, ino FROM files ORDER BY path`)
 	if err != nil {
 		return nil, fmt.Errorf("load files: %w", err)
 	}
@@ -105,7 +118,8 @@ func stampRows(ctx context.Context, tx *sqlx.Tx) ([]rootStamp, error) {
 	return out, nil
 }
 
-// encodeStamps writes the blob: per file its path, root and kind
+// encodeStamps writes the blob (all in path order, as stampRows reads
+// them): per file its path, root and kind
 // (strings), racy (a byte) and size, mtime, dev and ino (varints).
 func encodeStamps(all []rootStamp) []byte {
 	b := catalog.NewBlob(stampsVersion, len(all)*160)
@@ -126,21 +140,30 @@ func encodeStamps(all []rootStamp) []byte {
 	return b
 }
 
-// decodeStampsUnder reads encodeStamps' blob into underRoots' map, with
+// errStampsOrder: a blob whose stamps are not in strictly increasing path
+// order (not one encodeStamps wrote from the rows).
+var errStampsOrder = errors.New("stamps out of path order")
+
+// decodeStampsUnder reads encodeStamps' blob into underRoots' list, with
 // no slice of every stamp between (fresh memory, so page faults).
-func decodeStampsUnder(b []byte, roots []string) (map[string]fileStamp, error) {
+func decodeStampsUnder(b []byte, roots []string) ([]fileStamp, error) {
 	d, err := catalog.NewBlobReader(b, stampsVersion)
 	if err != nil {
 		return nil, err
 	}
-	m := make(map[string]fileStamp, len(b)/160+16) // about 170 bytes a stamp
+	m := make([]fileStamp, 0, len(b)/160+16) // about 170 bytes a stamp
+	last := ""
 	for d.More() {
 		var s rootStamp
 		s.Path, s.root, s.Kind = d.String(), d.String(), FileKind(d.String())
 		s.Racy = d.Byte() != 0
 		s.Size, s.MtimeNs, s.Dev, s.Ino = d.Varint(), d.Varint(), d.Varint(), d.Varint()
+		if s.Path <= last && last != "" {
+			return nil, errStampsOrder
+		}
+		last = s.Path
 		if slices.Contains(roots, s.root) {
-			m[s.Path] = s.fileStamp
+			m = append(m, s.fileStamp)
 		}
 	}
 	if err := d.Err(); err != nil {

@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -83,5 +84,27 @@ func old(t *testing.T, path string) {
 	past := time.Now().Add(-time.Hour)
 	if err := os.Chtimes(path, past, past); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The blob is in path order, which a no-change refresh relies on
+// (unchangedAll); a blob that is not reads as none.
+func TestStampsBlobOrder(t *testing.T) {
+	st := func(p, root string) rootStamp {
+		return rootStamp{fileStamp: fileStamp{Path: p, Kind: FileSession, fileStat: fileStat{Size: 1}}, root: root}
+	}
+	sorted := []rootStamp{st("/r/a", "/r"), st("/s/b", "/s"), st("/s/c", "/s")}
+	got, err := decodeStampsUnder(encodeStamps(sorted), []string{"/s"})
+	if err != nil || len(got) != 2 || got[0].Path != "/s/b" || got[1].Path != "/s/c" {
+		t.Fatalf("in order: %+v, %v", got, err)
+	}
+	for _, bad := range [][]rootStamp{
+		{st("/r/b", "/r"), st("/r/a", "/r")},
+		{st("/r/a", "/r"), st("/r/a", "/r")},
+		{st("/s/b", "/s"), st("/r/a", "/r")}, // out of order in a root not asked for
+	} {
+		if got, err := decodeStampsUnder(encodeStamps(bad), []string{"/r", "/s"}); !errors.Is(err, errStampsOrder) {
+			t.Errorf("%v: %+v, %v; want errStampsOrder", bad, got, err)
+		}
 	}
 }
