@@ -113,7 +113,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return openTeam(ctx, opts)
 	}
 	opts = opts.withDefaults()
-	early := listEarly(opts)
+	early, named := listEarly(opts)
 	db, err := catalog.Open(ctx, opts.DBPath)
 	if errors.Is(err, catalog.ErrSchema) {
 		// Its migrations fail (a build whose migrations differ): keep the
@@ -131,10 +131,12 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	db.OneShot = opts.OneShot
 	e := &Engine{db: db, opts: opts, auto: len(opts.Roots) == 0, extra: map[string]bool{}, subs: map[chan Event]struct{}{}}
 	e.early.Store(early)
-	info, err := e.findRoots(ctx)
-	if err != nil {
-		db.Close()
-		return nil, err
+	info := named
+	if info == nil {
+		if info, err = e.findRoots(ctx); err != nil {
+			db.Close()
+			return nil, err
+		}
 	}
 	e.setRoots(info)
 	if !db.ReadOnly {

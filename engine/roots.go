@@ -75,24 +75,27 @@ func readRoots(info []pidex.Root) (roots, specs []string) {
 
 // listEarly starts listing the session folders before the catalog opens
 // (Options.RefreshFirst), when the roots can be found without it: the
-// named ones, or the agents' own for the working directory alone. The
-// catalog's sessions may add roots of their own (a project's settings);
-// then the listing is of other roots than the refresh's and goes unused.
-func listEarly(opts Options) *indexer.Listing {
+// named ones (returned, for Open to take: telling a folder's agent by its
+// layout reads it), or the agents' own for the working directory alone.
+// The catalog's sessions may add roots of their own (a project's
+// settings); then the listing is of other roots than the refresh's and
+// goes unused.
+func listEarly(opts Options) (*indexer.Listing, []pidex.Root) {
 	if !opts.RefreshFirst || opts.Catalog != "" {
-		return nil
+		return nil, nil
 	}
-	var info []pidex.Root
+	var info, named []pidex.Root
 	if len(opts.Roots) == 0 {
 		info = indexer.FindRoots(indexer.SystemEnv(), nil)
 	} else {
 		var err error
 		if info, err = namedRoots(opts.Roots); err != nil {
-			return nil // Open says why
+			return nil, nil // Open says why
 		}
+		named = info
 	}
 	_, specs := readRoots(info)
-	return indexer.StartListing(specs)
+	return indexer.StartListing(specs), named
 }
 
 // setRoots makes info the engine's roots.

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/pidex-dev/pidex/internal/js"
@@ -72,7 +73,9 @@ func HeaderTitle(header *schema.Line, slot *TitleSlot) string {
 // artifact://<n> (spilled tool output: "Read artifact://0 for full
 // output", "[raw output: artifact://0]", details.meta.truncation.
 // artifactId) and agent://<id> (a subagent's output).
-var artifactRef = regexp.MustCompile(`\b(artifact|agent)://([A-Za-z0-9_.-]+)|"artifactId":"([A-Za-z0-9_.-]+)"`)
+var artifactRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(artifact|agent)://([A-Za-z0-9_.-]+)|"artifactId":"([A-Za-z0-9_.-]+)"`)
+})
 
 // Artifacts are the artifacts a line refers to, each once, as file name
 // prefixes in the session's artifacts folder: "0." for artifact://0 (the
@@ -82,7 +85,7 @@ func Artifacts(line []byte) []string {
 		return nil
 	}
 	var out []string
-	for _, m := range artifactRef.FindAllSubmatch(line, -1) {
+	for _, m := range artifactRef().FindAllSubmatch(line, -1) {
 		var name string
 		switch {
 		case len(m[3]) > 0:

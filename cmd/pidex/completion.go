@@ -4,7 +4,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -149,7 +148,7 @@ func completeZone(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Comp
 // zoneName is what an IANA zone file's name looks like (Europe/Paris,
 // America/Argentina/Buenos_Aires, UTC, Etc/GMT+5); the folders beside
 // them (posix/, right/) and data files (zone.tab, tzdata.zi) are not.
-var zoneName = regexp.MustCompile(`^[A-Z][A-Za-z0-9_+-]*(/[A-Z][A-Za-z0-9_+-]*)*$`)
+var zoneName = lazyRegexp(`^[A-Z][A-Za-z0-9_+-]*(/[A-Z][A-Za-z0-9_+-]*)*$`)
 
 // zones lists the time zones of the system's database, where Go's time
 // package reads them ($ZONEINFO first).
@@ -167,12 +166,12 @@ func zones() []string {
 			rel, _ := filepath.Rel(dir, p)
 			rel = filepath.ToSlash(rel)
 			if d.IsDir() {
-				if rel == "posix" || rel == "right" || !zoneName.MatchString(rel) {
+				if rel == "posix" || rel == "right" || !zoneName().MatchString(rel) {
 					return fs.SkipDir
 				}
 				return nil
 			}
-			if zoneName.MatchString(rel) && rel != "Factory" && rel != "SystemV" {
+			if zoneName().MatchString(rel) && rel != "Factory" && rel != "SystemV" {
 				out = append(out, rel)
 			}
 			return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/spf13/cobra"
@@ -51,18 +52,24 @@ func flagName(option string) string {
 
 // pflag's messages, which name Go's parsers (strconv.ParseBool: parsing
 // "id": invalid syntax): flagError says them again in the user's words.
+// Compiled on first use, as every regexp of the CLI: compiling them at
+// start cost every command a sixth of a millisecond.
 var (
-	invalidArgument = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\S, )?(--[^"]+)" flag: (.*)$`)
-	needsArgument   = regexp.MustCompile(`^flag needs an argument: (?:'(\S)' in -\S+|(--\S+))$`)
-	unknownFlag     = regexp.MustCompile(`^unknown (?:shorthand )?flag: (?:'(\S)' in -\S+|(--\S+))$`)
+	invalidArgument = lazyRegexp(`^invalid argument "(.*)" for "(?:-\S, )?(--[^"]+)" flag: (.*)$`)
+	needsArgument   = lazyRegexp(`^flag needs an argument: (?:'(\S)' in -\S+|(--\S+))$`)
+	unknownFlag     = lazyRegexp(`^unknown (?:shorthand )?flag: (?:'(\S)' in -\S+|(--\S+))$`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // flagError makes a flag mistake a usage error in the user's words that
 // points to the help.
 func flagError(cmd *cobra.Command, err error) error {
 	help := fmt.Sprintf("see '%s --help'", cmd.CommandPath())
 	msg := err.Error()
-	if m := invalidArgument.FindStringSubmatch(msg); m != nil {
+	if m := invalidArgument().FindStringSubmatch(msg); m != nil {
 		value, flag, why := m[1], m[2], m[3]
 		switch {
 		case strings.HasPrefix(why, "strconv.ParseBool"):
@@ -77,11 +84,11 @@ func flagError(cmd *cobra.Command, err error) error {
 		}
 		return pidex.Usagef("%s %q: %s; %s", flag, value, why, help)
 	}
-	if m := needsArgument.FindStringSubmatch(msg); m != nil {
+	if m := needsArgument().FindStringSubmatch(msg); m != nil {
 		flag := longName(cmd, m[1], m[2])
 		return pidex.Usagef("%s needs a value, as in %s VALUE or %s=VALUE; %s", flag, flag, flag, help)
 	}
-	if m := unknownFlag.FindStringSubmatch(msg); m != nil {
+	if m := unknownFlag().FindStringSubmatch(msg); m != nil {
 		flag := m[2]
 		if m[1] != "" {
 			flag = "-" + m[1]
