@@ -17,7 +17,7 @@ for rev in "$base" "$new"; do
 	dir=$work/src-$rev
 	rm -rf "$dir"
 	git -C "$here" worktree add -q --detach "$dir" "$rev"
-	(cd "$dir" && go build -o "$work/pidex-$rev" ./cmd/pidex)
+	(cd "$dir" && CGO_ENABLED=0 go build -o "$work/pidex-$rev" ./cmd/pidex)
 	git -C "$here" worktree remove --force "$dir"
 done
 rare=${RARE:-$(grep -o '"zqplant[0-9]*"' "$corpus.plants.json" | head -1 | tr -d '"')}

@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 ccusage=${CCUSAGE:-ccusage}
 bin=$work/pidex
 db=$work/cost.sqlite
-(cd "$here" && go build -o "$bin" ./cmd/pidex && go build -o "$work/costcmp" ./bench/costcmp)
+(cd "$here" && CGO_ENABLED=0 go build -o "$bin" ./cmd/pidex && go build -o "$work/costcmp" ./bench/costcmp)
 pidex() { "$bin" --db "$db" --sessions "$corpus" "$@"; }
 
 echo "corpus: $corpus, $(find "$corpus" -name '*.jsonl' | wc -l) files"

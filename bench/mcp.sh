@@ -14,7 +14,7 @@ work=${2:-$(mktemp -d)}
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$work/pidex
 db=$work/mcp.sqlite
-(cd "$here" && go build -o "$bin" ./cmd/pidex && go build -o "$work/mcpbench" ./bench/mcpbench)
+(cd "$here" && CGO_ENABLED=0 go build -o "$bin" ./cmd/pidex && go build -o "$work/mcpbench" ./bench/mcpbench)
 echo "corpus: $corpus, $(find "$corpus" -name '*.jsonl' | wc -l) files, $(du -sh "$corpus" | cut -f1)"
 echo "machine: $(nproc) cores, $(go version | cut -d' ' -f3)"
 if [ ! -s "$db" ]; then

@@ -19,7 +19,7 @@ corpora=()
 for c in "$@"; do corpora+=("$(cd "$c" && pwd)"); done
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$work/pidex
-(cd "$here" && go build -o "$bin" ./cmd/pidex)
+(cd "$here" && CGO_ENABLED=0 go build -o "$bin" ./cmd/pidex)
 pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 as=()
 if [ "$(id -u)" = 0 ]; then as=(runuser -u nobody --); fi

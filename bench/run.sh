@@ -11,7 +11,7 @@ work=${2:-$(mktemp -d)}
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$work/pidex
 db=$work/bench.sqlite
-(cd "$here" && go build -o "$bin" ./cmd/pidex)
+(cd "$here" && CGO_ENABLED=0 go build -o "$bin" ./cmd/pidex)
 
 bytes=$(find "$corpus" -name '*.jsonl' -printf '%s\n' | awk '{s+=$1} END {print s}')
 files=$(find "$corpus" -name '*.jsonl' | wc -l)

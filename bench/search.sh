@@ -13,7 +13,7 @@ work=${2:-$(mktemp -d)}
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$work/pidex
 db=$work/search.sqlite
-(cd "$here" && go build -o "$bin" ./cmd/pidex)
+(cd "$here" && CGO_ENABLED=0 go build -o "$bin" ./cmd/pidex)
 bytes=$(find "$corpus" -name '*.jsonl' -printf '%s\n' | awk '{s+=$1} END {print s}')
 echo "corpus: $corpus, $(find "$corpus" -name '*.jsonl' | wc -l) files, $bytes bytes"
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(go version | cut -d' ' -f3), $(rg --version | head -1)"

@@ -12,7 +12,7 @@ work=${2:-$(mktemp -d)}
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$work/pidex
 db=$work/serve.sqlite
-(cd "$here" && go build -o "$bin" ./cmd/pidex)
+(cd "$here" && CGO_ENABLED=0 go build -o "$bin" ./cmd/pidex)
 echo "corpus: $corpus, $(find "$corpus" -name '*.jsonl' | wc -l) files, $(du -sh "$corpus" | cut -f1)"
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(go version | cut -d' ' -f3)"
 "$bin" --db "$db" --sessions "$corpus" index -q >/dev/null || true # text included; exit 3 = some lines unreadable
