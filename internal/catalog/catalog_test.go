@@ -471,3 +471,76 @@ func openTemp(t *testing.T) *DB {
 	t.Cleanup(func() { db.Close() })
 	return db
 }
+
+// Migrate leaves goose out only when the applied versions are exactly the
+// embedded ones; any other state is goose's to decide (and Migrate then
+// applies what is missing, as goose would).
+func TestMigratedIsExactlyTheEmbeddedVersions(t *testing.T) {
+	ctx := context.Background()
+	want, err := embeddedVersions()
+	if err != nil || len(want) < 16 || want[0] != 1 {
+		t.Fatalf("embedded versions %v, %v", want, err)
+	}
+	last := want[len(want)-1]
+	for _, tc := range []struct {
+		name    string
+		change  string // run on a migrated catalog
+		current bool
+	}{
+		{"migrated", "", true},
+		{"the last one undone", fmt.Sprintf("INSERT INTO goose_db_version (version_id, is_applied) VALUES (%d, 0)", last), false},
+		{"the last one missing", fmt.Sprintf("DELETE FROM goose_db_version WHERE version_id = %d", last), false},
+		{"one more than this pidex knows", fmt.Sprintf("INSERT INTO goose_db_version (version_id, is_applied) VALUES (%d, 1)", last+1), false},
+		{"undone, then applied again", fmt.Sprintf("INSERT INTO goose_db_version (version_id, is_applied) VALUES (%d, 0), (%d, 1)", last, last), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := Open(ctx, filepath.Join(t.TempDir(), "c.sqlite"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if tc.change != "" {
+				if _, err := db.ExecContext(ctx, tc.change); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got, err := migrated(ctx, db.DB); got != tc.current || err != nil {
+				t.Fatalf("migrated = %v, %v; want %v", got, err, tc.current)
+			}
+		})
+	}
+	raw, err := sqlx.Open("sqlite", filepath.Join(t.TempDir(), "new.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if got, err := migrated(ctx, raw); got || err == nil {
+		t.Fatalf("a database without goose's table: migrated = %v, %v; want false and an error", got, err)
+	}
+}
+
+// A catalog missing its last migration gets it from Migrate, though every
+// earlier one is applied.
+func TestMigrateAppliesWhatIsMissing(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "c.sqlite")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// Migration 00016's rows, undone by hand: goose must apply it again.
+	if _, err := db.ExecContext(ctx, `DELETE FROM read_caches WHERE name IN ('usage_rollup', 'usage_rollup_hour');
+		DROP TRIGGER read_caches_rollup_insert; DROP TRIGGER read_caches_rollup_delete; DROP TRIGGER read_caches_rollup_update;
+		DROP TRIGGER read_caches_rollup_hour_insert; DROP TRIGGER read_caches_rollup_hour_delete; DROP TRIGGER read_caches_rollup_hour_update;
+		DELETE FROM goose_db_version WHERE version_id = 16`); err != nil {
+		t.Fatal(err)
+	}
+	if err := Migrate(ctx, db.DB); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.GetContext(ctx, &n, `SELECT count(*) FROM read_caches WHERE name IN ('usage_rollup', 'usage_rollup_hour')`); err != nil || n != 2 {
+		t.Fatalf("after Migrate: %d of migration 16's read_caches rows, %v", n, err)
+	}
+}
