@@ -42,6 +42,7 @@ type textJob struct {
 	path       string
 	from, to   int64 // text_offset now, and the offset to reach
 	generation int64
+	dev, ino   int64  // the file's, as the catalog has them (see current)
 	source     string // the session's agent (omp's entries may point to artifacts)
 }
 
@@ -190,7 +191,7 @@ func (ix *Indexer) textJobs(ctx context.Context, roots []string) ([]textJob, err
 	if len(roots) == 0 {
 		return nil, nil
 	}
-	q, args, err := sqlx.In(`SELECT f.id, f.path, f.text_offset, f.offset, f.generation, COALESCE(s.source, '') FROM files f
+	q, args, err := sqlx.In(`SELECT f.id, f.path, f.text_offset, f.offset, f.generation, f.dev, f.ino, COALESCE(s.source, '') FROM files f
 		LEFT JOIN sessions s ON s.file_id = f.id
 		WHERE f.kind = 'session' AND f.text_offset < f.offset AND f.root IN (?)`, roots)
 	if err != nil {
@@ -204,7 +205,7 @@ func (ix *Indexer) textJobs(ctx context.Context, roots []string) ([]textJob, err
 	var jobs []textJob
 	for rows.Next() {
 		var j textJob
-		if err := rows.Scan(&j.fileID, &j.path, &j.from, &j.to, &j.generation, &j.source); err != nil {
+		if err := rows.Scan(&j.fileID, &j.path, &j.from, &j.to, &j.generation, &j.dev, &j.ino, &j.source); err != nil {
 			return nil, fmt.Errorf("plan text index: %w", err)
 		}
 		jobs = append(jobs, j)
@@ -372,21 +373,33 @@ func (ix *Indexer) writeText(ctx context.Context, stmts *stmtCache, group []*tex
 
 // current reports whether b continues its file's text where the catalog
 // (or an earlier batch of this transaction) left it, in the same
-// generation of the file; gone: the file was removed since.
+// generation of the same file; gone: the file was removed since. The same
+// file: its row's id may now be another's — SQLite gives the largest id
+// again once its row is gone, and a new row starts at generation 0 with
+// an empty cursor, as the removed one may have been — so the path and the
+// inode must be the planned ones too.
 func current(ctx context.Context, tx *wtx, b *textBatch, cursor map[int64]int64) (ok, gone bool, err error) {
 	if c, seen := cursor[b.job.fileID]; seen {
 		return c == b.job.from, false, nil
 	}
 	var cur struct {
-		TextOffset int64 `db:"text_offset"`
-		Generation int64 `db:"generation"`
+		TextOffset int64  `db:"text_offset"`
+		Generation int64  `db:"generation"`
+		Path       string `db:"path"`
+		Dev        int64  `db:"dev"`
+		Ino        int64  `db:"ino"`
 	}
-	err = tx.get(ctx, &cur, "SELECT text_offset, generation FROM files WHERE id = ?", b.job.fileID)
+	err = tx.get(ctx, &cur, "SELECT text_offset, generation, path, dev, ino FROM files WHERE id = ?", b.job.fileID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, true, nil
 	}
 	if err != nil {
 		return false, false, fmt.Errorf("read text cursor: %w", err)
+	}
+	if cur.Path != b.job.path || cur.Dev != b.job.dev || cur.Ino != b.job.ino {
+		// Another file in the removed one's row: moved, so that the pass
+		// plans again and indexes that one's text.
+		return false, false, nil
 	}
 	return cur.TextOffset == b.job.from && cur.Generation == b.job.generation, false, nil
 }

@@ -162,3 +162,50 @@ func TestTextSizesFollowTheFiles(t *testing.T) {
 	index()
 	check("removal", map[string]int{"a9": 1})
 }
+
+// A file removed while a text pass had its text planned, and a new file
+// given its id (SQLite reuses the largest rowid once it is gone) with the
+// same generation and an empty cursor: the planned text is the old file's
+// and must not land in the new one's rows (it did: the old words were
+// found in the new session, and the new one's own text then collided with
+// them in text_sizes, which the stress test met as "UNIQUE constraint
+// failed: text_sizes.id").
+func TestTextOfARemovedFileSkippedWhenItsIDIsReused(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "p")
+	write(t, filepath.Join(dir, "a.jsonl"), header+msg("a1", "", "user", "alpha", 1))
+	write(t, filepath.Join(dir, "z.jsonl"), header+msg("z1", "", "user", "zulu", 1)+msg("z2", "z1", "assistant", "zulu again", 2))
+	ix := newIndexer(t, root)
+	refresh(t, ix) // metadata only: the text is behind
+	var zID int64
+	if err := ix.DB.Get(&zID, `SELECT id FROM files WHERE path LIKE '%z.jsonl'`); err != nil {
+		t.Fatal(err)
+	}
+	other := openIndexer(t, ix.DB.Path, root)
+	ix.beforeText = func() { // another process, between the plan and the write
+		ix.beforeText = nil
+		if err := os.Remove(filepath.Join(dir, "z.jsonl")); err != nil {
+			t.Error(err)
+		}
+		refresh(t, other)
+		write(t, filepath.Join(dir, "n.jsonl"), header+msg("n1", "", "user", "november", 1))
+		refresh(t, other)
+		var nID int64
+		if err := other.DB.Get(&nID, `SELECT id FROM files WHERE path LIKE '%n.jsonl'`); err != nil || nID != zID {
+			t.Errorf("the new file's id %d (%v), want the removed one's, %d: the case is not made", nID, err, zID)
+		}
+	}
+	if _, err := ix.IndexText(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for word, want := range map[string]int{"zulu": 0, "november": 1, "alpha": 1} {
+		var n int
+		if err := ix.DB.Get(&n, `SELECT count(*) FROM text_index WHERE text_index MATCH ?`, word); err != nil || n != want {
+			t.Errorf("%s: %d rows (%v), want %d", word, n, err, want)
+		}
+	}
+	var sizes int
+	if err := ix.DB.Get(&sizes, `SELECT count(*) FROM text_sizes`); err != nil || sizes != 2 {
+		t.Errorf("%d text sizes (%v), want 2 (a1, n1)", sizes, err)
+	}
+}
