@@ -173,7 +173,8 @@ func TestTextSizesFollowTheFiles(t *testing.T) {
 func TestTextOfARemovedFileSkippedWhenItsIDIsReused(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "p")
-	write(t, filepath.Join(dir, "a.jsonl"), header+msg("a1", "", "user", "alpha", 1))
+	// z alone: the writer's first batch is its, read before the hook
+	// below removes the file.
 	write(t, filepath.Join(dir, "z.jsonl"), header+msg("z1", "", "user", "zulu", 1)+msg("z2", "z1", "assistant", "zulu again", 2))
 	ix := newIndexer(t, root)
 	refresh(t, ix) // metadata only: the text is behind
@@ -198,14 +199,14 @@ func TestTextOfARemovedFileSkippedWhenItsIDIsReused(t *testing.T) {
 	if _, err := ix.IndexText(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	for word, want := range map[string]int{"zulu": 0, "november": 1, "alpha": 1} {
+	for word, want := range map[string]int{"zulu": 0, "november": 1} {
 		var n int
 		if err := ix.DB.Get(&n, `SELECT count(*) FROM text_index WHERE text_index MATCH ?`, word); err != nil || n != want {
 			t.Errorf("%s: %d rows (%v), want %d", word, n, err, want)
 		}
 	}
 	var sizes int
-	if err := ix.DB.Get(&sizes, `SELECT count(*) FROM text_sizes`); err != nil || sizes != 2 {
-		t.Errorf("%d text sizes (%v), want 2 (a1, n1)", sizes, err)
+	if err := ix.DB.Get(&sizes, `SELECT count(*) FROM text_sizes`); err != nil || sizes != 1 {
+		t.Errorf("%d text sizes (%v), want 1 (n1)", sizes, err)
 	}
 }
