@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
 	"sort"
@@ -236,6 +237,12 @@ func (ix *Indexer) readText(ctx context.Context, j textJob, out chan<- *textBatc
 		return err
 	}
 	f, err := os.Open(j.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Removed since the metadata was read (a session deleted while
+		// the pass runs): no error of the input; the next refresh removes
+		// its rows, text and all.
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("open session file: %w", err)
 	}

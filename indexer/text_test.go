@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 	"github.com/pidex-dev/pidex/internal/fts"
 )
@@ -208,5 +209,30 @@ func TestTextOfARemovedFileSkippedWhenItsIDIsReused(t *testing.T) {
 	var sizes int
 	if err := ix.DB.Get(&sizes, `SELECT count(*) FROM text_sizes`); err != nil || sizes != 1 {
 		t.Errorf("%d text sizes (%v), want 1 (n1)", sizes, err)
+	}
+}
+
+// A session removed after its text was planned is no error of the input:
+// the pass says nothing of it (it said "open session file: no such file"),
+// and the next refresh removes its rows.
+func TestTextOfAFileRemovedSinceItsPlanIsNoError(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "p", "gone.jsonl")
+	write(t, p, header+msg("g1", "", "user", "golf", 1))
+	ix := newIndexer(t, root)
+	refresh(t, ix)
+	jobs, err := ix.textJobs(context.Background(), []string{root})
+	if err != nil || len(jobs) != 1 {
+		t.Fatalf("text jobs %+v, %v; want the one file", jobs, err)
+	}
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	st := &pidex.TextStats{Errors: []string{}}
+	if _, err := ix.textPass(context.Background(), jobs, st); err != nil || len(st.Errors) != 0 {
+		t.Fatalf("text pass over a removed file: %v, errors %q; want none", err, st.Errors)
+	}
+	if st := refresh(t, ix); st.Removed != 1 {
+		t.Fatalf("the next refresh: %+v, want the file removed", st)
 	}
 }
