@@ -8,14 +8,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/text"
 )
 
 // Where the agents keep their sessions (docs/session-roots.md): pi's
@@ -273,12 +272,8 @@ type OmpLocation struct {
 // The profile name's patterns, compiled on first use (not at package
 // init, which every command pays for at start).
 var (
-	ompProfileRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-	})
-	ompReservedRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^(?:CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])(?:\..*)?$`)
-	})
+	ompProfileRE  = text.LazyRegexp(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+	ompReservedRE = text.LazyRegexp(`(?i)^(?:CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])(?:\..*)?$`)
 )
 
 // ompProfileName is omp's normalizeProfileName at module load: "", blanks

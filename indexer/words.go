@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"strings"
-	"sync"
 
 	gojson "github.com/goccy/go-json"
+
+	"github.com/pidex-dev/pidex/internal/text"
 )
 
 // A warning is read by people: it says what is wrong with the line in the
@@ -99,9 +99,7 @@ func jsonWords(msg string) string {
 // goTypeError is the standard library's type error as catalogs of earlier
 // pidex versions stored it. Compiled on first use (pidex warnings), not at
 // package init, which every command pays for at start.
-var goTypeError = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`json: cannot unmarshal (\w+) into Go (?:struct field [\w.]*?\.|value of type )([\w.]*?)(?: of type ([\w*\[\]{}.]+))?$`)
-})
+var goTypeError = text.LazyRegexp(`json: cannot unmarshal (\w+) into Go (?:struct field [\w.]*?\.|value of type )([\w.]*?)(?: of type ([\w*\[\]{}.]+))?$`)
 
 // Reword says a stored warning in people's words: catalogs made by
 // earlier pidex versions hold the decoder's own message (they are only

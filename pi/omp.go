@@ -6,13 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/pidex-dev/pidex/internal/js"
+	"github.com/pidex-dev/pidex/internal/text"
 	"github.com/pidex-dev/pidex/schema"
 )
 
@@ -73,9 +72,7 @@ func HeaderTitle(header *schema.Line, slot *TitleSlot) string {
 // artifact://<n> (spilled tool output: "Read artifact://0 for full
 // output", "[raw output: artifact://0]", details.meta.truncation.
 // artifactId) and agent://<id> (a subagent's output).
-var artifactRef = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b(artifact|agent)://([A-Za-z0-9_.-]+)|"artifactId":"([A-Za-z0-9_.-]+)"`)
-})
+var artifactRef = text.LazyRegexp(`\b(artifact|agent)://([A-Za-z0-9_.-]+)|"artifactId":"([A-Za-z0-9_.-]+)"`)
 
 // Artifacts are the artifacts a line refers to, each once, as file name
 // prefixes in the session's artifacts folder: "0." for artifact://0 (the

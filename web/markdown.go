@@ -3,10 +3,10 @@ package web
 import (
 	"html"
 	"html/template"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/pidex-dev/pidex/internal/text"
 )
 
 // Markdown for session text, rendered on the server by a deliberately
@@ -25,21 +25,15 @@ func markdown(src string) template.HTML {
 	return template.HTML(b.String())
 }
 
-// lazyRegexp is a pattern compiled on first use: only pidex serve renders
-// markdown, and compiling the patterns at package init cost every
-// command's start.
-func lazyRegexp(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}
-
-// The block patterns, matched on raw lines.
+// The block patterns, matched on raw lines; compiled on first use (only
+// pidex serve renders markdown).
 var (
-	reFence   = lazyRegexp("^ {0,3}(```+|~~~+)\\s*([^`\\s]*)")
-	reHeading = lazyRegexp(`^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
-	reRule    = lazyRegexp(`^ {0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$`)
-	reQuote   = lazyRegexp(`^ {0,3}> ?(.*)$`)
-	reItem    = lazyRegexp(`^( *)([-*+]|\d{1,9}[.)])\s+(.*)$`)
-	reTableSp = lazyRegexp(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
+	reFence   = text.LazyRegexp("^ {0,3}(```+|~~~+)\\s*([^`\\s]*)")
+	reHeading = text.LazyRegexp(`^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
+	reRule    = text.LazyRegexp(`^ {0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$`)
+	reQuote   = text.LazyRegexp(`^ {0,3}> ?(.*)$`)
+	reItem    = text.LazyRegexp(`^( *)([-*+]|\d{1,9}[.)])\s+(.*)$`)
+	reTableSp = text.LazyRegexp(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
 )
 
 // maxNesting bounds quotes and lists inside each other: a line of 10,000
@@ -191,10 +185,10 @@ func table(b *strings.Builder, lines []string, i int) int {
 // Inline patterns, matched on escaped text (so a URL cannot carry a quote
 // out of its attribute: html.EscapeString turned it into &#34;).
 var (
-	reLink   = lazyRegexp(`\[([^\]\n]+)\]\(((?:https?://|mailto:)(?:[^\s()<>&]|&amp;)+)\)|(https?://(?:[^\s<>&]|&amp;)+)`)
-	reStrong = lazyRegexp(`\*\*([^\s*](?:[^*]*[^\s*])?)\*\*|__([^\s_](?:[^_]*[^\s_])?)__`)
-	reEm     = lazyRegexp(`(^|[^\w*])\*([^\s*](?:[^*]*[^\s*])?)\*`)
-	reDel    = lazyRegexp(`~~([^\s~](?:[^~]*[^\s~])?)~~`)
+	reLink   = text.LazyRegexp(`\[([^\]\n]+)\]\(((?:https?://|mailto:)(?:[^\s()<>&]|&amp;)+)\)|(https?://(?:[^\s<>&]|&amp;)+)`)
+	reStrong = text.LazyRegexp(`\*\*([^\s*](?:[^*]*[^\s*])?)\*\*|__([^\s_](?:[^_]*[^\s_])?)__`)
+	reEm     = text.LazyRegexp(`(^|[^\w*])\*([^\s*](?:[^*]*[^\s*])?)\*`)
+	reDel    = text.LazyRegexp(`~~([^\s~](?:[^~]*[^\s~])?)~~`)
 )
 
 // inline renders one line's (or cell's) inline markup: code spans keep

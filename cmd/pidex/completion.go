@@ -148,7 +148,7 @@ func completeZone(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Comp
 // zoneName is what an IANA zone file's name looks like (Europe/Paris,
 // America/Argentina/Buenos_Aires, UTC, Etc/GMT+5); the folders beside
 // them (posix/, right/) and data files (zone.tab, tzdata.zi) are not.
-var zoneName = lazyRegexp(`^[A-Z][A-Za-z0-9_+-]*(/[A-Z][A-Za-z0-9_+-]*)*$`)
+var zoneName = text.LazyRegexp(`^[A-Z][A-Za-z0-9_+-]*(/[A-Z][A-Za-z0-9_+-]*)*$`)
 
 // zones lists the time zones of the system's database, where Go's time
 // package reads them ($ZONEINFO first).

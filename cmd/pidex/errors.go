@@ -3,15 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/text"
 )
 
 // describe is an error as the CLI says it, in the user's words and with
@@ -52,17 +51,12 @@ func flagName(option string) string {
 
 // pflag's messages, which name Go's parsers (strconv.ParseBool: parsing
 // "id": invalid syntax): flagError says them again in the user's words.
-// Compiled on first use, as every regexp of the CLI: compiling them at
-// start cost every command a sixth of a millisecond.
+// Compiled on first use (text.LazyRegexp), as every regexp of the CLI.
 var (
-	invalidArgument = lazyRegexp(`^invalid argument "(.*)" for "(?:-\S, )?(--[^"]+)" flag: (.*)$`)
-	needsArgument   = lazyRegexp(`^flag needs an argument: (?:'(\S)' in -\S+|(--\S+))$`)
-	unknownFlag     = lazyRegexp(`^unknown (?:shorthand )?flag: (?:'(\S)' in -\S+|(--\S+))$`)
+	invalidArgument = text.LazyRegexp(`^invalid argument "(.*)" for "(?:-\S, )?(--[^"]+)" flag: (.*)$`)
+	needsArgument   = text.LazyRegexp(`^flag needs an argument: (?:'(\S)' in -\S+|(--\S+))$`)
+	unknownFlag     = text.LazyRegexp(`^unknown (?:shorthand )?flag: (?:'(\S)' in -\S+|(--\S+))$`)
 )
-
-func lazyRegexp(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}
 
 // flagError makes a flag mistake a usage error in the user's words that
 // points to the help.

@@ -1,5 +1,6 @@
 // Package text holds the text helpers every view shares: cutting to a
-// length, folding white space, splitting lines.
+// length, folding white space, splitting lines; and patterns compiled on
+// first use (LazyRegexp), for every package.
 package text
 
 import (
