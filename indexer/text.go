@@ -10,9 +10,11 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
@@ -32,10 +34,15 @@ import (
 // textCommitBytes, in one transaction. FTS5 writes a new segment per
 // transaction and merges segments as they pile up: one transaction per
 // small file spent most of a cold text pass merging (profiled).
-const (
-	textBatchBytes  = 4 << 20
-	textCommitBytes = 48 << 20
-	textQueue       = 12 // batches waiting for the writer: bounds memory
+const textCommitBytes = 48 << 20
+
+// textAhead bounds the bytes of lines read ahead of the writer (the
+// readers' batches waiting for it): memory. The writer stops to flush a
+// segment for a second or two now and then, and the readers go on
+// meanwhile. Variables for tests (many batches from small files).
+var (
+	textAhead      int64 = 48 << 20
+	textBatchBytes int64 = 4 << 20
 )
 
 type textJob struct {
@@ -120,6 +127,16 @@ const textRounds = 8
 // textPass indexes the text of jobs and returns the paths of the files
 // whose batches it skipped because another process had moved their text
 // cursor or rewritten them since they were planned.
+//
+// The writer takes the batches in the jobs' order (file id order, each
+// file's lines in order), so the text index's rowids only go up and FTS5
+// adds them all to one in-memory segment until its hash is full
+// (hashsize) or the transaction commits. Taken as they came from several
+// readers, the rows went down at each turn and FTS5 flushed a small
+// segment each time: 245 of them in a cold pass of the 3,000-session
+// corpus, whose merging and sorting were half of the single writer's
+// work (profiled, BENCHMARKS.md). Readers work ahead on the next files,
+// up to textAhead bytes of lines that the writer has not taken yet.
 func (ix *Indexer) textPass(ctx context.Context, jobs []textJob, st *pidex.TextStats) (skipped []string, err error) {
 	if p := ix.Progress; p != nil {
 		p.FilesTotal.Add(int64(len(jobs)))
@@ -127,54 +144,55 @@ func (ix *Indexer) textPass(ctx context.Context, jobs []textJob, st *pidex.TextS
 			p.BytesTotal.Add(j.to - j.from)
 		}
 	}
-	workers := ix.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	batches := make(chan *textBatch, textQueue)
+	readers := textReaders(ix.Workers)
+	// queues: each job's batches, in the jobs' order. A job is started
+	// once its bytes fit in what is ahead of the writer (one larger than
+	// textAhead waits for everything before it); the writer gives them
+	// back when it has taken the job's last batch. The first job the
+	// writer has not finished is always started and never waits for
+	// another: no deadlock.
+	queues := make(chan textQueued, textQueuedJobs)
+	ahead := semaphore.NewWeighted(textAhead)
 	failed := make(chan string, len(jobs))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers + 1)
-	moved := map[string]bool{}
-	g.Go(func() error { // the single writer
-		stmts := newStmtCache(ix.DB.DB)
-		defer stmts.close()
-		for b := range batches {
-			group, size := []*textBatch{b}, b.bytes
-		drain:
-			for size < textCommitBytes {
-				select {
-				case more, ok := <-batches:
-					if !ok {
-						break drain
-					}
-					group, size = append(group, more), size+more.bytes
-				default:
-					break drain
+	g.Go(func() error { // hands out the jobs in order
+		defer close(queues)
+		var rg errgroup.Group
+		rg.SetLimit(readers)
+		defer rg.Wait()
+		for _, j := range jobs {
+			qj := textQueued{q: make(chan *textBatch, 2), bytes: min(j.to-j.from, textAhead)}
+			if err := ahead.Acquire(gctx, qj.bytes); err != nil {
+				return nil // the writer failed
+			}
+			select {
+			case queues <- qj:
+			case <-gctx.Done():
+				return nil
+			}
+			rg.Go(func() error {
+				defer close(qj.q)
+				err := ix.readText(gctx, j, qj.q)
+				if err != nil && gctx.Err() == nil {
+					failed <- fmt.Sprintf("%s: %v", j.path, err)
 				}
-			}
-			if ix.beforeText != nil {
-				ix.beforeText()
-			}
-			if err := ix.writeText(gctx, stmts, group, st, moved); err != nil {
-				return err
-			}
+				return nil
+			})
 		}
 		return nil
 	})
-	var readers errgroup.Group
-	readers.SetLimit(workers)
-	for _, j := range jobs {
-		readers.Go(func() error {
-			err := ix.readText(gctx, j, batches)
-			if err != nil && gctx.Err() == nil {
-				failed <- fmt.Sprintf("%s: %v", j.path, err)
+	w := &textWriter{ix: ix, stmts: newStmtCache(ix.DB.DB), st: st, moved: map[string]bool{}}
+	g.Go(func() error { // the single writer
+		defer w.stmts.close()
+		defer w.rollback()
+		for qj := range queues {
+			if err := w.drain(gctx, qj.q); err != nil {
+				return err
 			}
-			return nil
-		})
-	}
-	_ = readers.Wait()
-	close(batches)
+			ahead.Release(qj.bytes)
+		}
+		return w.commit(gctx)
+	})
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -182,19 +200,43 @@ func (ix *Indexer) textPass(ctx context.Context, jobs []textJob, st *pidex.TextS
 	for e := range failed {
 		st.Errors = append(st.Errors, e)
 	}
-	for p := range moved {
+	for p := range w.moved {
 		skipped = append(skipped, p)
 	}
 	return skipped, nil
+}
+
+// textQueued is a job's queue of batches and the bytes it holds of the
+// read-ahead (textPass).
+type textQueued struct {
+	q     chan *textBatch
+	bytes int64
+}
+
+// textQueuedJobs bounds the jobs handed out ahead of the writer by
+// count, where many small files fit in textAhead.
+const textQueuedJobs = 1024
+
+// textReaders is how many files the text pass reads at once: a core is
+// left to the writer, which the pass waits for (with as many readers as
+// cores, the writer waited its turn for a core for a sixth of a cold
+// pass; traced).
+func textReaders(workers int) int {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return max(1, workers-1)
 }
 
 func (ix *Indexer) textJobs(ctx context.Context, roots []string) ([]textJob, error) {
 	if len(roots) == 0 {
 		return nil, nil
 	}
+	// In id order: the text index's rowids then only go up (textPass).
 	q, args, err := sqlx.In(`SELECT f.id, f.path, f.text_offset, f.offset, f.generation, f.dev, f.ino, COALESCE(s.source, '') FROM files f
 		LEFT JOIN sessions s ON s.file_id = f.id
-		WHERE f.kind = 'session' AND f.text_offset < f.offset AND f.root IN (?)`, roots)
+		WHERE f.kind = 'session' AND f.text_offset < f.offset AND f.root IN (?)
+		ORDER BY f.id`, roots)
 	if err != nil {
 		return nil, fmt.Errorf("plan text index: %w", err)
 	}
@@ -316,66 +358,155 @@ func (r *spanReader) read(off, n int64) ([]byte, error) {
 	return r.buf[:n], nil
 }
 
-// writeText writes a group of batches in one transaction, advancing each
-// file's cursor, and skips a batch whose file was rewritten or advanced by
-// someone else since it was planned (noting its path in moved).
-func (ix *Indexer) writeText(ctx context.Context, stmts *stmtCache, group []*textBatch, st *pidex.TextStats, moved map[string]bool) error {
-	sqltx, err := stmts.db.BeginTxx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin text write: %w", err)
-	}
-	defer sqltx.Rollback()
-	tx := &wtx{Tx: sqltx, stmts: stmts}
-	wctx := context.WithoutCancel(ctx)
-	var done []*textBatch
-	var rows []textRow
-	cursor := map[int64]int64{} // file → cursor as this transaction leaves it
-	for _, b := range group {
-		ok, gone, err := current(wctx, tx, b, cursor)
-		if err != nil {
-			return writeErr{err}
+// textWriter writes text batches as they come, in a transaction it
+// keeps open until textCommitBytes of lines are in it or no batch is
+// waiting for textIdle. What must be written once per transaction —
+// the sizes (a multi-row statement opens a savepoint, at which FTS5
+// flushes its hash), the totals and the cursors — waits for the commit.
+type textWriter struct {
+	ix    *Indexer
+	stmts *stmtCache
+	st    *pidex.TextStats
+	moved map[string]bool
+
+	tx     *wtx
+	sizes  []textRow       // written, their sizes not yet (text dropped)
+	cursor map[int64]int64 // file → cursor as this transaction leaves it
+	done   []textDone
+	bytes  int64
+}
+
+// textIdle: how long the writer waits for the next batch before it
+// commits what it has, so that a slow reader does not hold the text
+// already written out of the catalog.
+var textIdle = 200 * time.Millisecond // a variable for tests
+
+// drain writes the batches of one job's queue.
+func (w *textWriter) drain(ctx context.Context, q <-chan *textBatch) error {
+	idle := time.NewTimer(textIdle)
+	defer idle.Stop()
+	for {
+		var b *textBatch
+		var ok bool
+		select {
+		case b, ok = <-q:
+		default:
+			if w.tx == nil {
+				b, ok = <-q
+				break
+			}
+			idle.Reset(textIdle)
+			select {
+			case b, ok = <-q:
+			case <-idle.C:
+				if err := w.commit(ctx); err != nil {
+					return err
+				}
+				continue
+			}
 		}
-		if ok {
-			done = append(done, b)
-			rows = append(rows, b.rows...)
-			cursor[b.job.fileID] = b.upto
-		} else if !gone {
-			moved[b.job.path] = true
+		if !ok {
+			return nil
 		}
-	}
-	// FTS5 buffers postings while rowids increase and flushes them into a
-	// new segment whenever one goes down: rows of interleaved files in
-	// file order made a segment per batch, and merging those was most of
-	// a cold text pass (profiled). In rowid order a whole transaction is
-	// one segment.
-	sort.Slice(rows, func(i, j int) bool { return rows[i].rowid < rows[j].rowid })
-	if err := insertText(wctx, tx, rows); err != nil {
-		return writeErr{err}
-	}
-	for f, c := range cursor {
-		if err := advanceText(wctx, tx, f, c); err != nil {
-			return writeErr{err}
+		if err := w.add(ctx, b); err != nil {
+			return err
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return writeErr{fmt.Errorf("commit text: %w", err)}
-	}
-	for _, b := range done {
-		st.Entries += int64(len(b.rows))
-		st.Bytes += b.bytes
-		if b.upto == b.job.to {
-			st.Files++
-		}
-		if p := ix.Progress; p != nil {
-			// The span the batch covers, as the total counts it (headers,
-			// blank and unreadable lines included), so a bar ends full.
-			p.BytesDone.Add(b.upto - b.job.from)
-			if b.upto == b.job.to {
-				p.FilesDone.Add(1)
+		if w.bytes >= textCommitBytes {
+			if err := w.commit(ctx); err != nil {
+				return err
 			}
 		}
 	}
+}
+
+// add writes a batch into the open transaction (beginning one), or skips
+// it when its file was rewritten or advanced by someone else since it
+// was planned (noting its path in moved).
+func (w *textWriter) add(ctx context.Context, b *textBatch) error {
+	if w.tx == nil {
+		if w.ix.beforeText != nil {
+			w.ix.beforeText()
+		}
+		sqltx, err := w.stmts.db.BeginTxx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("begin text write: %w", err)
+		}
+		w.tx, w.cursor = &wtx{Tx: sqltx, stmts: w.stmts}, map[int64]int64{}
+	}
+	wctx := context.WithoutCancel(ctx)
+	ok, gone, err := current(wctx, w.tx, b, w.cursor)
+	if err != nil {
+		return writeErr{err}
+	}
+	if !ok {
+		if !gone {
+			w.moved[b.job.path] = true
+		}
+		return nil
+	}
+	if err := insertText(wctx, w.tx, b.rows); err != nil {
+		return writeErr{err}
+	}
+	for _, r := range b.rows {
+		w.sizes = append(w.sizes, textRow{rowid: r.rowid, tokens: r.tokens})
+	}
+	w.cursor[b.job.fileID] = b.upto
+	w.done = append(w.done, textDone{entries: len(b.rows), bytes: b.bytes, whole: b.upto == b.job.to})
+	w.bytes += b.bytes
+	if p := w.ix.Progress; p != nil {
+		// The span the batch covers, as the total counts it (headers,
+		// blank and unreadable lines included), so a bar ends full.
+		p.BytesDone.Add(b.upto - b.job.from)
+		if b.upto == b.job.to {
+			p.FilesDone.Add(1)
+		}
+	}
 	return nil
+}
+
+// textDone is what a written batch adds to the pass's stats once its
+// transaction commits.
+type textDone struct {
+	entries int
+	bytes   int64
+	whole   bool // the file's last batch
+}
+
+// commit writes the open transaction's sizes, totals and cursors and
+// commits it, then counts its batches as done.
+func (w *textWriter) commit(ctx context.Context) error {
+	if w.tx == nil {
+		return nil
+	}
+	wctx := context.WithoutCancel(ctx)
+	if err := insertTextSizes(wctx, w.tx, w.sizes); err != nil {
+		return writeErr{err}
+	}
+	for f, c := range w.cursor {
+		if err := advanceText(wctx, w.tx, f, c); err != nil {
+			return writeErr{err}
+		}
+	}
+	if err := w.tx.Commit(); err != nil {
+		return writeErr{fmt.Errorf("commit text: %w", err)}
+	}
+	for _, d := range w.done {
+		w.st.Entries += int64(d.entries)
+		w.st.Bytes += d.bytes
+		if d.whole {
+			w.st.Files++
+		}
+	}
+	w.tx, w.sizes, w.cursor, w.done, w.bytes = nil, w.sizes[:0], nil, w.done[:0], 0
+	return nil
+}
+
+// rollback abandons a transaction left open by an error.
+func (w *textWriter) rollback() {
+	if w.tx != nil {
+		_ = w.tx.Rollback()
+		w.tx = nil
+	}
 }
 
 // current reports whether b continues its file's text where the catalog

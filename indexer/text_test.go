@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
@@ -235,4 +236,51 @@ func TestTextOfAFileRemovedSinceItsPlanIsNoError(t *testing.T) {
 	if st := refresh(t, ix); st.Removed != 1 {
 		t.Fatalf("the next refresh: %+v, want the file removed", st)
 	}
+}
+
+// A cold text pass writes its rows in rowid order across files and
+// batches, and sizes and cursors at commit, so FTS5 keeps them in one
+// in-memory segment and flushes it once (textPass). Each file here is
+// many batches, read by two readers at once: taken as they came, the
+// batches of two files interleaved and FTS5 flushed a segment at each
+// turn (245 segments, merged as they piled up, for a cold pass of the
+// 3,000-session corpus).
+func TestColdTextPassIsOneSegment(t *testing.T) {
+	defer func(b, a int64, d time.Duration) { textBatchBytes, textAhead, textIdle = b, a, d }(textBatchBytes, textAhead, textIdle)
+	// Files larger than the read-ahead too: each waits for the writer to
+	// finish those before it.
+	textBatchBytes, textAhead, textIdle = 300, 2000, time.Minute
+	root := t.TempDir()
+	for i := range 12 {
+		var b strings.Builder
+		b.WriteString(header)
+		parent := ""
+		for k := range 40 {
+			id := fmt.Sprintf("f%02de%02d", i, k)
+			b.WriteString(msg(id, parent, "user", fmt.Sprintf("word%d common text of file%d line%d", k, i, k), int64(k)))
+			parent = id
+		}
+		write(t, filepath.Join(root, "p", fmt.Sprintf("s%02d.jsonl", i)), b.String())
+	}
+	ix := openIndexer(t, filepath.Join(t.TempDir(), "c.sqlite"), root)
+	ix.Workers = 3 // two readers
+	ctx := context.Background()
+	if _, err := ix.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st, err := ix.IndexText(ctx)
+	if err != nil || len(st.Errors) > 0 || st.Files != 12 || st.Entries != 12*40 {
+		t.Fatalf("text pass: %+v, %v", st, err)
+	}
+	var segs, rows int
+	if err := ix.DB.QueryRow(`SELECT count(DISTINCT segid) FROM text_index_idx`).Scan(&segs); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.DB.QueryRow(`SELECT count(*) FROM text_index WHERE text_index MATCH 'common'`).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if segs != 1 || rows != 12*40 {
+		t.Errorf("%d segments, %d rows match 'common'; want 1 and %d", segs, rows, 12*40)
+	}
+	catalogtest.TextSizesHold(t, ix.DB.DB)
 }

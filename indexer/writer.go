@@ -70,6 +70,9 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch) (err error) {
 		if err := insertText(ctx, tx, b.text); err != nil {
 			return err
 		}
+		if err := insertTextSizes(ctx, tx, b.text); err != nil {
+			return err
+		}
 		if err := advanceText(ctx, tx, id, b.file.Offset); err != nil {
 			return err
 		}
@@ -452,13 +455,21 @@ func (c *stmtCache) close() {
 // insertText writes text rows in the order given (rowid order: FTS5
 // starts a new segment when a rowid goes down), one per statement: a
 // multi-row INSERT opens a statement savepoint, at which FTS5 flushes.
-// Their sizes go into text_sizes, many to a statement, and text_totals.
+// Their sizes are written after them, by insertTextSizes.
 func insertText(ctx context.Context, tx *wtx, rows []textRow) error {
-	tokens := 0
 	for _, r := range rows {
 		if err := tx.exec(ctx, "INSERT INTO text_index (rowid, text) VALUES (?, ?)", r.rowid, r.text); err != nil {
 			return fmt.Errorf("write text index: %w", err)
 		}
+	}
+	return nil
+}
+
+// insertTextSizes writes the sizes of text rows into text_sizes, many to
+// a statement, and adds them to text_totals.
+func insertTextSizes(ctx context.Context, tx *wtx, rows []textRow) error {
+	tokens := 0
+	for _, r := range rows {
 		tokens += r.tokens
 	}
 	err := bulkInsert(ctx, tx, `INSERT INTO text_sizes (id, n)`, 2, len(rows), func(i int, args []any) []any {
