@@ -34,14 +34,14 @@ import (
 // textCommitBytes, in one transaction. FTS5 writes a new segment per
 // transaction and merges segments as they pile up: one transaction per
 // small file spent most of a cold text pass merging (profiled).
-const textCommitBytes = 48 << 20
+const textCommitBytes = 32 << 20
 
 // textAhead bounds the bytes of lines read ahead of the writer (the
 // readers' batches waiting for it): memory. The writer stops to flush a
 // segment for a second or two now and then, and the readers go on
 // meanwhile. Variables for tests (many batches from small files).
 var (
-	textAhead      int64 = 48 << 20
+	textAhead      int64 = 32 << 20
 	textBatchBytes int64 = 4 << 20
 )
 
