@@ -31,7 +31,10 @@ type app struct {
 	// longLived: the command runs until interrupted (serve, mcp, --watch):
 	// its catalog reads copies of the read caches (engine.Options.OneShot).
 	longLived bool
-	args      []string // the command line, for messages about it
+	// rebuild: index --full, which reads every file into a new catalog
+	// instead of refreshing this one (no early listing to start).
+	rebuild bool
+	args    []string // the command line, for messages about it
 
 	eng      *engine.Engine
 	progress *pidex.Progress
@@ -131,7 +134,7 @@ func (a *app) engineOptions() engine.Options {
 		DBPath: a.dbPath, Catalog: a.catalog, Roots: a.sessions, Progress: a.progress, OneShot: !a.longLived,
 		// A one-shot command reads a current catalog unless told not to:
 		// its folders are listed while the catalog opens.
-		RefreshFirst: !a.longLived && !a.noRefresh,
+		RefreshFirst: !a.longLived && !a.noRefresh && !a.rebuild,
 		Notify: func(msg string) {
 			if !a.quiet {
 				fmt.Fprintln(a.stderr, "pidex:", msg)

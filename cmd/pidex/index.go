@@ -33,7 +33,7 @@ one object per line).`,
 		Args: a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			a.longLived = watch
+			a.longLived, a.rebuild = watch, full
 			eng, st, err := a.index(ctx, full)
 			if err != nil {
 				return err
