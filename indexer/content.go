@@ -7,7 +7,6 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/pidex-dev/pidex/jsonl"
@@ -41,11 +40,6 @@ func isRacy(mtimeNs, statNs int64) bool {
 	return mtimeNs >= statNs-racyWindow.Nanoseconds()
 }
 
-// castagnoli is the CRC-32C table, made on first use: making it (hash/crc32
-// computes its SSE4.2 tables then) cost every command's start, and only
-// the commands that index need it.
-var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
-
 // contentSum is the checksum of a file's ingested lines: each line's
 // offset and number (so blank lines, which the reader skips, count
 // through them) and its bytes. Not a line's newline: a final line read
@@ -59,7 +53,9 @@ func (s *contentSum) add(l jsonl.Line) {
 	var b [16]byte
 	binary.LittleEndian.PutUint64(b[:8], uint64(l.Offset))
 	binary.LittleEndian.PutUint64(b[8:], uint64(l.Number))
-	tab := castagnoli()
+	// hash/crc32 makes the CRC-32C table on first use (made at package
+	// initialisation, it cost every command's start).
+	tab := crc32.MakeTable(crc32.Castagnoli)
 	s.v = crc32.Update(s.v, tab, b[:])
 	s.v = crc32.Update(s.v, tab, l.Data)
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -49,10 +48,10 @@ const (
 // mappings.
 const maxMapped = 8
 
-// castagnoli is the CRC-32C table, made on first use: making it takes a
-// third of a millisecond, which package initialisation charged to every
-// command.
-var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
+// castagnoli is the CRC-32C table: hash/crc32 makes it on first use
+// (made at package initialisation, it took a third of a millisecond of
+// every command's start).
+func castagnoli() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
 
 // cacheFile is the file of the read cache name, or "" when the catalog is
 // not a plain file (":memory:", a URI).
