@@ -25,15 +25,16 @@ import (
 // writes entries first (listing, trees, usage answer as soon as that is
 // done); the text pass then reads back the lines of every file whose text
 // cursor (files.text_offset) lags its ingested offset, and writes their
-// searchable text (pi.Text, CJK prepared by fts.Prepare) one batch per
-// transaction, advancing the cursor with it. A crash in between loses
-// nothing: the cursor says where to go on.
+// searchable text (pi.Text, CJK prepared by fts.Prepare), advancing each
+// cursor in the transaction that writes the text below it. A crash in
+// between loses nothing: the cursor says where to go on.
 
 // Text pass sizes: a reader sends batches of about textBatchBytes of
-// lines; the writer commits whatever batches are waiting, up to
-// textCommitBytes, in one transaction. FTS5 writes a new segment per
-// transaction and merges segments as they pile up: one transaction per
-// small file spent most of a cold text pass merging (profiled).
+// lines; the writer keeps a transaction open across batches until
+// textCommitBytes of lines are in it (textWriter). FTS5 flushes a new
+// segment at each commit and merges segments as they pile up: one
+// transaction per small file spent most of a cold text pass merging
+// (profiled).
 const textCommitBytes = 32 << 20
 
 // textAhead bounds the bytes of lines read ahead of the writer (the
