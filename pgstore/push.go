@@ -217,7 +217,7 @@ func (s *Store) Push(ctx context.Context, local *catalog.DB, o PushOptions) (*Pu
 	if err != nil {
 		return nil, err
 	}
-	uri, err := catalog.ReadOnlyURI(local.Path, "busy_timeout(10000)", "cache_size(-32000)")
+	uri, err := catalog.ReadOnlyURI(local.Path, "busy_timeout(10000)", catalog.CachePragma)
 	if err != nil {
 		return nil, fmt.Errorf("read local catalog: %w", err)
 	}

@@ -98,12 +98,23 @@ func dsn(path string) string {
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Add("_pragma", "cache_size(-32000)")
+	q.Add("_pragma", CachePragma)
 	q.Add("_pragma", "temp_store(MEMORY)")
 	q.Add("_pragma", MmapPragma)
 	q.Set("_txlock", "immediate")
 	return "file:" + path + "?" + q.Encode()
 }
+
+// CachePragma bounds each connection's page cache at 8 MB. SQLite through
+// modernc's allocator keeps each 4 KiB page (with its header, 4.3 KB) in
+// an 8 KiB slot that it touches on both halves, so the cache costs twice
+// its size in resident memory. At 32 MB, a cold index's two writing
+// connections (the metadata pass's and the text pass's) held about
+// 130 MB between them: a cold index in one command peaked at 248–325 MB
+// of RSS, against 221 MB at 8 MB, and neither pass was slower (metadata
+// 28.0 and 28.7 s against 29.0 and 28.6; text 51.7 and 49.2 against 52.2
+// and 45.1; BENCHMARKS.md). Readers map the file instead (MmapPragma).
+const CachePragma = "cache_size(-8000)"
 
 // MmapPragma lets a connection read the catalog's pages through a memory
 // map of the file instead of copying each into its page cache: a short
@@ -120,7 +131,7 @@ const mmapSize = 1 << 30 * (strconv.IntSize / 64)
 
 // maxOpenConns bounds the pool, which database/sql leaves unbounded (one
 // connection per concurrent query) while each connection may hold up to
-// 32 MB of page cache (cache_size above). SQLite here is Go code running on
+// 8 MB of page cache (CachePragma), 16 MB of memory. SQLite here is Go code running on
 // the caller's goroutine: readers beyond GOMAXPROCS add memory, not speed.
 // A floor of four lets a few readers overlap their I/O; the +1 is for the
 // indexer's writer beside them.
