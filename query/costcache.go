@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/jmoiron/sqlx"
 
@@ -41,50 +40,6 @@ type rollupRow struct {
 type rollupCache struct {
 	strs []string
 	rows []byte // the blob past its strings
-}
-
-// rollupMemo keeps, per rollup table, the cache a reader last opened from a
-// valid blob and that blob's generation. A long-lived reader (serve, mcp)
-// then checks the generation instead of reading the cache's file again,
-// checking its CRC and decoding its strings: 0.8 ms of a 6 ms cost report
-// in a profile of 1,000 calls on the 3,000-session corpus; median 5.7 →
-// 5.0–5.5 ms measured (BENCHMARKS.md, tenth round). A one-shot
-// command's memo is empty, so it costs that command nothing. The cache is
-// never changed once opened; its bytes are a copy or a mapping that is
-// never unmapped (catalog.DB.LoadCache).
-type rollupMemo struct {
-	mu sync.Mutex
-	m  map[string]memoRollup
-}
-
-type memoRollup struct {
-	gen int64
-	c   *rollupCache
-}
-
-// valid returns the memo's cache of table if the catalog's blob for it, as
-// tx sees it, is still the one it was opened from; else nil.
-func (m *rollupMemo) valid(ctx context.Context, tx *sqlx.Tx, table string) (*rollupCache, error) {
-	m.mu.Lock()
-	got, ok := m.m[table]
-	m.mu.Unlock()
-	if !ok {
-		return nil, nil
-	}
-	now, valid, err := catalog.CacheGen(ctx, tx, table)
-	if err != nil || !valid || now != got.gen {
-		return nil, err
-	}
-	return got.c, nil
-}
-
-func (m *rollupMemo) set(table string, gen int64, c *rollupCache) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.m == nil {
-		m.m = map[string]memoRollup{}
-	}
-	m.m[table] = memoRollup{gen, c}
 }
 
 // openRollup reads the strings of encodeRollup's blob.
@@ -188,9 +143,9 @@ func (rd *Reader) costFromCache(ctx context.Context, f pidex.CostFilter) (parts 
 	if len(e.Edges) > 0 {
 		return nil, false, nil // records read one by one: the SQL's
 	}
-	if c, err := rd.rollups.valid(ctx, tx, rollup.Table); err != nil {
+	if c, ok, err := rd.rollups.valid(ctx, tx, rollup.Table); err != nil {
 		return nil, false, err
-	} else if c != nil {
+	} else if ok {
 		if parts, err := c.sum(f, e, spans); err == nil {
 			return parts, true, nil
 		}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/jmoiron/sqlx"
 
@@ -22,27 +21,6 @@ import (
 // 3,000 rows of 22 columns, each column a call through the driver (30 ms
 // of `pidex list`'s ~90). When it is not, they come from the rows, and
 // the blob made from them is handed back to the catalog (rd.keep).
-
-// listingMemo is the listing a reader last decoded from a valid blob, and
-// that blob's generation. Its rows are never changed: callers filter
-// into new slices.
-type listingMemo struct {
-	mu   sync.Mutex
-	gen  int64
-	rows []listedRow
-}
-
-func (m *listingMemo) get() (int64, []listedRow) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.gen, m.rows
-}
-
-func (m *listingMemo) set(gen int64, rows []listedRow) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.gen, m.rows = gen, rows
-}
 
 // listedRow is a session's listing row and the root its file lies under.
 type listedRow struct {
@@ -62,14 +40,12 @@ func (rd *Reader) listing(ctx context.Context) ([]listedRow, error) {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	defer tx.Rollback()
-	if gen, rows := rd.memo.get(); rows != nil {
-		// A long-lived reader (serve, mcp) asks for the listing again and
-		// again (a page and its count): decoded once per generation.
-		if now, valid, err := catalog.CacheGen(ctx, tx, catalog.CacheListing); err != nil {
-			return nil, err
-		} else if valid && now == gen {
-			return rows, nil
-		}
+	// A long-lived reader (serve, mcp) asks for the listing again and
+	// again (a page and its count): decoded once per generation.
+	if rows, ok, err := rd.listings.valid(ctx, tx, catalog.CacheListing); err != nil {
+		return nil, err
+	} else if ok {
+		return rows, nil
 	}
 	c, err := rd.db.LoadCache(ctx, tx, catalog.CacheListing)
 	if err != nil {
@@ -77,7 +53,7 @@ func (rd *Reader) listing(ctx context.Context) ([]listedRow, error) {
 	}
 	if c.Data != nil {
 		if all, err := decodeListing(c.Data); err == nil {
-			rd.memo.set(c.Gen, all)
+			rd.listings.set(catalog.CacheListing, c.Gen, all)
 			return all, nil
 		}
 	}

@@ -20,9 +20,11 @@ type Reader struct {
 	roots []string // absolute; none: every session of the catalog
 	// keep stores a read cache the reader had to make again from the rows
 	// (catalog.DB.StoreCache; nil for a read-only catalog).
-	keep    func(ctx context.Context, name string, gen int64, data []byte) error
-	memo    *listingMemo // the listing last decoded (listing.go)
-	rollups *rollupMemo  // the rollup caches last opened (costcache.go)
+	keep func(ctx context.Context, name string, gen int64, data []byte) error
+	// What the reader last decoded of its read caches (memo.go): the
+	// listing (listing.go) and the rollups (costcache.go).
+	listings *cacheMemo[[]listedRow]
+	rollups  *cacheMemo[*rollupCache]
 	// noCostCache: cost reports always run their SQL (tests compare the
 	// two: costcache.go).
 	noCostCache bool
@@ -31,7 +33,7 @@ type Reader struct {
 // New returns a reader of db for the sessions under roots (absolute
 // paths; none means every session the catalog holds).
 func New(db *catalog.DB, roots []string) *Reader {
-	rd := &Reader{db: db, roots: roots, memo: &listingMemo{}, rollups: &rollupMemo{}}
+	rd := &Reader{db: db, roots: roots, listings: &cacheMemo[[]listedRow]{}, rollups: &cacheMemo[*rollupCache]{}}
 	if !db.ReadOnly {
 		rd.keep = db.StoreCache
 	}
