@@ -131,8 +131,9 @@ const mmapSize = 1 << 30 * (strconv.IntSize / 64)
 
 // maxOpenConns bounds the pool, which database/sql leaves unbounded (one
 // connection per concurrent query) while each connection may hold up to
-// 8 MB of page cache (CachePragma), 16 MB of memory. SQLite here is Go code running on
-// the caller's goroutine: readers beyond GOMAXPROCS add memory, not speed.
+// 8 MB of page cache (CachePragma), 16 MB of memory. SQLite here is Go
+// code running on the caller's goroutine: readers beyond GOMAXPROCS add
+// memory, not speed.
 // A floor of four lets a few readers overlap their I/O; the +1 is for the
 // indexer's writer beside them.
 //
