@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/pidex-dev/pidex/internal/js"
 	"github.com/pidex-dev/pidex/schema"
 )
 
@@ -37,8 +38,7 @@ func FirstMessageText(m *schema.Message) string {
 // tool calls and images are left out). Undecodable content yields "".
 func JoinedText(c schema.Content) string {
 	if c.IsString() {
-		var s string
-		_ = json.Unmarshal(c, &s)
+		s, _ := js.StringValue(json.RawMessage(c))
 		return s
 	}
 	bs, err := c.Blocks()

@@ -216,14 +216,63 @@ func StringValue(v json.RawMessage) (string, bool) {
 	if !IsString(v) {
 		return "", false
 	}
-	if t := bytes.TrimSpace(v); len(t) >= 2 && t[len(t)-1] == '"' && bytes.IndexByte(t, '\\') < 0 && utf8.Valid(t) {
+	t := bytes.TrimSpace(v)
+	if len(t) >= 2 && t[len(t)-1] == '"' && bytes.IndexByte(t, '\\') < 0 && utf8.Valid(t) {
 		return string(t[1 : len(t)-1]), true // nothing to unescape
+	}
+	if s, ok := unescapeShort(t); ok {
+		return s, true
 	}
 	var s string
 	if json.Unmarshal(v, &s) != nil {
 		return "", false
 	}
 	return s, true
+}
+
+// unescapeShort decodes the JSON string literal t (quotes included)
+// when its only escapes are the two-character ones (\n, \t, \", \\ and
+// the like) and it is valid UTF-8: most of a session's escaped strings
+// (tool output, commands, code). Anything else — a \u escape, a control
+// character, a malformed literal — is not ok, and encoding/json decodes
+// it (FuzzStringValue checks the two agree): its unquoting was 1.3 s of
+// a cold text pass's reader (profiled, BENCHMARKS.md).
+func unescapeShort(t []byte) (string, bool) {
+	if len(t) < 2 || t[0] != '"' || t[len(t)-1] != '"' || !utf8.Valid(t) {
+		return "", false
+	}
+	body := t[1 : len(t)-1]
+	out := make([]byte, 0, len(body))
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c != '\\' {
+			if c < 0x20 || c == '"' {
+				return "", false
+			}
+			out = append(out, c)
+			continue
+		}
+		if i++; i == len(body) {
+			return "", false
+		}
+		switch e := body[i]; e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'n':
+			out = append(out, '\n')
+		case 't':
+			out = append(out, '\t')
+		case 'r':
+			out = append(out, '\r')
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		default:
+			return "", false
+		}
+	}
+	return string(out), true
 }
 
 // StringOr decodes a JSON string, or returns def.
