@@ -108,7 +108,7 @@ var Views = []View{
 }
 
 // TeamViews is the reference of a team catalog's SQL interface (a
-// postgres:// catalog, see package pgstore): the same views with the same
+// postgres:// catalog, see package postgres): the same views with the same
 // columns, and a last one, machine, on each.
 func TeamViews() []View {
 	out := make([]View, len(Views))

@@ -11,7 +11,7 @@ import (
 // Backend is the read side of a catalog: what the engine asks, in the
 // domain's types. Two implement it: query.Reader over the local SQLite
 // catalog (entry lines read back from the session files) and
-// pgstore.Reader over a team catalog in PostgreSQL (entry lines from its
+// postgres.Reader over a team catalog in PostgreSQL (entry lines from its
 // entry_lines table). What is not SQL — the context rebuild from lines,
 // previews, trees, sort rules, snippets, bm25, the folding of cost sums —
 // lives in package readside and is called by both, so they answer alike.

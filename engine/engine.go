@@ -24,8 +24,8 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/internal/catalog"
-	"github.com/pidex-dev/pidex/pgstore"
+	"github.com/pidex-dev/pidex/sqlite"
+	"github.com/pidex-dev/pidex/postgres"
 	"github.com/pidex-dev/pidex/query"
 )
 
@@ -41,7 +41,7 @@ type Options struct {
 	// $XDG_CACHE_HOME/pidex/index.sqlite, else ~/.cache/pidex/index.sqlite.
 	DBPath string
 	// Catalog, a postgres:// URL, reads a team catalog instead (see
-	// package pgstore): every machine's sessions, pushed by pidex push. The
+	// package postgres): every machine's sessions, pushed by pidex push. The
 	// engine then refreshes nothing, and DBPath and Roots play no part.
 	Catalog string
 	// Roots are the session roots (a folder, or source:folder, see
@@ -55,7 +55,7 @@ type Options struct {
 	// Progress, if set, counts the work of every refresh and rebuild; the
 	// caller draws it.
 	Progress *pidex.Progress
-	// OneShot: the process exits after one command (catalog.DB.OneShot:
+	// OneShot: the process exits after one command (sqlite.DB.OneShot:
 	// read caches are mapped, not copied). A server or watcher leaves it
 	// false.
 	OneShot bool
@@ -69,7 +69,7 @@ type Options struct {
 // withDefaults fills in the default catalog.
 func (o Options) withDefaults() Options {
 	if o.DBPath == "" {
-		o.DBPath = catalog.DefaultPath()
+		o.DBPath = sqlite.DefaultPath()
 	}
 	return o
 }
@@ -77,11 +77,11 @@ func (o Options) withDefaults() Options {
 // Engine is an open catalog over a set of session roots. Its methods are
 // safe for concurrent use.
 type Engine struct {
-	db *catalog.DB // the local catalog (nil for a team catalog)
+	db *sqlite.DB // the local catalog (nil for a team catalog)
 	// reader answers a local catalog's reads; a new one when the roots
 	// change (roots.go)
 	reader atomic.Pointer[query.Reader]
-	team   *pgstore.Store // the team catalog (nil for a local one)
+	team   *postgres.Store // the team catalog (nil for a local one)
 	teamRd Backend        // its reads
 	opts   Options
 	// auto: the roots are the agents' own (no Options.Roots), found again
@@ -114,8 +114,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	opts = opts.withDefaults()
 	early, named := listEarly(opts)
-	db, err := catalog.Open(ctx, opts.DBPath)
-	if errors.Is(err, catalog.ErrSchema) {
+	db, err := sqlite.Open(ctx, opts.DBPath)
+	if errors.Is(err, sqlite.ErrSchema) {
 		// Its migrations fail (a build whose migrations differ): keep the
 		// error if even emptying it does not help.
 		if fresh, rerr := reopenEmpty(ctx, opts, fmt.Sprintf(" (%v)", err)); rerr == nil {
@@ -154,7 +154,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 // checkDerivation rebuilds a catalog that an older (or newer) pidex
 // derived, and stamps a new one.
 func (e *Engine) checkDerivation(ctx context.Context) error {
-	d, err := catalog.Derivation(ctx, e.db.DB)
+	d, err := sqlite.Derivation(ctx, e.db.DB)
 	if err != nil || d == indexer.Derivation {
 		return err
 	}
@@ -162,7 +162,7 @@ func (e *Engine) checkDerivation(ctx context.Context) error {
 		return fmt.Errorf("catalog %s is %w and was built by another version of pidex (derivation %d, this one %d): rebuilding it needs writing it (make it writable, or choose another --db)",
 			e.db.Path, pidex.ErrReadOnly, d, indexer.Derivation)
 	}
-	if ok, err := catalog.SchemaMatches(ctx, e.db.DB); err != nil {
+	if ok, err := sqlite.SchemaMatches(ctx, e.db.DB); err != nil {
 		return err
 	} else if !ok {
 		// Its tables differ though its migrations passed (an edited,
@@ -177,16 +177,16 @@ func (e *Engine) checkDerivation(ctx context.Context) error {
 		e.setDB(db)
 		// Another process may have emptied it first and stamped it since
 		// (then the reset dropped nothing).
-		if d, err = catalog.Derivation(ctx, e.db.DB); err != nil || d == indexer.Derivation {
+		if d, err = sqlite.Derivation(ctx, e.db.DB); err != nil || d == indexer.Derivation {
 			return err
 		}
 	}
-	empty, err := catalog.IsEmpty(ctx, e.db.DB)
+	empty, err := sqlite.IsEmpty(ctx, e.db.DB)
 	if err != nil {
 		return err
 	}
 	if empty {
-		return catalog.SetDerivation(ctx, e.db.DB, indexer.Derivation)
+		return sqlite.SetDerivation(ctx, e.db.DB, indexer.Derivation)
 	}
 	e.notify(fmt.Sprintf("the catalog was built by another version of pidex (derivation %d, this one %d): rebuilding it from the session files", d, indexer.Derivation))
 	_, err = e.Rebuild(ctx, false)
@@ -194,16 +194,16 @@ func (e *Engine) checkDerivation(ctx context.Context) error {
 }
 
 // reopenEmpty empties a catalog whose schema came from another pidex build
-// (it is a cache; catalog.Reset refuses anything but a pidex catalog) and
+// (it is a cache; sqlite.Reset refuses anything but a pidex catalog) and
 // opens it afresh; the derivation check then fills it.
-func reopenEmpty(ctx context.Context, opts Options, detail string) (*catalog.DB, error) {
+func reopenEmpty(ctx context.Context, opts Options, detail string) (*sqlite.DB, error) {
 	if opts.Notify != nil {
 		opts.Notify("the catalog's schema is from another pidex build: emptying it to rebuild" + detail)
 	}
-	if err := catalog.Reset(ctx, opts.DBPath); err != nil {
+	if err := sqlite.Reset(ctx, opts.DBPath); err != nil {
 		return nil, err
 	}
-	return catalog.Open(ctx, opts.DBPath)
+	return sqlite.Open(ctx, opts.DBPath)
 }
 
 // backend is what reads answer from: the team catalog, else the local
@@ -216,7 +216,7 @@ func (e *Engine) backend() Backend {
 }
 
 // setDB makes db the engine's catalog, for the writers and the readers.
-func (e *Engine) setDB(db *catalog.DB) {
+func (e *Engine) setDB(db *sqlite.DB) {
 	db.OneShot = e.opts.OneShot
 	e.db = db
 	e.reader.Store(query.New(db, e.Roots()))
@@ -264,7 +264,7 @@ func (e *Engine) Roots() []string {
 }
 
 // indexer returns an indexer over the roots and the extra folders.
-func (e *Engine) indexer(db *catalog.DB) *indexer.Indexer {
+func (e *Engine) indexer(db *sqlite.DB) *indexer.Indexer {
 	e.mu.Lock()
 	roots := append([]string(nil), e.specs...)
 	for d := range e.extra {

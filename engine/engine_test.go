@@ -14,7 +14,7 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 	"github.com/pidex-dev/pidex/migrations"
 	"github.com/pressly/goose/v3"
@@ -83,7 +83,7 @@ func TestOlderDerivationRebuiltOnOpen(t *testing.T) {
 	if len(msgs) != 0 {
 		t.Fatalf("a new catalog was announced as a rebuild: %q", msgs)
 	}
-	if d, _ := catalog.Derivation(context.Background(), e.db.DB); d != indexer.Derivation {
+	if d, _ := sqlite.Derivation(context.Background(), e.db.DB); d != indexer.Derivation {
 		t.Fatalf("new catalog stamped %d", d)
 	}
 	refresh(t, e)
@@ -95,7 +95,7 @@ func TestOlderDerivationRebuiltOnOpen(t *testing.T) {
 	if len(msgs) != 1 || !strings.Contains(msgs[0], "rebuilding") {
 		t.Errorf("messages %q, want one about the rebuild", msgs)
 	}
-	if d, _ := catalog.Derivation(context.Background(), e.db.DB); d != indexer.Derivation {
+	if d, _ := sqlite.Derivation(context.Background(), e.db.DB); d != indexer.Derivation {
 		t.Errorf("rebuilt catalog stamped %d", d)
 	}
 	if got, want := catalogtest.Dump(t, e.db.DB), fresh(t, root); got != want {

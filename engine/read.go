@@ -296,7 +296,7 @@ func (e *Engine) Cost(ctx context.Context, o pidex.CostOptions) (*pidex.CostRepo
 
 // SQL runs one read-only statement on the catalog's views, on a
 // connection of its own that cannot change anything (see query.SQLConn
-// and pgstore's read-only transactions), and returns its rows (at most
+// and postgres's read-only transactions), and returns its rows (at most
 // o.MaxRows).
 func (e *Engine) SQL(ctx context.Context, o pidex.SQLOptions) (*pidex.Rows, error) {
 	c := &pidex.RowCollector{Max: o.MaxRows}

@@ -9,12 +9,12 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // Rebuild indexes every session afresh into a side catalog next to the
 // live one, then replaces the live catalog's rows with it in one
-// transaction (catalog.ReplaceFrom). The live file stays the same file:
+// transaction (sqlite.ReplaceFrom). The live file stays the same file:
 // readers see the old catalog or the new one, never a half-built one, and
 // other processes that have it open — a running `index --watch` — keep
 // reading and writing the live catalog, which now holds the new rows (an
@@ -42,7 +42,7 @@ func (e *Engine) Rebuild(ctx context.Context, text bool) (*pidex.IndexStats, err
 	if afterSide != nil {
 		afterSide(side)
 	}
-	db, err := catalog.Open(ctx, side)
+	db, err := sqlite.Open(ctx, side)
 	if err != nil {
 		return nil, fmt.Errorf("rebuild catalog: %w", err)
 	}
@@ -52,7 +52,7 @@ func (e *Engine) Rebuild(ctx context.Context, text bool) (*pidex.IndexStats, err
 		st.Text, err = ix.IndexText(ctx)
 	}
 	if err == nil {
-		err = catalog.SetDerivation(ctx, db.DB, indexer.Derivation)
+		err = sqlite.SetDerivation(ctx, db.DB, indexer.Derivation)
 	}
 	if err == nil {
 		_, err = db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
@@ -61,7 +61,7 @@ func (e *Engine) Rebuild(ctx context.Context, text bool) (*pidex.IndexStats, err
 	if err != nil {
 		return nil, fmt.Errorf("rebuild catalog: %w", err)
 	}
-	if err := catalog.ReplaceFrom(ctx, e.db, side); err != nil {
+	if err := sqlite.ReplaceFrom(ctx, e.db, side); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -71,7 +71,7 @@ func (e *Engine) Rebuild(ctx context.Context, text bool) (*pidex.IndexStats, err
 var afterSide func(side string)
 
 // sidePath creates a new, unique side catalog next to the live one, so two
-// rebuilds at once never share one, and locks it (catalog.LockFile) until release
+// rebuilds at once never share one, and locks it (sqlite.LockFile) until release
 // is called: a rebuild that dies (SIGKILL, a crash) leaves an unlocked
 // side file, which the next run removes (removeStaleSides), while a live
 // one keeps its file.
@@ -85,7 +85,7 @@ func sidePath(live string) (path string, release func(), err error) {
 		if err != nil {
 			return "", nil, fmt.Errorf("create rebuild catalog: %w", err)
 		}
-		release, err := catalog.LockFile(f, true)
+		release, err := sqlite.LockFile(f, true)
 		if err != nil {
 			f.Close()
 			os.Remove(f.Name())
@@ -110,7 +110,7 @@ const sideInfix = ".rebuild-"
 // process holds locked. A live rebuild's file is locked and stays, and so
 // does everything on a platform without the lock.
 func removeStaleSides(live string) {
-	matches, err := filepath.Glob(catalog.GlobEscape(live) + sideInfix + "*")
+	matches, err := filepath.Glob(sqlite.GlobEscape(live) + sideInfix + "*")
 	if err != nil {
 		return
 	}
@@ -125,7 +125,7 @@ func removeStaleSides(live string) {
 		if err != nil {
 			continue
 		}
-		if release, err := catalog.LockFile(f, false); err == nil {
+		if release, err := sqlite.LockFile(f, false); err == nil {
 			removeDB(m) // removed while locked: a rebuild starting on it sees it gone
 			release()
 		} else {
@@ -137,7 +137,7 @@ func removeStaleSides(live string) {
 // companionOf returns the catalog whose companion file m is (SQLite's
 // -wal, -shm and -journal, a read cache's file or its temporary file).
 func companionOf(m string) (string, bool) {
-	for _, s := range catalog.CompanionSuffixes() {
+	for _, s := range sqlite.CompanionSuffixes() {
 		if strings.HasSuffix(m, s) {
 			return strings.TrimSuffix(m, s), true
 		}
@@ -155,7 +155,7 @@ func exists(p string) bool {
 
 func removeDB(p string) {
 	os.Remove(p)
-	for _, s := range catalog.CompanionSuffixes() {
+	for _, s := range sqlite.CompanionSuffixes() {
 		os.Remove(p + s)
 	}
 }
@@ -169,9 +169,9 @@ func Recreate(ctx context.Context, opts Options) (*Engine, *pidex.IndexStats, er
 	opts = opts.withDefaults()
 	// Only a pidex catalog (by its header) is replaced: a file of anyone
 	// else's is refused (pidex.ErrNotCatalog) and never changed.
-	if kind, err := catalog.Inspect(opts.DBPath); err != nil {
+	if kind, err := sqlite.Inspect(opts.DBPath); err != nil {
 		return nil, nil, err
-	} else if kind != catalog.KindPidex && kind != catalog.KindNew {
+	} else if kind != sqlite.KindPidex && kind != sqlite.KindNew {
 		_, err := Open(ctx, opts)
 		return nil, nil, err
 	}

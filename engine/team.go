@@ -9,12 +9,12 @@ import (
 
 	"github.com/pidex-dev/pidex/indexer"
 
-	"github.com/pidex-dev/pidex/pgstore"
+	"github.com/pidex-dev/pidex/postgres"
 )
 
 // A team catalog (Options.Catalog, a postgres:// URL) is read, never
 // refreshed here: machines fill it with pidex push. The engine then
-// answers every read from it (pgstore.Reader), and Watch tells
+// answers every read from it (postgres.Reader), and Watch tells
 // subscribers when a push changed it.
 
 // ErrTeamCatalog: an operation that writes the local catalog, asked of an
@@ -23,7 +23,7 @@ var ErrTeamCatalog = errors.New("a team catalog is filled by pidex push from eac
 
 // openTeam opens the team catalog at opts.Catalog for reading.
 func openTeam(ctx context.Context, opts Options) (*Engine, error) {
-	st, err := pgstore.Open(ctx, opts.Catalog, pgstore.Options{})
+	st, err := postgres.Open(ctx, opts.Catalog, postgres.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -44,12 +44,12 @@ func (e *Engine) TeamURL() string {
 	return e.team.URL()
 }
 
-// PushOptions say what Push mirrors (see pgstore.PushOptions); the
+// PushOptions say what Push mirrors (see postgres.PushOptions); the
 // engine's roots are the roots pushed.
-type PushOptions = pgstore.PushOptions
+type PushOptions = postgres.PushOptions
 
 // PushStats say what a push did.
-type PushStats = pgstore.PushStats
+type PushStats = postgres.PushStats
 
 // Push mirrors the local catalog (refresh it first) into the team catalog
 // at url, as o.Machine: only what changed since that machine's last push
@@ -58,7 +58,7 @@ func (e *Engine) Push(ctx context.Context, url string, o PushOptions) (*PushStat
 	if err := e.writable(); err != nil { // a team catalog among them
 		return nil, fmt.Errorf("push: %w", err)
 	}
-	st, err := pgstore.Open(ctx, url, pgstore.Options{Migrate: true})
+	st, err := postgres.Open(ctx, url, postgres.Options{Migrate: true})
 	if err != nil {
 		return nil, err
 	}

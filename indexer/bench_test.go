@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // BenchmarkColdIndex indexes a corpus into an empty catalog. It uses
@@ -32,7 +32,7 @@ func BenchmarkColdIndex(b *testing.B) {
 	var entries int64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		db, err := catalog.Open(context.Background(), filepath.Join(b.TempDir(), "c.sqlite"))
+		db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "c.sqlite"))
 		if err != nil {
 			b.Fatal(err)
 		}

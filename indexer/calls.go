@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/pi"
 )
 
@@ -22,7 +22,7 @@ import (
 //     source and token counts equal; earlier = the session created first,
 //     then the path, then the offset — so a fork's copies count once;
 //   - call_active: some record of the same call is on its file's path;
-//   - the rollups (catalog.Rollups): the file's sums per quarter hour and
+//   - the rollups (sqlite.Rollups): the file's sums per quarter hour and
 //     per hour, model, source and flags.
 //
 // An append moves a file's leaf, which can move its records on or off the
@@ -362,7 +362,7 @@ func markCopies(ctx context.Context, tx *wtx, scope, dup string) error {
 // and counts the re-derivation in their derived_seq (a push re-sends
 // their usage rows and rollups when it moved).
 func resum(ctx context.Context, tx *wtx, where string) error {
-	for _, r := range catalog.Rollups {
+	for _, r := range sqlite.Rollups {
 		if err := tx.exec(ctx, `DELETE FROM `+r.Table+` `+where); err != nil {
 			return fmt.Errorf("clear usage rollup: %w", err)
 		}
@@ -380,11 +380,11 @@ func resum(ctx context.Context, tx *wtx, where string) error {
 	return nil
 }
 
-func sumInto(ctx context.Context, tx *wtx, r catalog.Rollup, where string) error {
+func sumInto(ctx context.Context, tx *wtx, r sqlite.Rollup, where string) error {
 	unit := strconv.FormatInt(r.Unit, 10)
 	err := tx.exec(ctx, `INSERT INTO `+r.Table+` (file_id, bucket, provider, model, source, is_copy, active,
 			calls, input, output, cache_read, cache_write, cache_write_1h, total_tokens, cost)
-		SELECT file_id, COALESCE(ts_ms / `+strconv.FormatInt(r.Unit*catalog.BucketMs, 10)+` * `+unit+`, -1),
+		SELECT file_id, COALESCE(ts_ms / `+strconv.FormatInt(r.Unit*sqlite.BucketMs, 10)+` * `+unit+`, -1),
 			COALESCE(attr_provider, provider), COALESCE(attr_model, model),
 			source, is_copy, call_active,
 			count(*), total(input), total(output), total(cache_read), total(cache_write), total(cache_write_1h),

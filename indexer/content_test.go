@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // editInPlace replaces old with new (as long) in the file, keeping its
@@ -196,7 +196,7 @@ func TestBatchPlannedBeforeASwapBacksOff(t *testing.T) {
 	ix.beforeApply = func(*batch) {
 		ix.beforeApply = nil
 		side.DB.MustExec("PRAGMA wal_checkpoint(TRUNCATE)")
-		if err := catalog.ReplaceFrom(context.Background(), other.DB, side.DB.Path); err != nil {
+		if err := sqlite.ReplaceFrom(context.Background(), other.DB, side.DB.Path); err != nil {
 			t.Error(err)
 		}
 	}

@@ -16,12 +16,12 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // Indexer refreshes a catalog from a set of session roots.
 type Indexer struct {
-	DB    *catalog.DB
+	DB    *sqlite.DB
 	Roots []string // session roots; see DefaultRoots
 	// Workers bounds the files parsed at once (default: GOMAXPROCS).
 	Workers int
@@ -123,7 +123,7 @@ func (ix *Indexer) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 }
 
 // verifyCatalog makes sure the refresh writes the catalog file now at the
-// catalog's path (catalog.DB.Verify: it may have been deleted, or replaced,
+// catalog's path (sqlite.DB.Verify: it may have been deleted, or replaced,
 // under a long-running process). A new, empty one is stamped with this
 // pidex's derivation, as engine.Open stamps a new catalog; the refresh
 // then fills it like any cold index.
@@ -132,14 +132,14 @@ func (ix *Indexer) verifyCatalog(ctx context.Context) error {
 	if err != nil || !moved {
 		return err
 	}
-	d, err := catalog.Derivation(ctx, ix.DB.DB)
+	d, err := sqlite.Derivation(ctx, ix.DB.DB)
 	if err != nil || d != 0 {
 		return err
 	}
-	if empty, err := catalog.IsEmpty(ctx, ix.DB.DB); err != nil || !empty {
+	if empty, err := sqlite.IsEmpty(ctx, ix.DB.DB); err != nil || !empty {
 		return err
 	}
-	return catalog.SetDerivation(ctx, ix.DB.DB, Derivation)
+	return sqlite.SetDerivation(ctx, ix.DB.DB, Derivation)
 }
 
 // deriveIfStale derives every usage row when a bulk load left the mark.
@@ -483,7 +483,7 @@ func (ix *Indexer) reserveIDs(ctx context.Context, jobs []job) error {
 	}
 	// By name, then path: files of the same name in several folders (a
 	// copy, another root) get their ids in one order on every run, which
-	// a team catalog's search follows too (pgstore orders by the same keys).
+	// a team catalog's search follows too (postgres orders by the same keys).
 	sort.Slice(fresh, func(a, b int) bool {
 		if ba, bb := filepath.Base(fresh[a].Path), filepath.Base(fresh[b].Path); ba != bb {
 			return ba < bb

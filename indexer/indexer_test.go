@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 )
 
@@ -35,7 +35,7 @@ func msg(id, parent, role, text string, ts int64) string {
 // process would.
 func openIndexer(t *testing.T, dbPath, root string) *Indexer {
 	t.Helper()
-	db, err := catalog.Open(context.Background(), dbPath)
+	db, err := sqlite.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func openIndexer(t *testing.T, dbPath, root string) *Indexer {
 
 func newIndexer(t *testing.T, root string) *Indexer {
 	t.Helper()
-	db, err := catalog.Open(context.Background(), filepath.Join(t.TempDir(), "c.sqlite"))
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "c.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}

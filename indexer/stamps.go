@@ -10,11 +10,11 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // The stamps a no-change refresh compares with the disk come from the
-// catalog's stamps cache (catalog.CacheStamps) when it is valid: one blob
+// catalog's stamps cache (sqlite.CacheStamps) when it is valid: one blob
 // instead of 3,000 rows of 8 columns, each column a call through the
 // driver (the rows took a quarter of a no-change refresh's CPU). When it
 // is not, they come from the files table, and the blob made from those
@@ -45,13 +45,13 @@ func (s storedStamps) byPath() map[string]fileStamp {
 // stamps in path order.
 const stampsVersion = 2
 
-func loadStamps(ctx context.Context, db *catalog.DB, roots []string) (storedStamps, error) {
+func loadStamps(ctx context.Context, db *sqlite.DB, roots []string) (storedStamps, error) {
 	tx, err := db.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return storedStamps{}, fmt.Errorf("load files: %w", err)
 	}
 	defer tx.Rollback()
-	c, err := db.LoadCache(ctx, tx, catalog.CacheStamps)
+	c, err := db.LoadCache(ctx, tx, sqlite.CacheStamps)
 	if err != nil {
 		return storedStamps{}, err
 	}
@@ -82,7 +82,7 @@ func underRoots(all []rootStamp, roots []string) []fileStamp {
 // keepStamps stores the blob made from the rows this refresh read, if it
 // read them and changed nothing since (the cache's generation says so).
 func (ix *Indexer) keepStamps(ctx context.Context, s storedStamps) error {
-	return ix.DB.StoreCacheLocked(ctx, catalog.CacheStamps, s.gen, s.blob)
+	return ix.DB.StoreCacheLocked(ctx, sqlite.CacheStamps, s.gen, s.blob)
 }
 
 // rootStamp is a stamp and the root its file was found under.
@@ -122,11 +122,11 @@ func stampRows(ctx context.Context, tx *sqlx.Tx) ([]rootStamp, error) {
 // them): per file its path, root and kind
 // (strings), racy (a byte) and size, mtime, dev and ino (varints).
 func encodeStamps(all []rootStamp) []byte {
-	b := catalog.NewBlob(stampsVersion, len(all)*160)
+	b := sqlite.NewBlob(stampsVersion, len(all)*160)
 	for _, s := range all {
-		b = catalog.AppendString(b, s.Path)
-		b = catalog.AppendString(b, s.root)
-		b = catalog.AppendString(b, string(s.Kind))
+		b = sqlite.AppendString(b, s.Path)
+		b = sqlite.AppendString(b, s.root)
+		b = sqlite.AppendString(b, string(s.Kind))
 		racy := byte(0)
 		if s.Racy {
 			racy = 1
@@ -147,7 +147,7 @@ var errStampsOrder = errors.New("stamps out of path order")
 // decodeStampsUnder reads encodeStamps' blob into underRoots' list, with
 // no slice of every stamp between (fresh memory, so page faults).
 func decodeStampsUnder(b []byte, roots []string) ([]fileStamp, error) {
-	d, err := catalog.NewBlobReader(b, stampsVersion)
+	d, err := sqlite.NewBlobReader(b, stampsVersion)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // A refresh that changes nothing keeps the stamps it read from the rows
@@ -34,7 +34,7 @@ func TestStampsBlob(t *testing.T) {
 	t.Cleanup(func() { onStampRows = nil })
 	blob := func() bool {
 		t.Helper()
-		c, err := ix.DB.LoadCache(ctx, ix.DB.DB, catalog.CacheStamps)
+		c, err := ix.DB.LoadCache(ctx, ix.DB.DB, sqlite.CacheStamps)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/query"
 )
 
@@ -46,12 +46,12 @@ func BenchmarkCost(b *testing.B) {
 }
 
 // benchDB opens the catalog at $PIDEX_BENCH_DB, else indexes testdata.
-func benchDB(b *testing.B) *catalog.DB {
+func benchDB(b *testing.B) *sqlite.DB {
 	p := os.Getenv("PIDEX_BENCH_DB")
 	if p == "" {
 		return corpus(b)
 	}
-	db, err := catalog.Open(context.Background(), p)
+	db, err := sqlite.Open(context.Background(), p)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/view"
 	"github.com/pidex-dev/pidex/query"
 )
@@ -102,7 +102,7 @@ func TestContextMessageWindowMatchesContext(t *testing.T) {
 }
 
 // sessionRefs names every session of the catalog.
-func sessionRefs(t *testing.T, db *catalog.DB) []pidex.SessionRef {
+func sessionRefs(t *testing.T, db *sqlite.DB) []pidex.SessionRef {
 	t.Helper()
 	var refs []pidex.SessionRef
 	if err := db.Select(&refs, `SELECT s.file_id, f.path, s.session_id, COALESCE(s.name, '') AS name

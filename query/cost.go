@@ -11,11 +11,11 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/readside"
 )
 
-const bucketMs = catalog.BucketMs
+const bucketMs = sqlite.BucketMs
 
 // Cost sums the usage records f selects. It reads a rollup (hourly, or
 // by quarter hour for zones whose days start inside an hour); only when
@@ -99,7 +99,7 @@ func (rd *Reader) costSQL(ctx context.Context, f pidex.CostFilter) (string, []an
 		}
 	}
 	day, dayArgs := "-1", []any(nil)
-	rollup := catalog.HourRollup
+	rollup := sqlite.HourRollup
 	if readside.ByTime(f.By) {
 		lo, hi, err := bucketRange(ctx, rd.db, f)
 		if err != nil {
@@ -108,7 +108,7 @@ func (rd *Reader) costSQL(ctx context.Context, f pidex.CostFilter) (string, []an
 		spans := readside.ZoneSpans(f.TZ, lo, hi)
 		day, dayArgs = readside.DayExpr("x.bucket", spans)
 		if !readside.WholeHours(spans) {
-			rollup = catalog.QuarterRollup // Asia/Kathmandu, Asia/Kolkata, …: a day starts inside an hour
+			rollup = sqlite.QuarterRollup // Asia/Kathmandu, Asia/Kolkata, …: a day starts inside an hour
 		}
 	}
 	src, srcArgs := costSource(f, rollup)
@@ -173,7 +173,7 @@ var rawCols = `file_id, ts_ms / ` + strconv.Itoa(bucketMs) + ` AS bucket, COALES
 
 // costSource is the rows the report sums: the rollup's whole buckets
 // within Since/Until, plus the single records of the edge buckets they cut.
-func costSource(f pidex.CostFilter, r catalog.Rollup) (string, []any) {
+func costSource(f pidex.CostFilter, r sqlite.Rollup) (string, []any) {
 	from := "SELECT " + rollupCols + " FROM " + r.Table
 	e := readside.CostEdges(f, r.Unit)
 	if e.All {

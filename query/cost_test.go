@@ -15,7 +15,7 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 	"github.com/pidex-dev/pidex/internal/render"
 	"github.com/pidex-dev/pidex/pi"
@@ -90,9 +90,9 @@ func call(id, parent, source, ts, model string, tokens, cost float64) string {
 	return fmt.Sprintf(`{"type":"usage","id":%q,"parentId":%q,"timestamp":%q,%s"usage":%s}`, id, parent, ts, model, u) + "\n"
 }
 
-func costCatalog(t *testing.T, roots ...string) *catalog.DB {
+func costCatalog(t *testing.T, roots ...string) *sqlite.DB {
 	t.Helper()
-	db, err := catalog.Open(context.Background(), filepath.Join(t.TempDir(), "c.sqlite"))
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "c.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ var testPrices = map[string][5]float64{
 	"openai/gpt-5.1-codex":       {1.25e-6, 10e-6, 0.125e-6, 0, 0},
 }
 
-func checkCost(t *testing.T, name string, db *catalog.DB, f pidex.CostFilter, want map[string]rawSums) {
+func checkCost(t *testing.T, name string, db *sqlite.DB, f pidex.CostFilter, want map[string]rawSums) {
 	t.Helper()
 	r, err := query.New(db, nil).Cost(context.Background(), f)
 	if err != nil {

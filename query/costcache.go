@@ -11,7 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/readside"
 )
 
@@ -44,13 +44,13 @@ type rollupCache struct {
 
 // openRollup reads the strings of encodeRollup's blob.
 func openRollup(b []byte) (*rollupCache, error) {
-	d, err := catalog.NewBlobReader(b, rollupVersion)
+	d, err := sqlite.NewBlobReader(b, rollupVersion)
 	if err != nil {
 		return nil, err
 	}
 	n := d.Uvarint()
 	if n > uint64(len(b)) {
-		return nil, catalog.ErrBlob
+		return nil, sqlite.ErrBlob
 	}
 	c := &rollupCache{strs: make([]string, n)}
 	for i := range c.strs {
@@ -66,7 +66,7 @@ func openRollup(b []byte) (*rollupCache, error) {
 // each hands fn every row in turn (the same rollupRow, overwritten), and
 // says ErrBlob when the rows do not read to the end as the format's.
 func (c *rollupCache) each(fn func(*rollupRow)) error {
-	d := catalog.ContinueBlob(c.rows)
+	d := sqlite.ContinueBlob(c.rows)
 	n := uint64(len(c.strs))
 	bad := false
 	index := func() int32 {
@@ -93,7 +93,7 @@ func (c *rollupCache) each(fn func(*rollupRow)) error {
 		fn(&r)
 	}
 	if d.Err() != nil || bad {
-		return catalog.ErrBlob
+		return sqlite.ErrBlob
 	}
 	return nil
 }
@@ -127,7 +127,7 @@ func (rd *Reader) costFromCache(ctx context.Context, f pidex.CostFilter) (parts 
 			return nil, false, err
 		}
 	}
-	rollup := catalog.HourRollup
+	rollup := sqlite.HourRollup
 	var spans []readside.ZoneSpan
 	if readside.ByTime(f.By) {
 		lo, hi, err := bucketRange(ctx, tx, f)
@@ -136,7 +136,7 @@ func (rd *Reader) costFromCache(ctx context.Context, f pidex.CostFilter) (parts 
 		}
 		spans = readside.ZoneSpans(f.TZ, lo, hi)
 		if !readside.WholeHours(spans) {
-			rollup = catalog.QuarterRollup
+			rollup = sqlite.QuarterRollup
 		}
 	}
 	e := readside.CostEdges(f, rollup.Unit)
@@ -323,10 +323,10 @@ func encodeRollup(strs []string, rows []byte) []byte {
 	for _, s := range strs {
 		n += len(s) + 2
 	}
-	b := catalog.NewBlob(rollupVersion, n)
+	b := sqlite.NewBlob(rollupVersion, n)
 	b = binary.AppendUvarint(b, uint64(len(strs)))
 	for _, s := range strs {
-		b = catalog.AppendString(b, s)
+		b = sqlite.AppendString(b, s)
 	}
 	return append(b, rows...)
 }
@@ -350,7 +350,7 @@ func appendRollupRow(b []byte, r *rollupRow) []byte {
 	b = append(b, flags)
 	b = binary.AppendVarint(b, r.calls)
 	for _, v := range r.sums {
-		b = catalog.AppendFloat(b, v)
+		b = sqlite.AppendFloat(b, v)
 	}
 	return b
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/query"
 )
 
@@ -21,7 +21,7 @@ import (
 // some it leaves to the SQL (a project, an agent, --since cutting a
 // bucket), in zones of whole hours, with transitions (Santiago's at
 // local midnight moves a call's day), and of quarter hours.
-func costFilters(t *testing.T, db *catalog.DB) []pidex.CostFilter {
+func costFilters(t *testing.T, db *sqlite.DB) []pidex.CostFilter {
 	t.Helper()
 	prices, err := pidex.LoadPrices(filepath.Join("..", "testdata", "prices", "litellm-small.json"))
 	if err != nil {
@@ -93,7 +93,7 @@ func TestCostCacheIsTheSQL(t *testing.T) {
 				t.Errorf("%s: %v %s: cache\n%+v\nSQL\n%+v", when, f.By, f.TZ, got, want)
 			}
 		}
-		for _, r := range catalog.Rollups {
+		for _, r := range sqlite.Rollups {
 			var valid bool
 			if err := db.Get(&valid, `SELECT data_gen IS gen FROM read_caches WHERE name = ?`, r.Table); err != nil {
 				t.Fatal(err)
@@ -155,7 +155,7 @@ func TestCostCacheDamaged(t *testing.T) {
 		{"a string out of range", "0101" + "0161" + strings.Replace(row, "a0d4cd05"+"00", "a0d4cd05"+"05", 1)},
 		{"a good row, then a row cut", "0101" + "0161" + row + row[:30]},
 	} {
-		for _, r := range catalog.Rollups {
+		for _, r := range sqlite.Rollups {
 			// The row's generation valid, its blob damaged.
 			if _, err := db.Exec(`UPDATE read_caches SET data = unhex(?), data_gen = gen WHERE name = ?`, tc.blob, r.Table); err != nil {
 				t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/view"
 	"github.com/pidex-dev/pidex/query"
 )
@@ -16,7 +16,7 @@ import (
 // is said.
 func TestTextCoverage(t *testing.T) {
 	ctx := context.Background()
-	db, err := catalog.Open(ctx, filepath.Join(t.TempDir(), "c.sqlite"))
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "c.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}

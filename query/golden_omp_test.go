@@ -15,7 +15,7 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/query"
 )
@@ -87,7 +87,7 @@ type ompListed struct {
 
 var (
 	ompOnce sync.Once
-	ompDB   *catalog.DB
+	ompDB   *sqlite.DB
 	ompDir  string
 	ompErr  error
 )
@@ -95,7 +95,7 @@ var (
 // ompCorpus copies the corpus (omp's listing reports the file mtime, so
 // the copy gets the mtimes the goldens were computed with, _mtimes.json)
 // and indexes both profiles' sessions folders once.
-func ompCorpus(t *testing.T) (*catalog.DB, string) {
+func ompCorpus(t *testing.T) (*sqlite.DB, string) {
 	t.Helper()
 	ompOnce.Do(func() {
 		ompDir, ompErr = os.MkdirTemp("", "pidex-omp")
@@ -124,7 +124,7 @@ func ompCorpus(t *testing.T) (*catalog.DB, string) {
 				return
 			}
 		}
-		ompDB, ompErr = catalog.Open(context.Background(), filepath.Join(ompDir, "c.sqlite"))
+		ompDB, ompErr = sqlite.Open(context.Background(), filepath.Join(ompDir, "c.sqlite"))
 		if ompErr != nil {
 			return
 		}
@@ -165,7 +165,7 @@ func loadOmpGoldens(t *testing.T) []ompGolden {
 }
 
 // eachOmp runs fn for every omp golden, with its session.
-func eachOmp(t *testing.T, fn func(t *testing.T, db *catalog.DB, g ompGolden, ref pidex.SessionRef)) {
+func eachOmp(t *testing.T, fn func(t *testing.T, db *sqlite.DB, g ompGolden, ref pidex.SessionRef)) {
 	db, dir := ompCorpus(t)
 	for _, g := range loadOmpGoldens(t) {
 		t.Run(strings.TrimSuffix(filepath.Base(g.File), ".jsonl"), func(t *testing.T) {
@@ -260,7 +260,7 @@ func TestOmpGoldenListing(t *testing.T) {
 }
 
 func TestOmpGoldenTreePathLabels(t *testing.T) {
-	eachOmp(t, func(t *testing.T, db *catalog.DB, g ompGolden, ref pidex.SessionRef) {
+	eachOmp(t, func(t *testing.T, db *sqlite.DB, g ompGolden, ref pidex.SessionRef) {
 		rd := query.New(db, nil)
 		ctx := context.Background()
 		tree, err := rd.Tree(ctx, ref.FileID)
@@ -314,7 +314,7 @@ func TestOmpGoldenTreePathLabels(t *testing.T) {
 // references resolved): at the leaf, whole; at every other leaf of the
 // tree, its settings and its messages' roles and times.
 func TestOmpGoldenContext(t *testing.T) {
-	eachOmp(t, func(t *testing.T, db *catalog.DB, g ompGolden, ref pidex.SessionRef) {
+	eachOmp(t, func(t *testing.T, db *sqlite.DB, g ompGolden, ref pidex.SessionRef) {
 		ctx := context.Background()
 		sc, err := exactContext(ctx, db, ref, "")
 		if err != nil {
@@ -375,7 +375,7 @@ func TestOmpGoldenContext(t *testing.T) {
 // without (the fork O5 repeats O1's calls).
 func TestOmpGoldenUsage(t *testing.T) {
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
-	eachOmp(t, func(t *testing.T, db *catalog.DB, g ompGolden, ref pidex.SessionRef) {
+	eachOmp(t, func(t *testing.T, db *sqlite.DB, g ompGolden, ref pidex.SessionRef) {
 		s, err := query.New(db, nil).Session(context.Background(), ref.FileID)
 		if err != nil {
 			t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/query"
 )
 
@@ -127,17 +127,17 @@ func loadGoldensOf(t *testing.T, set goldenSet) []golden {
 
 type corpusOnce struct {
 	once sync.Once
-	db   *catalog.DB
+	db   *sqlite.DB
 	err  error
 }
 
 var corpora sync.Map // set name → *corpusOnce
 
 // corpus indexes testdata/sessions once into a temporary catalog.
-func corpus(t testing.TB) *catalog.DB { return corpusOf(t, piSet) }
+func corpus(t testing.TB) *sqlite.DB { return corpusOf(t, piSet) }
 
 // corpusOf indexes a golden set's roots once into a temporary catalog.
-func corpusOf(t testing.TB, set goldenSet) *catalog.DB {
+func corpusOf(t testing.TB, set goldenSet) *sqlite.DB {
 	t.Helper()
 	v, _ := corpora.LoadOrStore(set.name, &corpusOnce{})
 	c := v.(*corpusOnce)
@@ -147,7 +147,7 @@ func corpusOf(t testing.TB, set goldenSet) *catalog.DB {
 			c.err = err
 			return
 		}
-		c.db, c.err = catalog.Open(context.Background(), filepath.Join(dir, "c.sqlite"))
+		c.db, c.err = sqlite.Open(context.Background(), filepath.Join(dir, "c.sqlite"))
 		if c.err != nil {
 			return
 		}
@@ -173,11 +173,11 @@ func (s set) abs(t testing.TB, rel string) string {
 }
 
 // sessionRef finds a golden's file among the catalog's sessions.
-func sessionRef(t *testing.T, db *catalog.DB, g golden) (pidex.SessionRef, bool) {
+func sessionRef(t *testing.T, db *sqlite.DB, g golden) (pidex.SessionRef, bool) {
 	return sessionRefOf(t, piSet, db, g)
 }
 
-func sessionRefOf(t *testing.T, gs goldenSet, db *catalog.DB, g golden) (pidex.SessionRef, bool) {
+func sessionRefOf(t *testing.T, gs goldenSet, db *sqlite.DB, g golden) (pidex.SessionRef, bool) {
 	t.Helper()
 	ref, err := query.New(db, nil).Resolve(context.Background(), set(gs).abs(t, g.File), "")
 	if err != nil {
@@ -188,7 +188,7 @@ func sessionRefOf(t *testing.T, gs goldenSet, db *catalog.DB, g golden) (pidex.S
 
 // eachSession runs fn as a subtest for every golden, of every set, whose
 // file pidex catalogued as a session.
-func eachSession(t *testing.T, fn func(t *testing.T, db *catalog.DB, g golden, ref pidex.SessionRef)) {
+func eachSession(t *testing.T, fn func(t *testing.T, db *sqlite.DB, g golden, ref pidex.SessionRef)) {
 	for _, gs := range goldenSets {
 		db := corpusOf(t, gs)
 		for _, g := range loadGoldensOf(t, gs) {
@@ -217,7 +217,7 @@ func TestGoldenWhichFilesAreSessions(t *testing.T) {
 }
 
 func TestGoldenPath(t *testing.T) {
-	eachSession(t, func(t *testing.T, db *catalog.DB, g golden, ref pidex.SessionRef) {
+	eachSession(t, func(t *testing.T, db *sqlite.DB, g golden, ref pidex.SessionRef) {
 		path, err := query.New(db, nil).Path(context.Background(), ref.FileID, "")
 		if err != nil {
 			t.Fatal(err)
@@ -258,7 +258,7 @@ func TestGoldenPath(t *testing.T) {
 
 func TestGoldenLabelsNameUsage(t *testing.T) {
 	ctx := context.Background()
-	eachSession(t, func(t *testing.T, db *catalog.DB, g golden, ref pidex.SessionRef) {
+	eachSession(t, func(t *testing.T, db *sqlite.DB, g golden, ref pidex.SessionRef) {
 		labels, err := query.New(db, nil).Labels(ctx, ref.FileID)
 		if err != nil {
 			t.Fatal(err)

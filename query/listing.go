@@ -11,13 +11,13 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/readside"
 )
 
 // A listing reads every listed session of the catalog, then filters,
 // sorts and pages in Go. The sessions come from the catalog's listing
-// cache (catalog.CacheListing) when it is valid: one blob instead of
+// cache (sqlite.CacheListing) when it is valid: one blob instead of
 // 3,000 rows of 22 columns, each column a call through the driver (30 ms
 // of `pidex list`'s ~90). When it is not, they come from the rows, and
 // the blob made from them is handed back to the catalog (rd.keep).
@@ -42,18 +42,18 @@ func (rd *Reader) listing(ctx context.Context) ([]listedRow, error) {
 	defer tx.Rollback()
 	// A long-lived reader (serve, mcp) asks for the listing again and
 	// again (a page and its count): decoded once per generation.
-	if rows, ok, err := rd.listings.valid(ctx, tx, catalog.CacheListing); err != nil {
+	if rows, ok, err := rd.listings.valid(ctx, tx, sqlite.CacheListing); err != nil {
 		return nil, err
 	} else if ok {
 		return rows, nil
 	}
-	c, err := rd.db.LoadCache(ctx, tx, catalog.CacheListing)
+	c, err := rd.db.LoadCache(ctx, tx, sqlite.CacheListing)
 	if err != nil {
 		return nil, err
 	}
 	if c.Data != nil {
 		if all, err := decodeListing(c.Data); err == nil {
-			rd.listings.set(catalog.CacheListing, c.Gen, all)
+			rd.listings.set(sqlite.CacheListing, c.Gen, all)
 			return all, nil
 		}
 	}
@@ -65,7 +65,7 @@ func (rd *Reader) listing(ctx context.Context) ([]listedRow, error) {
 	if rd.keep != nil {
 		// A blob that cannot be stored now is made again next time: the
 		// listing itself is answered either way.
-		_ = rd.keep(ctx, catalog.CacheListing, c.Gen, encodeListing(all))
+		_ = rd.keep(ctx, sqlite.CacheListing, c.Gen, encodeListing(all))
 	}
 	return all, nil
 }
@@ -118,22 +118,22 @@ const listingVersion = 1
 
 // encodeListing writes the blob: per session the fields of
 // readside.SessionRow in order and the root (strings as
-// catalog.AppendString, integers as varints, floats as their bits, a
+// sqlite.AppendString, integers as varints, floats as their bits, a
 // nullable value as a presence byte before it).
 func encodeListing(all []listedRow) []byte {
 	n := 1
 	for i := range all {
 		n += 128 + len(all[i].Path) + len(all[i].Cwd) + len(all[i].FirstMessage) + len(all[i].Models) + len(all[i].root)
 	}
-	b := catalog.NewBlob(listingVersion, n)
+	b := sqlite.NewBlob(listingVersion, n)
 	for i := range all {
 		r := &all[i]
 		b = binary.AppendVarint(b, r.FileID)
-		b = catalog.AppendString(b, r.Path)
-		b = catalog.AppendString(b, r.SessionID)
-		b = catalog.AppendString(b, r.Cwd)
+		b = sqlite.AppendString(b, r.Path)
+		b = sqlite.AppendString(b, r.SessionID)
+		b = sqlite.AppendString(b, r.Cwd)
 		b = appendOptString(b, r.Name)
-		b = catalog.AppendString(b, r.ParentSession)
+		b = sqlite.AppendString(b, r.ParentSession)
 		if r.CreatedMs != nil {
 			b = binary.AppendVarint(append(b, 1), *r.CreatedMs)
 		} else {
@@ -141,17 +141,17 @@ func encodeListing(all []listedRow) []byte {
 		}
 		b = binary.AppendVarint(b, r.Modified)
 		b = binary.AppendVarint(b, r.MessageCount)
-		b = catalog.AppendString(b, r.FirstMessage)
+		b = sqlite.AppendString(b, r.FirstMessage)
 		b = binary.AppendVarint(b, r.EntryCount)
 		b = appendOptString(b, r.LeafID)
 		b = binary.AppendVarint(b, r.BranchPoints)
-		b = catalog.AppendString(b, r.Models)
+		b = sqlite.AppendString(b, r.Models)
 		for _, f := range [...]float64{r.Input, r.Output, r.CacheRead, r.CacheWrite, r.TotalTokens, r.Cost} {
-			b = catalog.AppendFloat(b, f)
+			b = sqlite.AppendFloat(b, f)
 		}
 		b = binary.AppendVarint(b, r.Size)
-		b = catalog.AppendString(b, r.Source)
-		b = catalog.AppendString(b, r.root)
+		b = sqlite.AppendString(b, r.Source)
+		b = sqlite.AppendString(b, r.root)
 	}
 	return b
 }
@@ -160,12 +160,12 @@ func appendOptString(b []byte, s *string) []byte {
 	if s == nil {
 		return append(b, 0)
 	}
-	return catalog.AppendString(append(b, 1), *s)
+	return sqlite.AppendString(append(b, 1), *s)
 }
 
 // decodeListing reads encodeListing's blob.
 func decodeListing(b []byte) ([]listedRow, error) {
-	d, err := catalog.NewBlobReader(b, listingVersion)
+	d, err := sqlite.NewBlobReader(b, listingVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +200,7 @@ func decodeListing(b []byte) ([]listedRow, error) {
 	return all, nil
 }
 
-func optString(d *catalog.BlobReader) *string {
+func optString(d *sqlite.BlobReader) *string {
 	if d.Byte() != 1 {
 		return nil
 	}

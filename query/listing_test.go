@@ -11,7 +11,7 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/query"
 )
 
@@ -25,7 +25,7 @@ import (
 // alone.
 func TestListingFiltersAsSQL(t *testing.T) {
 	ctx := context.Background()
-	db, err := catalog.Open(ctx, filepath.Join(t.TempDir(), "c.sqlite"))
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "c.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestListingFiltersAsSQL(t *testing.T) {
 				if !slices.Equal(got, want) {
 					t.Errorf("roots %v, %+v, cached %v:\n got %q\nwant %q", r.roots, c.f, cached, got, want)
 				}
-				if c, err := db.LoadCache(ctx, db.DB, catalog.CacheListing); err != nil || c.Data == nil {
+				if c, err := db.LoadCache(ctx, db.DB, sqlite.CacheListing); err != nil || c.Data == nil {
 					t.Fatalf("no listing blob kept after a listing: %v", err)
 				}
 			}
@@ -174,17 +174,17 @@ func TestListingCacheIsTheRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A blob made from rows that changed before it was stored is refused.
-	c, err := db.LoadCache(ctx, db.DB, catalog.CacheListing)
+	c, err := db.LoadCache(ctx, db.DB, sqlite.CacheListing)
 	if err != nil || c.Data == nil {
 		t.Fatalf("no blob: %v", err)
 	}
 	if _, err := db.ExecContext(ctx, `UPDATE sessions SET name = name WHERE file_id = (SELECT min(file_id) FROM sessions)`); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.StoreCache(ctx, catalog.CacheListing, c.Gen, c.Data); err != nil {
+	if err := db.StoreCache(ctx, sqlite.CacheListing, c.Gen, c.Data); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := db.LoadCache(ctx, db.DB, catalog.CacheListing); err != nil || c.Data != nil {
+	if c, err := db.LoadCache(ctx, db.DB, sqlite.CacheListing); err != nil || c.Data != nil {
 		t.Fatalf("a blob of older rows was stored: %v", err)
 	}
 	// A blob that does not read (another format) is read past.

@@ -10,16 +10,16 @@ package query
 import (
 	"context"
 
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // Reader answers questions about one catalog, for the sessions under its
 // roots. It is safe for concurrent use.
 type Reader struct {
-	db    *catalog.DB
+	db    *sqlite.DB
 	roots []string // absolute; none: every session of the catalog
 	// keep stores a read cache the reader had to make again from the rows
-	// (catalog.DB.StoreCache; nil for a read-only catalog).
+	// (sqlite.DB.StoreCache; nil for a read-only catalog).
 	keep func(ctx context.Context, name string, gen int64, data []byte) error
 	// What the reader last decoded of its read caches (memo.go): the
 	// listing (listing.go) and the rollups (costcache.go).
@@ -32,7 +32,7 @@ type Reader struct {
 
 // New returns a reader of db for the sessions under roots (absolute
 // paths; none means every session the catalog holds).
-func New(db *catalog.DB, roots []string) *Reader {
+func New(db *sqlite.DB, roots []string) *Reader {
 	rd := &Reader{db: db, roots: roots, listings: &cacheMemo[[]listedRow]{}, rollups: &cacheMemo[*rollupCache]{}}
 	if !db.ReadOnly {
 		rd.keep = db.StoreCache
@@ -41,5 +41,5 @@ func New(db *catalog.DB, roots []string) *Reader {
 }
 
 // Machines reports false: a local catalog is one machine's, and holds no
-// machine names (a team catalog does: package pgstore).
+// machine names (a team catalog does: package postgres).
 func (rd *Reader) Machines() bool { return false }

@@ -215,7 +215,7 @@ func (rd *Reader) Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) 
 	from, fargs := rd.searchFrom(f)
 	// The path and offset break the last ties (a fork's copy of an entry
 	// has its score and time), so the order is the same on every run and
-	// on a team catalog (pgstore orders alike, then by machine).
+	// on a team catalog (postgres orders alike, then by machine).
 	order := "m.score, e.ts_ms DESC, fl.path DESC, e.offset DESC"
 	if f.Newest {
 		order = "e.ts_ms DESC, m.score, fl.path DESC, e.offset DESC"

@@ -15,11 +15,11 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/internal/pgtest"
-	"github.com/pidex-dev/pidex/pgstore"
+	"github.com/pidex-dev/pidex/postgres"
 	"github.com/pidex-dev/pidex/query"
 )
 
@@ -79,7 +79,7 @@ type searchEnv struct {
 	// team, when set, is a team catalog in PostgreSQL that every refresh
 	// pushes the catalog into, and that searches read: the same tests hold
 	// the same answers on both backends.
-	team *pgstore.Store
+	team *postgres.Store
 }
 
 // searcher is what a search test asks of a backend.
@@ -91,7 +91,7 @@ type searcher interface {
 func newSearchEnv(t *testing.T) *searchEnv {
 	t.Helper()
 	root := t.TempDir()
-	db, err := catalog.Open(context.Background(), filepath.Join(t.TempDir(), "c.sqlite"))
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "c.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func onBackends(t *testing.T, test func(t *testing.T, e *searchEnv)) {
 	t.Run("sqlite", func(t *testing.T) { test(t, newSearchEnv(t)) })
 	t.Run("postgres", func(t *testing.T) {
 		e := newSearchEnv(t)
-		st, err := pgstore.Open(context.Background(), pgtest.URL(t), pgstore.Options{Migrate: true})
+		st, err := postgres.Open(context.Background(), pgtest.URL(t), postgres.Options{Migrate: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +165,7 @@ func (e *searchEnv) push() {
 	if e.team == nil {
 		return
 	}
-	ps, err := e.team.Push(context.Background(), e.ix.DB, pgstore.PushOptions{Machine: "m1", Roots: []string{e.root}})
+	ps, err := e.team.Push(context.Background(), e.ix.DB, postgres.PushOptions{Machine: "m1", Roots: []string{e.root}})
 	if err != nil || len(ps.Skipped) > 0 {
 		e.t.Fatalf("push: %v %v", err, ps)
 	}
@@ -380,7 +380,7 @@ func FuzzSearchQuery(f *testing.F) {
 	for _, s := range []string{"a", `"a b"*`, "a OR b", "-x y", "(a OR b) -c", "検索", "NEAR(a)", `a"`, "x* y*", "c++ OR c#"} {
 		f.Add(s)
 	}
-	db, err := catalog.Open(context.Background(), filepath.Join(f.TempDir(), "c.sqlite"))
+	db, err := sqlite.Open(context.Background(), filepath.Join(f.TempDir(), "c.sqlite"))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -436,7 +436,7 @@ func testSearchPages(t *testing.T, e *searchEnv) {
 // them, reach neither "parser stack overflow" nor "expression tree is too
 // large". 300 random queries here; PIDEX_QUERIES=N for N.
 func TestQueryBoundsReachNoSQLiteLimit(t *testing.T) {
-	db, err := catalog.Open(context.Background(), filepath.Join(t.TempDir(), "c.sqlite"))
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "c.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,12 +10,11 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"modernc.org/sqlite"
+	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/internal/catalog"
-	"github.com/pidex-dev/pidex/internal/sqlcode"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // SQLConn is a read-only connection to the catalog for ad-hoc SQL: it
@@ -43,7 +42,7 @@ type SQLConn struct {
 
 // OpenSQL opens the catalog at path for Query.
 func OpenSQL(ctx context.Context, path string) (*SQLConn, error) {
-	uri, err := catalog.ReadOnlyURI(path, "query_only(1)", "busy_timeout(10000)", "temp_store(MEMORY)", catalog.MmapPragma)
+	uri, err := sqlite.ReadOnlyURI(path, "query_only(1)", "busy_timeout(10000)", "temp_store(MEMORY)", sqlite.MmapPragma)
 	if err != nil {
 		return nil, fmt.Errorf("open catalog read-only: %w", err)
 	}
@@ -63,18 +62,18 @@ func OpenSQL(ctx context.Context, path string) (*SQLConn, error) {
 		return nil, err
 	}
 	register(c)
-	if _, err := sqlite.Limit(conn, sqlite3.SQLITE_LIMIT_LENGTH, pidex.MaxSQLValue); err != nil {
+	if _, err := msqlite.Limit(conn, sqlite3.SQLITE_LIMIT_LENGTH, pidex.MaxSQLValue); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("open catalog read-only: %w", err)
 	}
 	err = conn.Raw(func(dc any) error {
-		r, ok := dc.(sqlite.AuthorizerRegisterer)
+		r, ok := dc.(msqlite.AuthorizerRegisterer)
 		if !ok {
 			return errors.New("the SQLite driver has no authorizer")
 		}
-		return r.RegisterAuthorizer(func(action sqlite.AuthorizerActionCode, arg1, arg2, arg3, arg4 string) sqlite.AuthorizerReturnCode {
+		return r.RegisterAuthorizer(func(action msqlite.AuthorizerActionCode, arg1, arg2, arg3, arg4 string) msqlite.AuthorizerReturnCode {
 			code := readOnly(action, arg1, arg2, arg3, arg4)
-			if code != sqlite.AuthorizerOK {
+			if code != msqlite.AuthorizerOK {
 				c.denied.Store(true)
 			}
 			return code
@@ -137,24 +136,24 @@ func (c *SQLConn) Close() error {
 
 // readOnly is the authorizer: reads, functions (but not load_extension),
 // read-only pragmas and recursion pass; every other action is refused.
-func readOnly(action sqlite.AuthorizerActionCode, arg1, arg2, _, _ string) sqlite.AuthorizerReturnCode {
+func readOnly(action msqlite.AuthorizerActionCode, arg1, arg2, _, _ string) msqlite.AuthorizerReturnCode {
 	switch action {
-	case sqlite.AuthRead, sqlite.AuthSelect, sqlite.AuthRecursive:
-		return sqlite.AuthorizerOK
-	case sqlite.AuthFunction:
+	case msqlite.AuthRead, msqlite.AuthSelect, msqlite.AuthRecursive:
+		return msqlite.AuthorizerOK
+	case msqlite.AuthFunction:
 		if strings.EqualFold(arg2, "load_extension") {
-			return sqlite.AuthorizerDeny
+			return msqlite.AuthorizerDeny
 		}
-		return sqlite.AuthorizerOK
-	case sqlite.AuthPragma:
+		return msqlite.AuthorizerOK
+	case msqlite.AuthPragma:
 		// arg2 is the pragma's argument: a table name for the schema
 		// pragmas, a new value for the others (which is a write).
 		name := strings.ToLower(arg1)
 		if (arg2 == "" && readPragmas[name]) || schemaPragmas[name] {
-			return sqlite.AuthorizerOK
+			return msqlite.AuthorizerOK
 		}
 	}
-	return sqlite.AuthorizerDeny
+	return msqlite.AuthorizerDeny
 }
 
 // schemaPragmas take a table or index name and only read.
@@ -235,7 +234,7 @@ func (c *SQLConn) sqlError(ctx context.Context, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return pidex.ErrTimeout
 	}
-	if c.denied.Load() || sqlcode.Is(err, sqlcode.Auth, sqlcode.ReadOnly) {
+	if c.denied.Load() || sqlite.IsCode(err, sqlite.CodeAuth, sqlite.CodeReadOnly) {
 		msg := err.Error()
 		return pidex.Usagef("pidex sql is read-only: refused, the statement would write, attach or load something (%s)", msg)
 	}

@@ -12,7 +12,7 @@ import (
 	"sort"
 	"sync"
 
-	"modernc.org/sqlite"
+	msqlite "modernc.org/sqlite"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
@@ -42,7 +42,7 @@ import (
 func init() {
 	// pidex_rank(tokens, avgdl, terms): a search match's score from the
 	// entry's size in tokens (text_sizes.n), see fts.Rank.
-	sqlite.MustRegisterDeterministicScalarFunction("pidex_rank", 3, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	msqlite.MustRegisterDeterministicScalarFunction("pidex_rank", 3, func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		avgdl, _ := args[1].(float64)
 		terms, _ := args[2].(int64)
 		d := avgdl
@@ -51,14 +51,14 @@ func init() {
 		}
 		return fts.Rank(int(terms), d, avgdl), nil
 	})
-	sqlite.MustRegisterScalarFunction("entry_json", -1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	msqlite.MustRegisterScalarFunction("entry_json", -1, func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		b, err := entryLine("entry_json", args, false)
 		if err != nil || b == nil {
 			return nil, err
 		}
 		return string(b), nil
 	})
-	sqlite.MustRegisterScalarFunction("entry_text", -1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	msqlite.MustRegisterScalarFunction("entry_text", -1, func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		b, err := entryLine("entry_text", args, true)
 		if err != nil || b == nil {
 			return nil, err

@@ -11,7 +11,7 @@ import (
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/internal/render"
-	"github.com/pidex-dev/pidex/pgstore"
+	"github.com/pidex-dev/pidex/postgres"
 )
 
 // app holds the global flags and what every command shares. The work is
@@ -114,8 +114,8 @@ func (a *app) engine(ctx context.Context) (*engine.Engine, error) {
 	if a.eng != nil {
 		return a.eng, nil
 	}
-	if a.catalog != "" && !pgstore.IsURL(a.catalog) {
-		return nil, fmt.Errorf("--catalog %s: want a team catalog's postgres:// URL (a local catalog file is --db): %w", pgstore.Redacted(a.catalog), errUsage)
+	if a.catalog != "" && !postgres.IsURL(a.catalog) {
+		return nil, fmt.Errorf("--catalog %s: want a team catalog's postgres:// URL (a local catalog file is --db): %w", postgres.Redacted(a.catalog), errUsage)
 	}
 	var eng *engine.Engine
 	err := a.drawing(func() (err error) {

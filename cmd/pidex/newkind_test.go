@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex/engine"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/js"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
@@ -118,7 +118,7 @@ func TestNewKindIsOneEdit(t *testing.T) {
 	has("search --role", run("search", "--role", "checkpoint", "--json", "refactor"), `"entryId":"k1"`, `"role":"checkpoint"`)
 	has("search --help", run("search", "--help"), "checkpoint")
 
-	db, err := catalog.Open(context.Background(), dbPath)
+	db, err := sqlite.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/internal/render"
 	"github.com/pidex-dev/pidex/internal/text"
-	"github.com/pidex-dev/pidex/pgstore"
+	"github.com/pidex-dev/pidex/postgres"
 )
 
 func (a *app) pushCmd() *cobra.Command {
@@ -67,10 +67,10 @@ excluded, entries, bytes, redacted, skipped}, one object per push with --watch.`
 			if to == "" {
 				return fmt.Errorf("push: no team catalog: give --to postgres://… or set PIDEX_PG: %w", errUsage)
 			}
-			if !pgstore.IsURL(to) {
-				return fmt.Errorf("push --to %s: want a postgres:// URL: %w", pgstore.Redacted(to), errUsage)
+			if !postgres.IsURL(to) {
+				return fmt.Errorf("push --to %s: want a postgres:// URL: %w", postgres.Redacted(to), errUsage)
 			}
-			if _, err := pgstore.Config(to); err != nil {
+			if _, err := postgres.Config(to); err != nil {
 				return err
 			}
 			o.Machine = a.machine
@@ -132,7 +132,7 @@ func (a *app) pushOnce(ctx context.Context, eng *engine.Engine, to string, o eng
 	}
 	secs := time.Since(start).Seconds()
 	_, err = fmt.Fprintf(a.stdout, "pushed %s as %s: files %d: new %d, appended %d, rewritten %d, rederived %d, removed %d, unchanged %d, excluded %d\nentries %d, lines %s (%s/s), secrets redacted %d\n",
-		pgstore.Redacted(to), ps.Machine, ps.Files, ps.New, ps.Appended, ps.Rewritten, ps.Rederived, ps.Removed, ps.Unchanged, ps.Excluded,
+		postgres.Redacted(to), ps.Machine, ps.Files, ps.New, ps.Appended, ps.Rewritten, ps.Rederived, ps.Removed, ps.Unchanged, ps.Excluded,
 		ps.Entries, text.Bytes(ps.Bytes), text.Bytes(int64(float64(ps.Bytes)/max(secs, 1e-3))), ps.Redacted)
 	return err
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/pidex-dev/pidex/engine"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 )
 
@@ -91,7 +91,7 @@ func TestRebuildWhileWatching(t *testing.T) {
 	}
 	// The catalog as the two processes left it (no refresh here), against a
 	// fresh index of the same files.
-	live, err := catalog.Open(ctx, db)
+	live, err := sqlite.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func freshDump(t *testing.T, root string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := catalog.Open(context.Background(), db)
+	c, err := sqlite.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}

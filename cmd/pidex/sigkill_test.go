@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 )
 
@@ -52,7 +52,7 @@ func TestSIGKILLDuringColdIndex(t *testing.T) {
 	if out, err := exec.Command(bin, "--db", db, "--sessions", root, "-q", "index").CombinedOutput(); err != nil {
 		t.Fatalf("last index: %v\n%s", err, out)
 	}
-	live, err := catalog.Open(context.Background(), db)
+	live, err := sqlite.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 	"github.com/pidex-dev/pidex/internal/render"
 )
@@ -89,7 +89,7 @@ func TestSQLDocumentedQueries(t *testing.T) {
 // Each view has exactly the columns the reference documents: the stable
 // interface cannot drift silently.
 func TestSQLViewColumnsPinned(t *testing.T) {
-	db, err := catalog.Open(context.Background(), filepath.Join(t.TempDir(), "c.sqlite"))
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "c.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}

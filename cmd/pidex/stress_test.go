@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pidex-dev/pidex/internal/catalog"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 )
 
@@ -121,7 +121,7 @@ func TestStressFourProcesses(t *testing.T) {
 	if out, err := exec.Command(bin, args("index")...).CombinedOutput(); err != nil && !isExit(err, exitWarnings) {
 		t.Fatalf("final index: %v\n%s", err, out)
 	}
-	live, err := catalog.Open(context.Background(), db)
+	live, err := sqlite.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ func TestConcurrentFirstIndexesFinishTheText(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		c, err := catalog.Open(context.Background(), db)
+		c, err := sqlite.Open(context.Background(), db)
 		if err != nil {
 			t.Fatal(err)
 		}

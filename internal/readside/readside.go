@@ -1,6 +1,6 @@
 // Package readside is the part of pidex's read side that is not SQL,
 // shared by both backends (package query over the local SQLite catalog,
-// package pgstore over a team catalog in PostgreSQL): the context rebuild
+// package postgres over a team catalog in PostgreSQL): the context rebuild
 // from an entry's lines, previews, tree building, the session listing's
 // sort rules, snippets, bm25 as FTS5 computes it, and the folding of cost
 // sums into zone days and report rows. A backend fetches rows; what they

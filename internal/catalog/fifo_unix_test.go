@@ -1,7 +1,0 @@
-//go:build unix
-
-package catalog
-
-import "golang.org/x/sys/unix"
-
-func mkfifo(path string) error { return unix.Mkfifo(path, 0o600) }

@@ -1,0 +1,745 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/jmoiron/sqlx"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/sqlite"
+	"github.com/pidex-dev/pidex/internal/readside"
+)
+
+// FormatVersion is the version of how a push writes a file's rows, beside
+// the local catalog's derivation (indexer.Derivation): a file pushed by a
+// pidex with another is pushed again whole.
+//
+//	1: the first
+//	2: search rows carry their first token's index (migration 00004)
+const FormatVersion = 2
+
+// PushOptions say what a push mirrors.
+type PushOptions struct {
+	// Machine names this machine in the team catalog (default: the host
+	// name); its rows are its own, and a push touches no other machine's.
+	Machine string
+	// Roots are the session roots whose files are mirrored (absolute): the
+	// files `pidex list` would show. A file of the machine the team catalog
+	// holds that is not under them (or is filtered out) is removed there.
+	Roots []string
+	// Projects, if any, keep only the sessions whose working directory
+	// contains one of them (ignoring ASCII case, as --project does);
+	// Exclude leaves out those whose directory contains one of its.
+	Projects, Exclude []string
+	// Redact replaces the secrets found in the text (internal/redact) with
+	// a marker before anything leaves the machine.
+	Redact bool
+	// Progress, if set, counts the files and bytes of the push.
+	Progress *pidex.Progress
+	// Version names the pidex that pushed (push_state.pushed_by).
+	Version string
+}
+
+// PushStats say what a push did (`pidex push --json`).
+type PushStats struct {
+	Machine   string `json:"machine"`
+	Files     int    `json:"files"` // the machine's files in the team catalog after the push
+	New       int    `json:"new"`
+	Appended  int    `json:"appended"`
+	Rewritten int    `json:"rewritten"`
+	// Rederived: files whose usage flags or rollups alone were sent again
+	// (another file's change moved them: a fork), or whose local catalog
+	// was rebuilt with the same content.
+	Rederived int   `json:"rederived"`
+	Removed   int   `json:"removed"`
+	Unchanged int   `json:"unchanged"`
+	Excluded  int   `json:"excluded"` // sessions left out by the project filters
+	Entries   int64 `json:"entries"`  // entries sent
+	Bytes     int64 `json:"bytes"`    // bytes of lines sent
+	Redacted  int64 `json:"redacted"` // secrets replaced by the marker
+	// Skipped lists the files that changed on disk while they were read (a
+	// rewrite since the last refresh): the next push sends them.
+	Skipped []string `json:"skipped"`
+}
+
+// action is what a file needs.
+type action int
+
+const (
+	actNone     action = iota
+	actTouch           // the file row only (its stat moved, its rows did not)
+	actRederive        // the usage flags, rollups and session row
+	actAppend          // the entries after the pushed offset, and the above
+	actRewrite         // everything again
+	actNew             // everything
+	actRemove          // nothing: the file goes
+)
+
+// localFile is a file row of the local catalog.
+type localFile struct {
+	ID         int64   `db:"id"`
+	Path       string  `db:"path"`
+	Root       string  `db:"root"`
+	Kind       string  `db:"kind"`
+	Size       int64   `db:"size"`
+	MtimeNs    int64   `db:"mtime_ns"`
+	Offset     int64   `db:"offset"`
+	HeadHash   string  `db:"head_hash"`
+	TailHash   string  `db:"tail_hash"`
+	OpenTail   bool    `db:"open_tail"`
+	Lines      int64   `db:"lines"`
+	Seq        int64   `db:"seq"`
+	Version    int64   `db:"version"`
+	LastID     string  `db:"last_id"`
+	Warnings   int64   `db:"warnings"`
+	Generation int64   `db:"generation"`
+	DerivedSeq int64   `db:"derived_seq"`
+	Cwd        *string `db:"cwd"`
+	Source     *string `db:"source"`
+}
+
+const localFileSQL = `SELECT f.id, f.path, f.root, f.kind, f.size, f.mtime_ns, f.offset, f.head_hash, f.tail_hash,
+	f.open_tail, f.lines, f.seq, f.version, f.last_id, f.warnings, f.generation, f.derived_seq, s.cwd, s.source
+	FROM files f LEFT JOIN sessions s ON s.file_id = f.id`
+
+// pushedFile is a file row of the team catalog, for the same machine.
+type pushedFile struct {
+	ID         int64
+	Path       string
+	Root       string
+	Kind       string
+	Size       int64
+	MtimeNs    int64
+	Offset     int64
+	HeadHash   string
+	TailHash   string
+	OpenTail   bool
+	Lines      int64
+	Seq        int64
+	Version    int64
+	LastID     string
+	Warnings   int64
+	Generation int64
+	DerivedSeq int64
+	Catalog    string
+	Format     string
+}
+
+// job is one file's work.
+type job struct {
+	act    action
+	local  localFile
+	pushed *pushedFile
+	id     int64 // the team catalog's file id
+}
+
+// decide says what a file needs: the local catalog's row against what
+// the last push of it left (docs/postgres.md, Pushes).
+func decide(l localFile, p *pushedFile, catalogID, format string) action {
+	switch {
+	case p == nil:
+		return actNew
+	case p.Format != format:
+		return actRewrite // pushed by another pidex, or with other options
+	case p.Catalog != catalogID:
+		// The local catalog was rebuilt since: its generations and ids start
+		// again, so only the content fingerprints tell whether the rows
+		// pushed are still the file's.
+		if l.Offset == p.Offset && l.HeadHash == p.HeadHash && l.TailHash == p.TailHash {
+			return actRederive
+		}
+		return actRewrite
+	case l.Generation != p.Generation || l.Offset < p.Offset:
+		return actRewrite
+	case l.Offset > p.Offset:
+		return actAppend
+	case l.DerivedSeq != p.DerivedSeq:
+		return actRederive
+	case l.Size != p.Size || l.MtimeNs != p.MtimeNs || l.Kind != p.Kind || l.Root != p.Root || l.Warnings != p.Warnings ||
+		l.OpenTail != p.OpenTail || l.Lines != p.Lines || l.Seq != p.Seq || l.Version != p.Version || l.LastID != p.LastID ||
+		l.HeadHash != p.HeadHash || l.TailHash != p.TailHash:
+		return actTouch
+	}
+	return actNone
+}
+
+// errConflict: a file's row in the team catalog is not what the push
+// planned from (another push of the same machine got there first).
+var errConflict = errors.New("the team catalog's row of the file moved meanwhile")
+
+// errChanged: a session file changed on disk since the local catalog
+// indexed it.
+var errChanged = errors.New("the file changed on disk since it was indexed")
+
+// pusher is one push.
+type pusher struct {
+	mu        sync.Mutex // st, from the workers
+	s         *Store
+	local     *sqlx.DB // the local catalog, read-only
+	o         PushOptions
+	pc        *pgx.Conn
+	machine   int64
+	catalogID string
+	format    string
+	st        *PushStats
+}
+
+// Push mirrors the local catalog's files under o.Roots into the team
+// catalog, as machine o.Machine: only what changed since the machine's
+// last push travels (new and appended files, rewrites, files whose usage
+// flags moved, removals), in transactions that each carry their files'
+// rows with their cursors, so that a crash or a dropped connection leaves
+// each either applied or not, and the next push goes on from there. The
+// local catalog should be refreshed first; its session files are read for
+// the entries' lines.
+func (s *Store) Push(ctx context.Context, local *sqlite.DB, o PushOptions) (*PushStats, error) {
+	if err := checkMachine(o.Machine); err != nil {
+		return nil, err
+	}
+	catalogID, err := localCatalogID(ctx, local)
+	if err != nil {
+		return nil, err
+	}
+	uri, err := sqlite.ReadOnlyURI(local.Path, "busy_timeout(10000)", sqlite.CachePragma)
+	if err != nil {
+		return nil, fmt.Errorf("read local catalog: %w", err)
+	}
+	ro, err := sqlx.Open("sqlite", uri)
+	if err != nil {
+		return nil, fmt.Errorf("read local catalog: %w", err)
+	}
+	defer ro.Close()
+	p := &pusher{s: s, local: ro, o: o, catalogID: catalogID, st: &PushStats{Machine: o.Machine, Skipped: []string{}},
+		format: fmt.Sprintf("derivation %d, push %d, redact %t", indexer.Derivation, FormatVersion, o.Redact)}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connect to team catalog %s: %w", s.url, err)
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		p.pc = dc.(*stdlib.Conn).Conn()
+		return p.run(ctx)
+	})
+	if err != nil {
+		return p.st, err
+	}
+	return p.st, nil
+}
+
+// checkMachine refuses a name that could not be told apart in a listing.
+func checkMachine(name string) error {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return pidex.Usagef("push: no machine name (--machine)")
+	case len(name) > 200 || !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return pidex.Usagef("push: machine name %q: want up to 200 printable characters", name)
+	}
+	return nil
+}
+
+// localCatalogID is the identity of the local catalog (meta catalog_id),
+// made when first asked. A rebuilt or recreated catalog has none (a
+// rebuild copies a new catalog's meta), so it gets a new one, which tells
+// the next push that the local cursors start again.
+func localCatalogID(ctx context.Context, local *sqlite.DB) (string, error) {
+	var id string
+	err := local.GetContext(ctx, &id, `SELECT value FROM meta WHERE key = 'catalog_id'`)
+	if err == nil {
+		return id, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("read local catalog id: %w", err)
+	}
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("make local catalog id: %w", err)
+	}
+	if _, err := local.ExecContext(ctx, `INSERT OR IGNORE INTO meta (key, value) VALUES ('catalog_id', ?)`, hex.EncodeToString(b[:])); err != nil {
+		return "", fmt.Errorf("record local catalog id: %w", err)
+	}
+	if err := local.GetContext(ctx, &id, `SELECT value FROM meta WHERE key = 'catalog_id'`); err != nil {
+		return "", fmt.Errorf("read local catalog id: %w", err)
+	}
+	return id, nil
+}
+
+func (p *pusher) run(ctx context.Context) error {
+	if err := p.pc.QueryRow(ctx, `INSERT INTO machines (name) VALUES ($1) ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING id`,
+		p.o.Machine).Scan(&p.machine); err != nil {
+		return fmt.Errorf("register machine %q: %w", p.o.Machine, err)
+	}
+	// The push's own session: a commit need not wait for its WAL to reach
+	// the disk (a crash of the server may lose the last transactions, never
+	// half of one, and their cursors with them: the next push sends them
+	// again); search rows' GIN entries wait in a larger pending list and
+	// are merged in bulk.
+	if _, err := p.pc.Exec(ctx, `SET synchronous_commit = off`); err != nil {
+		return fmt.Errorf("start push: %w", err)
+	}
+	if _, err := p.pc.Exec(ctx, `INSERT INTO push_state (machine_id) VALUES ($1) ON CONFLICT DO NOTHING`, p.machine); err != nil {
+		return fmt.Errorf("start push: %w", err)
+	}
+	// One push per machine at a time (a --watch and a manual push): the
+	// second waits. A session lock: a push that dies releases it with its
+	// connection.
+	if _, err := p.pc.Exec(ctx, `SELECT pg_advisory_lock($1::int, $2::int)`, lockID, p.machine); err != nil {
+		return fmt.Errorf("wait for this machine's other push: %w", err)
+	}
+	defer p.pc.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1::int, $2::int)`, lockID, p.machine)
+	if _, err := p.pc.Exec(ctx, `UPDATE push_state SET started_ms = $2, finished_ms = NULL WHERE machine_id = $1`,
+		p.machine, time.Now().UnixMilli()); err != nil {
+		return fmt.Errorf("start push: %w", err)
+	}
+	locals, excluded, err := p.localFiles(ctx)
+	if err != nil {
+		return err
+	}
+	pushed, err := p.pushedFiles(ctx)
+	if err != nil {
+		return err
+	}
+	p.st.Excluded = excluded
+	var jobs []job
+	var removed []*pushedFile
+	seen := map[string]bool{}
+	for _, l := range locals {
+		seen[l.Path] = true
+		pf := pushed[l.Path]
+		j := job{act: decide(l, pf, p.catalogID, p.format), local: l, pushed: pf}
+		if pf != nil {
+			j.id = pf.ID
+		}
+		jobs = append(jobs, j)
+	}
+	for path, pf := range pushed {
+		if !seen[path] {
+			removed = append(removed, pf)
+		}
+	}
+	sort.Slice(removed, func(a, b int) bool { return removed[a].Path < removed[b].Path })
+	if err := p.remove(ctx, removed); err != nil {
+		return err
+	}
+	if err := p.apply(ctx, jobs); err != nil {
+		return err
+	}
+	var files, bytes int64
+	if err := p.pc.QueryRow(ctx, `SELECT count(*), COALESCE(sum("offset"), 0) FROM files WHERE machine_id = $1`, p.machine).Scan(&files, &bytes); err != nil {
+		return fmt.Errorf("finish push: %w", err)
+	}
+	p.st.Files = int(files)
+	_, err = p.pc.Exec(ctx, `UPDATE push_state SET finished_ms = $2, catalog_id = $3, derivation = $4, options = $5, pushed_by = $6,
+		files = $7, bytes = $8 WHERE machine_id = $1`,
+		p.machine, time.Now().UnixMilli(), p.catalogID, indexer.Derivation, p.format, p.o.Version, files, bytes)
+	if err == nil {
+		_, err = p.pc.Exec(ctx, `UPDATE machines SET derivation = $2, text_version = $3 WHERE id = $1`, p.machine, indexer.Derivation, FormatVersion)
+	}
+	if err != nil {
+		return fmt.Errorf("finish push: %w", err)
+	}
+	return nil
+}
+
+// localFiles lists the local catalog's files under the roots that the
+// project filters keep, and how many sessions they left out.
+func (p *pusher) localFiles(ctx context.Context) ([]localFile, int, error) {
+	if len(p.o.Roots) == 0 {
+		return nil, 0, nil
+	}
+	q, args, err := sqlx.In(localFileSQL+` WHERE f.root IN (?) ORDER BY f.path`, p.o.Roots)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list local files: %w", err)
+	}
+	var all []localFile
+	if err := p.local.SelectContext(ctx, &all, q, args...); err != nil {
+		return nil, 0, fmt.Errorf("list local files: %w", err)
+	}
+	var out []localFile
+	excluded := 0
+	for _, l := range all {
+		if p.keep(l) {
+			out = append(out, l)
+		} else if l.Cwd != nil {
+			excluded++
+		}
+	}
+	return out, excluded, nil
+}
+
+// keep applies the project filters: a session by its working directory
+// (ASCII case ignored, as list's --project); a file that is not a session
+// has no project, and is kept only without --project.
+func (p *pusher) keep(l localFile) bool {
+	if l.Cwd == nil {
+		return len(p.o.Projects) == 0
+	}
+	cwd := readside.ASCIILower(*l.Cwd)
+	for _, x := range p.o.Exclude {
+		if strings.Contains(cwd, readside.ASCIILower(x)) {
+			return false
+		}
+	}
+	if len(p.o.Projects) == 0 {
+		return true
+	}
+	for _, x := range p.o.Projects {
+		if strings.Contains(cwd, readside.ASCIILower(x)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *pusher) pushedFiles(ctx context.Context) (map[string]*pushedFile, error) {
+	rows, err := p.pc.Query(ctx, `SELECT id, path, root, kind, size, mtime_ns, "offset", head_hash, tail_hash, open_tail, lines,
+		seq, version, last_id, warnings, generation, derived_seq, catalog, format FROM files WHERE machine_id = $1`, p.machine)
+	if err != nil {
+		return nil, fmt.Errorf("list pushed files: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]*pushedFile{}
+	for rows.Next() {
+		var f pushedFile
+		if err := rows.Scan(&f.ID, &f.Path, &f.Root, &f.Kind, &f.Size, &f.MtimeNs, &f.Offset, &f.HeadHash, &f.TailHash, &f.OpenTail,
+			&f.Lines, &f.Seq, &f.Version, &f.LastID, &f.Warnings, &f.Generation, &f.DerivedSeq, &f.Catalog, &f.Format); err != nil {
+			return nil, fmt.Errorf("list pushed files: %w", err)
+		}
+		out[f.Path] = &f
+	}
+	return out, rows.Err()
+}
+
+// remove deletes files of the machine that are gone (or filtered out)
+// locally, in one transaction: the cascades remove every row of them.
+func (p *pusher) remove(ctx context.Context, files []*pushedFile) error {
+	if len(files) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(files))
+	for i, f := range files {
+		ids[i] = f.ID
+	}
+	return p.tx(ctx, p.pc, func(tx pgx.Tx) error {
+		var touched []string
+		if err := collect(ctx, tx, &touched, `SELECT DISTINCT entry_id FROM usage WHERE file_id = ANY($1)`, ids); err != nil {
+			return fmt.Errorf("remove files: %w", err)
+		}
+		var n, toks int64
+		if err := tx.QueryRow(ctx, `SELECT count(*), COALESCE(sum(tokens), 0) FROM text_index WHERE file_id = ANY($1) AND part = 0`, ids).
+			Scan(&n, &toks); err != nil {
+			return fmt.Errorf("remove files: %w", err)
+		}
+		if err := p.lockCalls(ctx, tx); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM files WHERE machine_id = $1 AND id = ANY($2)`, p.machine, ids); err != nil {
+			return fmt.Errorf("remove files: %w", err)
+		}
+		if err := recomputeCalls(ctx, tx, touched); err != nil {
+			return err
+		}
+		if err := p.account(ctx, tx, -n, -toks); err != nil {
+			return err
+		}
+		p.st.Removed += len(files)
+		return nil
+	})
+}
+
+// tx runs fn in a transaction, again (up to a few times) when PostgreSQL
+// aborted it for a deadlock or a serialization failure, which another
+// machine's push at the same moment can cause.
+func (p *pusher) tx(ctx context.Context, pc *pgx.Conn, fn func(pgx.Tx) error) error {
+	for attempt := 0; ; attempt++ {
+		err := pgx.BeginFunc(ctx, pc, fn)
+		if err == nil || attempt >= 4 || !isCode(err, deadlock, serialization) {
+			return err
+		}
+	}
+}
+
+func collect[T any](ctx context.Context, tx pgx.Tx, out *[]T, q string, args ...any) error {
+	rows, err := tx.Query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return err
+		}
+		*out = append(*out, v)
+	}
+	return rows.Err()
+}
+
+// lockCalls takes the lock under which pushes derive the cross-machine
+// flags (usage_xm), until the transaction ends. It is taken before a
+// transaction deletes any usage row: deleting one cascades to usage_xm,
+// which another machine's push may be rewriting.
+func (p *pusher) lockCalls(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('pidex calls'))`); err != nil {
+		return fmt.Errorf("lock calls: %w", err)
+	}
+	return nil
+}
+
+// recomputeCalls derives again, over every machine, the flags of the
+// calls whose records carry one of the touched entry ids: a call held by
+// several machines counts once, under the record of the session created
+// first (then path, then machine name, then offset: the local rule with
+// the machine added), and is active when one of its records is on its
+// file's path. Only the rows whose flags over the union differ from their
+// machine's get a row in usage_xm (docs/postgres.md, Cost).
+func recomputeCalls(ctx context.Context, tx pgx.Tx, touched []string) error {
+	if len(touched) == 0 {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM usage_xm x USING usage u
+		WHERE u.file_id = x.file_id AND u."offset" = x."offset" AND u.entry_id = ANY($1)`, touched); err != nil {
+		return fmt.Errorf("derive calls across machines: %w", err)
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO usage_xm (file_id, "offset", is_copy, call_active)
+		SELECT file_id, "offset", g_copy, g_active FROM (
+			SELECT u.file_id, u."offset", u.is_copy, u.call_active,
+				row_number() OVER (call ORDER BY COALESCE(s.created_ms, 0), f.path, m.name, u."offset") > 1 AS g_copy,
+				bool_or(u.on_path) OVER call AS g_active
+			FROM usage u JOIN files f ON f.id = u.file_id JOIN machines m ON m.id = f.machine_id
+			LEFT JOIN sessions s ON s.file_id = u.file_id
+			WHERE u.entry_id IN (SELECT entry_id FROM usage WHERE entry_id = ANY($1)
+				GROUP BY entry_id HAVING count(DISTINCT machine_id) > 1)
+			WINDOW call AS (PARTITION BY u.entry_id, u.source, u.ts_ms, u.input, u.output, u.cache_read, u.cache_write)) k
+		WHERE (g_copy, g_active) IS DISTINCT FROM (is_copy, call_active)`, touched)
+	if err != nil {
+		return fmt.Errorf("derive calls across machines: %w", err)
+	}
+	return nil
+}
+
+// account moves the machine's search statistics (bm25's) and its change
+// counter.
+func (p *pusher) account(ctx context.Context, tx pgx.Tx, entries, tokens int64) error {
+	_, err := tx.Exec(ctx, `UPDATE push_state SET text_entries = text_entries + $2, text_tokens = text_tokens + $3,
+		changes = changes + 1 WHERE machine_id = $1`, p.machine, entries, tokens)
+	if err != nil {
+		return fmt.Errorf("count pushed text: %w", err)
+	}
+	return nil
+}
+
+// Transactions group files up to these sizes: a transaction per small
+// file spent the push in commits; a large file has one of its own.
+const (
+	txBytes = 16 << 20
+	txFiles = 64
+)
+
+// apply runs the jobs, a transaction per group of files. A file that
+// changed on disk meanwhile is left for the next push.
+func (p *pusher) apply(ctx context.Context, jobs []job) error {
+	var todo []job
+	for _, j := range jobs {
+		switch j.act {
+		case actNone:
+			p.st.Unchanged++
+			continue
+		}
+		todo = append(todo, j)
+	}
+	// New files by name (their team ids then follow session start times,
+	// as the local ids do), the rest in path order.
+	sort.SliceStable(todo, func(a, b int) bool {
+		return filepath.Base(todo[a].local.Path) < filepath.Base(todo[b].local.Path)
+	})
+	if pr := p.o.Progress; pr != nil {
+		pr.FilesTotal.Add(int64(len(todo)))
+		for _, j := range todo {
+			pr.BytesTotal.Add(j.sendBytes())
+		}
+	}
+	var groups [][]job
+	for start := 0; start < len(todo); {
+		end, size := start, int64(0)
+		for end < len(todo) && end-start < txFiles && (end == start || size+todo[end].sendBytes() <= txBytes) {
+			size += todo[end].sendBytes()
+			end++
+		}
+		groups = append(groups, todo[start:end])
+		start = end
+	}
+	// Groups go through a few connections at once: PostgreSQL builds the
+	// search rows' index entries on one core per connection (most of a
+	// cold push), while this process reads and encodes the next files.
+	// Each group is its own transaction: they never share a file.
+	work := make(chan []job)
+	g, gctx := errgroup.WithContext(ctx)
+	for range min(pushWorkers(), len(groups)) {
+		g.Go(func() error { return p.worker(gctx, work) })
+	}
+	g.Go(func() error {
+		defer close(work)
+		for _, group := range groups {
+			select {
+			case work <- group:
+			case <-gctx.Done():
+				return nil
+			}
+		}
+		return nil
+	})
+	return g.Wait()
+}
+
+// pushWorkers is how many connections a push sends files through.
+func pushWorkers() int { return max(2, min(4, runtime.GOMAXPROCS(0))) }
+
+// worker sends groups of files on a connection of its own.
+func (p *pusher) worker(ctx context.Context, work <-chan []job) error {
+	conn, err := p.s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect to team catalog %s: %w", p.s.url, err)
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
+		if _, err := pc.Exec(ctx, `SET synchronous_commit = off`); err != nil { // see run
+			return fmt.Errorf("start push: %w", err)
+		}
+		defer pc.Exec(context.WithoutCancel(ctx), `RESET synchronous_commit`)
+		for group := range work {
+			for len(group) > 0 {
+				bad, err := p.applyGroup(ctx, pc, group)
+				if err == nil {
+					break
+				}
+				if bad < 0 {
+					return err
+				}
+				// One file changed under the push (or its team row moved):
+				// leave it out, send the others.
+				p.mu.Lock()
+				p.st.Skipped = append(p.st.Skipped, group[bad].local.Path)
+				p.mu.Unlock()
+				group = slices.Delete(slices.Clone(group), bad, bad+1)
+			}
+		}
+		return nil
+	})
+}
+
+// sendBytes is how many bytes of lines a job reads and sends.
+func (j *job) sendBytes() int64 {
+	switch j.act {
+	case actNew, actRewrite:
+		return j.local.Offset
+	case actAppend:
+		return j.local.Offset - j.pushed.Offset
+	}
+	return 0
+}
+
+// fileError names the job of a group that failed on its own account.
+type fileError struct {
+	index int
+	err   error
+}
+
+func (e *fileError) Error() string { return e.err.Error() }
+func (e *fileError) Unwrap() error { return e.err }
+
+// applyGroup sends a group of files in one transaction. bad is the index
+// of the file that made it fail (-1: the transaction itself failed).
+func (p *pusher) applyGroup(ctx context.Context, pc *pgx.Conn, group []job) (bad int, err error) {
+	var stats PushStats
+	err = p.tx(ctx, pc, func(tx pgx.Tx) error {
+		stats = PushStats{}
+		w := &fileWriter{p: p, tx: tx, st: &stats}
+		var readers []*localRows
+		for i := range group {
+			j := &group[i]
+			rows, err := w.big(ctx, j)
+			if err != nil {
+				return &fileError{i, err}
+			}
+			readers = append(readers, rows)
+		}
+		locked := false
+		var touched []string
+		for i := range group {
+			j, rows := &group[i], readers[i]
+			if j.act == actTouch || rows == nil {
+				continue
+			}
+			if !locked {
+				if err := p.lockCalls(ctx, tx); err != nil {
+					return err
+				}
+				locked = true
+			}
+			t, err := w.small(ctx, j, rows)
+			if err != nil {
+				return &fileError{i, err}
+			}
+			touched = append(touched, t...)
+		}
+		for i := range group {
+			if err := w.cursor(ctx, &group[i]); err != nil {
+				return &fileError{i, err}
+			}
+		}
+		slices.Sort(touched)
+		if err := recomputeCalls(ctx, tx, slices.Compact(touched)); err != nil {
+			return err
+		}
+		return p.account(ctx, tx, w.textRows, w.textTokens)
+	})
+	var fe *fileError
+	if errors.As(err, &fe) && (errors.Is(err, errChanged) || errors.Is(err, errConflict)) {
+		return fe.index, err
+	}
+	if err != nil {
+		return -1, fmt.Errorf("push %s: %w", p.s.url, err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, j := range group {
+		switch j.act {
+		case actNew:
+			p.st.New++
+		case actAppend:
+			p.st.Appended++
+		case actRewrite:
+			p.st.Rewritten++
+		case actRederive:
+			p.st.Rederived++
+		case actTouch:
+			p.st.Unchanged++
+		}
+		if pr := p.o.Progress; pr != nil {
+			pr.FilesDone.Add(1)
+			pr.BytesDone.Add(j.sendBytes())
+		}
+	}
+	p.st.Entries += stats.Entries
+	p.st.Bytes += stats.Bytes
+	p.st.Redacted += stats.Redacted
+	return 0, nil
+}

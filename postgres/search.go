@@ -1,0 +1,500 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/fts"
+	"github.com/pidex-dev/pidex/internal/pgsearch"
+	"github.com/pidex-dev/pidex/internal/readside"
+	"github.com/pidex-dev/pidex/pi"
+)
+
+// Search in a team catalog finds what a local catalog's FTS5 index finds
+// and scores it the same (docs/postgres.md, Search): the entries' tokens
+// are FTS5's (fts.Tokens), pushed as tsvector rows, and the query is
+// their tsquery (pgsearch.ToQuery); GIN answers which entries match, and
+// each is scored in Go as the local catalog scores it (fts.Rank, from the
+// candidate's length in tokens and the collection's average).
+// The candidates' text is read for that (and for snippets), which also
+// confirms every match against the reference matcher: the few the index
+// cannot decide alone (a word longer than a lexeme, a phrase longer than a
+// window's overlap) are exact too.
+
+// searchTx is the read-only transaction a search runs in.
+func (r *Reader) searchTx(ctx context.Context) (*sqlx.Tx, error) {
+	tx, err := r.s.db.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return tx, nil
+}
+
+// seqscan allows or forbids sequential scans for the transaction's next
+// statements. The statements that match against the search rows forbid
+// them: for a word in half the entries the planner read the whole search
+// table, testing each row's tsvector (detoasting it), where the GIN index
+// answers at a fifth of the cost (1.5 s against 0.3 s for "the" over
+// 1.7 GB of sessions); the statements that join the matches to their
+// entries allow them again (forbidden, they went from 45 to 180 ms for a
+// rare word).
+func seqscan(ctx context.Context, tx *sqlx.Tx, on bool) error {
+	v := "off"
+	if on {
+		v = "on"
+	}
+	if _, err := tx.ExecContext(ctx, `SET LOCAL enable_seqscan = `+v); err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	return nil
+}
+
+// rebind numbers the '?' placeholders of q from $from on.
+func rebind(q string, from int) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(q, '?')
+		if i < 0 {
+			b.WriteString(q)
+			return b.String()
+		}
+		b.WriteString(q[:i])
+		b.WriteString("$" + strconv.Itoa(from))
+		from++
+		q = q[i+1:]
+	}
+}
+
+// matches is the CTE of the entries matching tq: one-row entries by
+// tsv @@ query, windowed ones by set operations on their keys. Its
+// arguments are $1 and the windows' ($2 on).
+func matches(tq pgsearch.Query) (string, []any) {
+	return `m AS MATERIALIZED (
+		SELECT file_id, "offset" FROM text_index WHERE NOT win AND tsv @@ $1::tsquery
+		UNION ALL
+		SELECT file_id, "offset" FROM (` + tq.Windows + `) w)`, append([]any{tq.TSQuery}, tq.Args...)
+}
+
+// activeCTE lists, per session with a match, the offsets of the entries
+// on its current root-to-leaf path (query's, the same walk).
+const activeCTE = `,
+	walk(file_id, id, depth) AS (
+		SELECT s.file_id, s.leaf_id, 0 FROM sessions s
+		WHERE s.file_id IN (SELECT DISTINCT file_id FROM m) AND s.leaf_id IS NOT NULL
+		UNION ALL
+		SELECT w.file_id, ed.parent_id, w.depth + 1 FROM walk w
+		JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id
+		WHERE ed.parent_id IS NOT NULL AND w.depth < 1000000),
+	active_offsets(file_id, "offset") AS (
+		SELECT ed.file_id, ed.offset FROM walk w JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id)`
+
+// candidate is a matching entry with what ranking and a hit need: its
+// text, or (an entry of one search row, when the query has no prefix and
+// no over-long word) only the positions of the query's words in it, which
+// is all bm25 needs.
+type candidate struct {
+	pidex.Hit
+	fileID    int64
+	base      string
+	ts        *int64
+	text      *string
+	positions *string // the row's tsvector reduced to the query's lexemes
+	tokens    int64   // the entry's length in tokens
+	name, fm  *string
+	modified  int64
+}
+
+// lexemes are the query's words as the search rows hold them, for the
+// positions path: exact lexemes, and the LIKE patterns of the prefixes (a
+// prefix term's last token), which each row expands to the lexemes it
+// holds. ok is false when the query needs the text (a word longer than a
+// lexeme, whose hits the index cannot decide).
+func lexemes(q fts.Node, tq pgsearch.Query) (exact, prefixes []string, ok bool) {
+	if tq.Truncated {
+		return nil, nil, false
+	}
+	for _, t := range pgsearch.Phrases(q) {
+		toks := fts.TermTokens(t)
+		if t.Prefix && len(toks) > 0 {
+			last := toks[len(toks)-1]
+			prefixes = append(prefixes, strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(last)+"%")
+			toks = toks[:len(toks)-1]
+		}
+		exact = append(exact, toks...)
+	}
+	if exact == nil {
+		exact = []string{}
+	}
+	return exact, prefixes, len(exact)+len(prefixes) > 0
+}
+
+// kept is the SQL of the lexemes a search row's positions are kept for
+// (tsv, a row's tsvector): the exact ones ($e), and those that start with
+// a prefix ($p), found in the row itself.
+func kept(tsv string, prefixes bool) string {
+	if !prefixes {
+		return "?::text[]"
+	}
+	return "(?::text[] || ARRAY(SELECT l FROM unnest(tsvector_to_array(" + tsv + ")) l WHERE l LIKE ANY (?::text[])))"
+}
+
+// candidates runs the search statement: the matches, capped to the newest
+// RankCap (capped), filtered by f, with their entries' facts and text.
+func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, q fts.Node, f pidex.SearchFilter, capped bool) ([]candidate, error) {
+	tq := pgsearch.ToQuery(q, "text_index", `file_id, "offset"`, 2)
+	cte, args := matches(tq)
+	exact, prefixes, positions := lexemes(q, tq)
+	keysSQL := `WITH ` + cte + ` SELECT file_id, "offset" FROM m`
+	if capped {
+		// The newest matches: by file name (pi's names start with the
+		// session's start time), path, machine and offset, the order of a
+		// local catalog's text rowids (file ids follow names, then paths).
+		// The files are ranked first (a few thousand rows), so that the
+		// matches sort by two numbers, not three strings each.
+		keysSQL = `WITH ` + cte + `, fo AS (SELECT f.id, row_number() OVER (ORDER BY f.base DESC, f.path DESC, fm.name DESC) AS r
+			FROM files f JOIN machines fm ON fm.id = f.machine_id)
+			SELECT c.file_id, c."offset" FROM m c JOIN fo ON fo.id = c.file_id
+			ORDER BY fo.r, c."offset" DESC LIMIT ` + strconv.Itoa(readside.RankCap)
+	}
+	var where []string
+	var fargs []any
+	add := func(c string, a ...any) { where, fargs = append(where, c), append(fargs, a...) }
+	if f.Project != "" {
+		add(contains("s.cwd"), f.Project)
+	}
+	if f.Cwd != "" {
+		add("s.cwd = ?", f.Cwd)
+	}
+	if f.FileID != 0 {
+		add("e.file_id = ?", f.FileID)
+	}
+	if f.Role != "" {
+		cond, a := pi.GroupSQL(f.Role, "e")
+		add(cond, a...)
+	}
+	if f.Model != "" {
+		add(contains("e.model"), f.Model)
+	}
+	if !f.Since.IsZero() {
+		add("e.ts_ms >= ?", f.Since.UnixMilli())
+	}
+	if !f.Until.IsZero() {
+		add("e.ts_ms < ?", f.Until.UnixMilli())
+	}
+	if f.Machine != "" {
+		add("mm.name = ?", f.Machine)
+	}
+	if len(f.Agents) > 0 {
+		add("s.source = ANY(?)", f.Agents)
+	}
+	// The matches first, by the GIN index alone (see seqscan), then their
+	// entries, sessions and search rows by their keys.
+	if err := seqscan(ctx, tx, false); err != nil {
+		return nil, err
+	}
+	var files, offsets []int64
+	keys, err := tx.QueryContext(ctx, keysSQL, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	for keys.Next() {
+		var f, o int64
+		if err := keys.Scan(&f, &o); err != nil {
+			keys.Close()
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		files, offsets = append(files, f), append(offsets, o)
+	}
+	keys.Close()
+	if err := keys.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	if len(files) == 0 {
+		return nil, nil
+	}
+	if err := seqscan(ctx, tx, true); err != nil {
+		return nil, err
+	}
+	with := `WITH RECURSIVE m(file_id, "offset") AS (SELECT * FROM unnest($1::bigint[], $2::bigint[]))`
+	from := `m c
+		JOIN entries e ON e.file_id = c.file_id AND e.offset = c.offset
+		JOIN sessions s ON s.file_id = e.file_id
+		JOIN files fl ON fl.id = e.file_id
+		JOIN machines mm ON mm.id = fl.machine_id
+		JOIN text_index ti ON ti.file_id = e.file_id AND ti.offset = e.offset AND ti.part = 0`
+	// Ranked from the positions of the query's words in the entry's search
+	// rows (every row keeps its positions: ToRows makes none without), or
+	// from the text (a word longer than a lexeme).
+	text, pos := "NULL::text", "NULL::text"
+	if positions {
+		pos = `CASE WHEN NOT ti.win THEN '1|' || ts_filter(setweight(ti.tsv, 'A', ` + kept("ti.tsv", len(prefixes) > 0) + `), '{a}')::text
+			ELSE (SELECT string_agg((w.first + 1)::text || '|' || ts_filter(setweight(w.tsv, 'A', ` + kept("w.tsv", len(prefixes) > 0) + `), '{a}')::text, E'\n')
+				FROM text_index w WHERE w.file_id = e.file_id AND w.offset = e.offset) END`
+	} else {
+		text = "t.text"
+		from += ` JOIN entry_text t ON t.file_id = e.file_id AND t.offset = e.offset`
+	}
+	if f.Active {
+		with += activeCTE
+		from += ` JOIN active_offsets a ON a.file_id = e.file_id AND a.offset = e.offset`
+	}
+	stmt := with + `
+		SELECT e.file_id, fl.path, s.session_id, e.id, e.offset, e.line, COALESCE(e.role, e.type), e.ts_ms,
+			s.name, s.first_message, s.cwd, mm.name, fl.base, ` + text + `, ` + pos + `, ti.tokens, COALESCE(s.last_activity_ms, s.created_ms, fl.mtime_ns / 1000000)
+		FROM ` + from
+	if len(where) > 0 {
+		stmt += " WHERE " + strings.Join(where, " AND ")
+	}
+	// The SELECT's lexeme arguments come first in the text, then the
+	// filters'.
+	all := []any{files, offsets}
+	if positions {
+		keepArgs := []any{exact}
+		if len(prefixes) > 0 {
+			keepArgs = append(keepArgs, prefixes)
+		}
+		all = append(append(all, keepArgs...), keepArgs...)
+	}
+	all = append(all, fargs...)
+	rows, err := tx.QueryContext(ctx, rebind(stmt, 3), all...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var out []candidate
+	for rows.Next() {
+		var c candidate
+		if err := rows.Scan(&c.fileID, &c.Path, &c.SessionID, &c.EntryID, &c.Offset, &c.Line, &c.Role, &c.ts,
+			&c.name, &c.fm, &c.Cwd, &c.Machine, &c.base, &c.text, &c.positions, &c.tokens, &c.modified); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		if c.name != nil {
+			c.Name = *c.name
+		}
+		if c.fm != nil {
+			c.FirstMessage = *c.fm
+		}
+		if c.ts != nil {
+			t := pidex.Time(*c.ts)
+			c.Timestamp = &t
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return out, nil
+}
+
+// score confirms each candidate against the query on its tokens (dropping
+// the rare one the index could not decide and that does not match) and
+// scores it as a local catalog does: a local index keeps no positions
+// (migration 00010 of the SQLite catalog), so its score is fts.Rank of the
+// query's terms and the entry's length in tokens, over the catalog's
+// average length; the same function on the same figures gives the same
+// number here.
+func (r *Reader) score(ctx context.Context, tx *sqlx.Tx, q fts.Node, cs []candidate) ([]candidate, error) {
+	if len(cs) == 0 {
+		return cs, nil
+	}
+	var st struct {
+		Rows   int64 `db:"rows"`
+		Tokens int64 `db:"tokens"`
+	}
+	if err := tx.GetContext(ctx, &st, `SELECT COALESCE(sum(text_entries), 0)::bigint AS rows, COALESCE(sum(text_tokens), 0)::bigint AS tokens FROM push_state`); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	avgdl := 1.0
+	if st.Rows > 0 && st.Tokens > 0 {
+		avgdl = float64(st.Tokens) / float64(st.Rows)
+	}
+	terms := len(fts.Highlights(q))
+	out := cs[:0]
+	var sp pgsearch.Sparse
+	for _, c := range cs {
+		var toks []string
+		n := c.tokens
+		if c.text != nil {
+			toks = fts.Tokens(*c.text)
+			n = int64(len(toks))
+		} else {
+			// The query's words at their positions in the entry's rows,
+			// gaps between them kept: the entry's tokens as far as the query
+			// can tell.
+			sp.Reset()
+			for _, row := range strings.Split(*c.positions, "\n") {
+				first, tsv, _ := strings.Cut(row, "|")
+				if at, err := strconv.ParseInt(first, 10, 64); err == nil {
+					sp.Place(tsv, at-1)
+				}
+			}
+			toks = sp.Stream()
+		}
+		// A window's match is decided here (a conjunction across windows, a
+		// phrase longer than their overlap), and an over-long word's on the
+		// text.
+		if !pgsearch.Eval(q, toks) {
+			continue
+		}
+		c.Score = fts.Rank(terms, float64(n), avgdl)
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// newer breaks the last ties as a local catalog does: the path, then
+// (a team catalog's own) the machine, then the offset, all descending.
+func newer(a, b *candidate) int {
+	return cmp.Or(strings.Compare(b.Path, a.Path), strings.Compare(b.Machine, a.Machine), cmp.Compare(b.Offset, a.Offset))
+}
+
+// byTime compares times newest first, an entry without one last (NULL in
+// SQLite's descending order).
+func byTime(a, b *int64) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	return cmp.Compare(*b, *a)
+}
+
+// Search returns the entries matching q and f, best first (or newest
+// first), with snippets: the local catalog's order (query.Reader.Search).
+func (r *Reader) Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) ([]pidex.Hit, error) {
+	capped := readside.Unfiltered(f) && f.Offset+f.Limit <= readside.RankCap
+	tx, err := r.searchTx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	cs, err := r.candidates(ctx, tx, q, f, capped)
+	if err != nil {
+		return nil, err
+	}
+	if cs, err = r.score(ctx, tx, q, cs); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(cs, func(a, b candidate) int {
+		if f.Newest {
+			return cmp.Or(byTime(a.ts, b.ts), cmp.Compare(a.Score, b.Score), newer(&a, &b))
+		}
+		return cmp.Or(cmp.Compare(a.Score, b.Score), byTime(a.ts, b.ts), newer(&a, &b))
+	})
+	cs = cs[min(f.Offset, len(cs)):]
+	cs = cs[:min(f.Limit, len(cs))]
+	if err := texts(ctx, tx, cs); err != nil {
+		return nil, err
+	}
+	terms := fts.Highlights(q)
+	hits := make([]pidex.Hit, len(cs))
+	for i := range cs {
+		readside.Snippet(&cs[i].Hit, *cs[i].text, terms)
+		hits[i] = cs[i].Hit
+	}
+	return hits, nil
+}
+
+// texts reads the text of the candidates that were ranked without it
+// (the page's hits, for their snippets).
+func texts(ctx context.Context, tx *sqlx.Tx, cs []candidate) error {
+	var files, offsets []int64
+	for _, c := range cs {
+		if c.text == nil {
+			files, offsets = append(files, c.fileID), append(offsets, c.Offset)
+		}
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT t.file_id, t.offset, t.text FROM unnest($1::bigint[], $2::bigint[]) AS k(file_id, off)
+		JOIN entry_text t ON t.file_id = k.file_id AND t.offset = k.off`, files, offsets)
+	if err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	type key struct{ file, off int64 }
+	got := map[key]string{}
+	for rows.Next() {
+		var k key
+		var text string
+		if err := rows.Scan(&k.file, &k.off, &text); err != nil {
+			return fmt.Errorf("search: %w", err)
+		}
+		got[k] = text
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	for i := range cs {
+		if cs[i].text == nil {
+			t := got[key{cs[i].fileID, cs[i].Offset}]
+			cs[i].text = &t
+		}
+	}
+	return nil
+}
+
+// SearchSessions returns one row per session with its number of matching
+// entries, best match first (or most recently modified first).
+func (r *Reader) SearchSessions(ctx context.Context, q fts.Node, f pidex.SearchFilter) ([]pidex.SessionHits, error) {
+	tx, err := r.searchTx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	cs, err := r.candidates(ctx, tx, q, f, false)
+	if err != nil {
+		return nil, err
+	}
+	if cs, err = r.score(ctx, tx, q, cs); err != nil {
+		return nil, err
+	}
+	type group struct {
+		pidex.SessionHits
+		best     float64
+		modified int64
+	}
+	byFile := map[int64]*group{}
+	var groups []*group
+	for i := range cs {
+		c := &cs[i]
+		g := byFile[c.fileID]
+		if g == nil {
+			g = &group{SessionHits: pidex.SessionHits{Path: c.Path, SessionID: c.SessionID, Name: c.name, FirstMessage: "(no messages)",
+				Machine: c.Machine, Cwd: c.Cwd, Modified: pidex.Time(c.modified)}, best: c.Score, modified: c.modified}
+			if c.fm != nil {
+				g.FirstMessage = *c.fm // as the local catalog's COALESCE(first_message, '(no messages)')
+			}
+			byFile[c.fileID] = g
+			groups = append(groups, g)
+		}
+		g.Hits++
+		g.best = min(g.best, c.Score)
+	}
+	slices.SortFunc(groups, func(a, b *group) int {
+		key := cmp.Compare(b.modified, a.modified)
+		if !f.Newest {
+			key = cmp.Or(cmp.Compare(a.best, b.best), key)
+		}
+		return cmp.Or(key, strings.Compare(a.Path, b.Path), strings.Compare(a.Machine, b.Machine))
+	})
+	groups = groups[min(f.Offset, len(groups)):]
+	groups = groups[:min(f.Limit, len(groups))]
+	out := make([]pidex.SessionHits, len(groups))
+	for i, g := range groups {
+		out[i] = g.SessionHits
+	}
+	return out, nil
+}

@@ -1,0 +1,297 @@
+// Package postgres is the team catalog: several machines' catalogs in one
+// PostgreSQL database. Push mirrors a machine's local catalog into it,
+// incrementally (only what changed since the last push travels, in
+// transactions that a crash or a dropped connection leaves applied or not),
+// and Reader answers every read of the engine from it (engine.Backend),
+// with the same rows, order and JSON shapes as a local catalog over the
+// union of the machines' files. docs/postgres.md explains the design; the
+// schema is migrations/postgres.
+//
+// Credentials come only from the URL, the environment (PGPASSWORD, …) or
+// a .pgpass file, and are never printed (Redacted); a connection to any
+// host that is not loopback requires TLS (sslmode=verify-full) unless the
+// URL or PGSSLMODE says otherwise.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/jmoiron/sqlx"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/pidex-dev/pidex"
+	pgmigrations "github.com/pidex-dev/pidex/migrations/postgres"
+)
+
+// IsURL reports whether s names a team catalog (a postgres:// or
+// postgresql:// URL) rather than a local catalog file.
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// Redacted is the URL without its credentials, for messages: a password
+// in the user part or in a query parameter is replaced by xxxxx. Anything
+// that does not parse is not shown at all.
+func Redacted(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(a team catalog URL that does not parse)"
+	}
+	q := u.Query()
+	for k := range q {
+		if strings.EqualFold(k, "password") {
+			q.Set(k, "xxxxx")
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.Redacted()
+}
+
+// Config parses a team catalog's URL into a connection configuration and
+// applies pidex's TLS rule: to a host that is not loopback (nor a Unix
+// socket), TLS with the server's certificate verified (sslmode=verify-full)
+// unless the URL's sslmode or PGSSLMODE chooses otherwise. pgx's own
+// default, prefer, would fall back to plain text, where every session's
+// text and the password would travel readable.
+func Config(raw string) (*pgx.ConnConfig, error) {
+	if !IsURL(raw) {
+		return nil, pidex.Usagef("a team catalog is a postgres:// URL (got %s)", Redacted(raw))
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, pidex.Usagef("team catalog URL %s does not parse", Redacted(raw))
+	}
+	cfg, err := pgx.ParseConfig(raw)
+	if err != nil {
+		return nil, fmt.Errorf("read team catalog URL %s: %w", Redacted(raw), redactErr(err, raw))
+	}
+	explicit := u.Query().Has("sslmode") || os.Getenv("PGSSLMODE") != ""
+	if !explicit && !local(cfg) {
+		q := u.Query()
+		q.Set("sslmode", "verify-full")
+		u.RawQuery = q.Encode()
+		if cfg, err = pgx.ParseConfig(u.String()); err != nil {
+			return nil, fmt.Errorf("read team catalog URL %s: %w", Redacted(raw), redactErr(err, raw))
+		}
+	}
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
+		cfg.RuntimeParams["application_name"] = "pidex"
+	}
+	return cfg, nil
+}
+
+// local reports whether every host of cfg is this machine: a Unix socket,
+// localhost or a loopback address.
+func local(cfg *pgx.ConnConfig) bool {
+	hosts := []string{cfg.Host}
+	for _, fb := range cfg.Fallbacks {
+		hosts = append(hosts, fb.Host)
+	}
+	for _, h := range hosts {
+		if strings.HasPrefix(h, "/") || strings.EqualFold(h, "localhost") {
+			continue
+		}
+		if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// TLS reports whether every connection cfg may make is encrypted.
+func TLS(cfg *pgx.ConnConfig) bool {
+	if cfg.TLSConfig == nil {
+		return false
+	}
+	for _, fb := range cfg.Fallbacks {
+		if fb.TLSConfig == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// redactErr keeps a password that an error message might quote out of it.
+func redactErr(err error, raw string) error {
+	u, perr := url.Parse(raw)
+	if perr != nil {
+		return errors.New("(details withheld: they may quote the URL)")
+	}
+	msg := err.Error()
+	if p, ok := u.User.Password(); ok && p != "" {
+		msg = strings.ReplaceAll(msg, p, "xxxxx")
+	}
+	for k, vs := range u.Query() {
+		if strings.EqualFold(k, "password") {
+			for _, v := range vs {
+				if v != "" {
+					msg = strings.ReplaceAll(msg, v, "xxxxx")
+				}
+			}
+		}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return errors.New(msg)
+}
+
+// Store is an open team catalog. Its methods are safe for concurrent use.
+type Store struct {
+	db  *sqlx.DB
+	cfg *pgx.ConnConfig
+	url string // redacted, for messages
+}
+
+// Options configure Open.
+type Options struct {
+	// Migrate applies the schema's migrations (a push does; a reader only
+	// checks that the catalog has them, and may hold a read-only role).
+	Migrate bool
+}
+
+// Open connects to the team catalog at raw (a postgres:// URL).
+func Open(ctx context.Context, raw string, o Options) (*Store, error) {
+	cfg, err := Config(raw)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{cfg: cfg, url: Redacted(raw)}
+	s.db = sqlx.NewDb(stdlib.OpenDB(*cfg), "pgx")
+	s.db.SetMaxOpenConns(8)
+	s.db.SetMaxIdleConns(4)
+	if err := s.db.PingContext(ctx); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("connect to team catalog %s: %w", s.url, redactErr(err, raw))
+	}
+	if err := s.schema(ctx, o.Migrate); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// URL is the team catalog's URL without credentials.
+func (s *Store) URL() string { return s.url }
+
+// Close closes the connections.
+func (s *Store) Close() error { return s.db.Close() }
+
+// DB is the database handle (tests).
+func (s *Store) DB() *sql.DB { return s.db.DB }
+
+// Behind lists the machines whose rows another pidex derived (another
+// ingest derivation or push format than this one's): the answers hold
+// their rows as that pidex derived them, until their next push with this
+// one (which pushes them again whole).
+func (s *Store) Behind(ctx context.Context, derivation int) ([]string, error) {
+	var names []string
+	err := s.db.SelectContext(ctx, &names, `SELECT m.name FROM machines m JOIN push_state p ON p.machine_id = m.id
+		WHERE p.finished_ms IS NOT NULL AND (m.derivation <> $1 OR m.text_version <> $2) ORDER BY m.name`, derivation, FormatVersion)
+	if err != nil {
+		return nil, fmt.Errorf("read machines: %w", err)
+	}
+	return names, nil
+}
+
+// Changes is a count that moves whenever a push changes the team
+// catalog (every push transaction bumps its machine's counter), for a
+// reader that tells its pages.
+func (s *Store) Changes(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(sum(changes), 0)::bigint + count(*) FROM push_state`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("watch team catalog: %w", err)
+	}
+	return n, nil
+}
+
+// lockID is goose's advisory lock for the team catalog's migrations, so
+// that two pidex processes migrating at once take turns.
+const lockID = 0x70696478 // "pidx"
+
+// schema migrates the catalog (migrate) or checks that it needs no
+// migration: a reader never changes the schema.
+func (s *Store) schema(ctx context.Context, migrate bool) error {
+	var opts []goose.ProviderOption
+	if migrate {
+		locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(lockID), lock.WithLockTimeout(1, 600))
+		if err != nil {
+			return fmt.Errorf("migrate team catalog: %w", err)
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, s.db.DB, pgmigrations.FS, opts...)
+	if err != nil {
+		return fmt.Errorf("load team catalog migrations: %w", err)
+	}
+	// Read directly: goose's own version check creates its table when it
+	// is missing, and a reader writes nothing.
+	var current int64
+	err = s.db.QueryRowContext(ctx, `SELECT COALESCE(max(version_id), 0) FROM goose_db_version`).Scan(&current)
+	switch {
+	case isCode(err, undefinedTable) && migrate:
+		current = 0 // a new team catalog: Up makes it
+	case isCode(err, undefinedTable):
+		return fmt.Errorf("team catalog %s is empty: a push makes it (pidex push --to URL)", s.url)
+	case err != nil:
+		return fmt.Errorf("read team catalog schema: %w", err)
+	}
+	sources := p.ListSources()
+	latest := sources[len(sources)-1].Version
+	switch {
+	case current > latest:
+		// A newer pidex migrated it: this one would misread, or miswrite, it.
+		return fmt.Errorf("team catalog %s has schema version %d, newer than this pidex's %d: use a newer pidex", s.url, current, latest)
+	case current < latest && migrate:
+		if _, err := p.Up(ctx); err != nil {
+			return fmt.Errorf("migrate team catalog %s: %w", s.url, err)
+		}
+	case current < latest:
+		return fmt.Errorf("team catalog %s has schema version %d, this pidex needs %d: a push with this pidex migrates it", s.url, current, latest)
+	}
+	return nil
+}
+
+// SQLSTATE codes pidex tells apart (pgconn.PgError.Code).
+const (
+	undefinedTable      = "42P01"
+	readOnlyTransaction = "25006"
+	queryCanceled       = "57014"
+	insufficientPriv    = "42501"
+	serialization       = "40001"
+	deadlock            = "40P01"
+	uniqueViolation     = "23505"
+)
+
+// isCode reports whether err is a PostgreSQL error with one of codes.
+func isCode(err error, codes ...string) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	for _, c := range codes {
+		if pe.Code == c {
+			return true
+		}
+	}
+	return false
+}
+
+// itoa is strconv.Itoa for SQL placeholders.
+func itoa(n int) string { return strconv.Itoa(n) }
