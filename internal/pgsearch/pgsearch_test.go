@@ -2,7 +2,6 @@ package pgsearch
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -73,9 +72,8 @@ var queries = []string{
 	"(quick brown) OR the", "(quick menu) OR cafe", "th* -the", "a*", "e* OR i*", "quick -fox OR header",
 }
 
-// The reference matcher answers what FTS5 answers, and bm25 computed from
-// the tokens is FTS5's bm25(), to the last bit.
-func TestEvalAndScoreEqualFTS5(t *testing.T) {
+// The reference matcher answers what FTS5 answers.
+func TestEvalEqualsFTS5(t *testing.T) {
 	db, err := sqlx.Open("sqlite", ":memory:")
 	if err != nil {
 		t.Fatal(err)
@@ -89,27 +87,16 @@ func TestEvalAndScoreEqualFTS5(t *testing.T) {
 	for range 200 {
 		texts = append(texts, ftstest.RandomText(r))
 	}
-	for range 3 { // repeated words: frequencies above one, lengths that differ
-		texts = append(texts, "the the quick brown fox and the cafe", "the end", "quick brown quick brown fox")
-	}
 	toks := make([][]string, len(texts))
-	var tokens int64
 	for i, s := range texts {
 		db.MustExec(`INSERT INTO text_index (rowid, text) VALUES (?, ?)`, i+1, fts.Prepare(s))
 		toks[i] = fts.Tokens(s)
-		tokens += int64(len(toks[i]))
 	}
-	rows := int64(len(texts))
-	tls := NewTLS()
-	defer tls.Close()
-	scored := 0
+	matched := 0
 	for _, q := range queries {
 		n := parse(t, q)
-		var got []struct {
-			ID    int64   `db:"rowid"`
-			Score float64 `db:"score"`
-		}
-		if err := db.Select(&got, `SELECT rowid, bm25(text_index) AS score FROM text_index WHERE text_index MATCH ? ORDER BY rowid`, n.Match()); err != nil {
+		var got []int64
+		if err := db.Select(&got, `SELECT rowid FROM text_index WHERE text_index MATCH ? ORDER BY rowid`, n.Match()); err != nil {
 			t.Fatalf("%q: %v", q, err)
 		}
 		var ids []int64
@@ -118,36 +105,13 @@ func TestEvalAndScoreEqualFTS5(t *testing.T) {
 				ids = append(ids, int64(i+1))
 			}
 		}
-		gotIDs := make([]int64, len(got))
-		for i, g := range got {
-			gotIDs[i] = g.ID
+		if !slices.Equal(got, ids) {
+			t.Errorf("%q (%s): fts5 %v, reference %v", q, n.Match(), got, ids)
 		}
-		if !slices.Equal(gotIDs, ids) {
-			t.Errorf("%q (%s): fts5 %v, reference %v", q, n.Match(), gotIDs, ids)
-			continue
-		}
-		phrases := Phrases(n)
-		idf := make([]float64, len(phrases))
-		for i, p := range phrases {
-			hits := int64(0)
-			for k := range texts {
-				if Eval(p, toks[k]) {
-					hits++
-				}
-			}
-			idf[i] = IDF(tls, rows, hits)
-		}
-		for _, g := range got {
-			tk := toks[g.ID-1]
-			s := Score(idf, Freqs(n, tk), int64(len(tk)), AvgDL(rows, tokens))
-			if math.Float64bits(s) != math.Float64bits(g.Score) {
-				t.Errorf("%q row %d (%q): score %v, FTS5 %v", q, g.ID, texts[g.ID-1], s, g.Score)
-			}
-			scored++
-		}
+		matched += len(got)
 	}
-	if scored < 100 {
-		t.Errorf("only %d scores compared", scored)
+	if matched < 100 {
+		t.Errorf("only %d matches compared", matched)
 	}
 }
 
@@ -243,9 +207,6 @@ func TestSparseEqualsTokens(t *testing.T) {
 			stream := sp.Stream()
 			if Eval(q, stream) != Eval(q, toks) {
 				t.Errorf("%d tokens, %q: matches %v on the stream, %v on the tokens", n, qs, Eval(q, stream), Eval(q, toks))
-			}
-			if Eval(q, toks) && fmt.Sprint(Freqs(q, stream)) != fmt.Sprint(Freqs(q, toks)) {
-				t.Errorf("%d tokens, %q: frequencies %v on the stream, %v on the tokens", n, qs, Freqs(q, stream), Freqs(q, toks))
 			}
 		}
 	}

@@ -186,9 +186,6 @@ func writeLexeme(b *strings.Builder, t string) {
 	b.WriteByte('\'')
 }
 
-// Lexeme is a token as a tsvector row holds it (see lexeme).
-func Lexeme(t string) string { return lexeme(t) }
-
 // never is a lexeme no token can be (tokens hold only letters, numbers and
 // marks): a term without tokens matches nothing.
 const never = "'!'"
