@@ -39,12 +39,9 @@ type CostOptions struct {
 	TZ      string   // IANA zone of days, weeks and months ("": the local zone)
 	Since   string   // call time at or after (ParseTime, bare dates in TZ)
 	Until   string   // call time before (a bare date includes that day)
-	Project string   // the session's working directory contains this, ignoring case
-	Cwd     string   // the session's working directory is exactly this
+	Where   Where    // the filters' values (Filters(OpCost): project, cwd, agent, model, …)
 	Session string   // one session: an id, a unique prefix or name, or a file path
-	Agent   string   // sources of the sessions, comma-separated (Sources; "": every agent's)
 	Machine string   // only this machine's calls (a team catalog; "": all)
-	Model   string   // the call's provider/model contains this, ignoring case
 	Branch  string   // BranchAll (""), BranchActive or BranchAbandoned
 	// NoDedup counts every copy of a call that forks hold (the raw sum of
 	// the files); by default a call counts once.
@@ -60,10 +57,8 @@ type CostFilter struct {
 	Sources      []string
 	TZ           *time.Location
 	Since, Until time.Time // zero: open
-	Project, Cwd string
-	Agents       []string // sources of the sessions; nil: every one
+	Where        Where     // checked
 	Machine      string
-	Model        string
 	Branch       string
 	NoDedup      bool
 	Prices       *Prices
@@ -75,7 +70,7 @@ type CostFilter struct {
 // Filter checks the options against the vocabulary and applies the
 // defaults.
 func (o CostOptions) Filter(v Vocabulary) (CostFilter, error) {
-	f := CostFilter{Project: o.Project, Cwd: o.Cwd, Machine: o.Machine, Model: o.Model, Branch: o.Branch, NoDedup: o.NoDedup, Prices: o.Prices, TZ: time.Local}
+	f := CostFilter{Machine: o.Machine, Branch: o.Branch, NoDedup: o.NoDedup, Prices: o.Prices, TZ: time.Local}
 	by := o.By
 	if by == nil {
 		by = []string{DefaultCostBy}
@@ -89,7 +84,7 @@ func (o CostOptions) Filter(v Vocabulary) (CostFilter, error) {
 			return f, err
 		}
 	}
-	if f.Agents, err = agents(o.Agent); err != nil {
+	if f.Where, err = o.Where.check(OpCost); err != nil {
 		return f, err
 	}
 	if o.TZ != "" {

@@ -20,10 +20,7 @@ var ListSorts = []string{SortModified, SortCreated, SortCost, SortSize}
 // ListOptions select and order the session listing, in the user's words.
 // The zero value lists every session, newest first.
 type ListOptions struct {
-	Cwd     string // the working directory is exactly this (pi's list(cwd))
-	Project string // the working directory contains this, ignoring case
-	Name    string // the name contains this, ignoring case
-	Agent   string // sources, comma-separated (Sources; "": every agent's)
+	Where   Where  // the filters' values (Filters(OpList): cwd, project, name, agent, …)
 	Since   string // modified at or after (ParseTime)
 	Until   string // modified before (a bare date includes that day)
 	Sort    string // one of ListSorts ("": SortModified)
@@ -34,26 +31,25 @@ type ListOptions struct {
 
 // ListFilter is ListOptions checked, with defaults applied.
 type ListFilter struct {
-	Cwd, Project, Name string
-	Agents             []string // nil: every source
-	Machine            string
-	Since, Until       time.Time // zero: no bound
-	Sort               string
-	Limit, Offset      int
+	Where         Where // checked
+	Machine       string
+	Since, Until  time.Time // zero: no bound
+	Sort          string
+	Limit, Offset int
 }
 
 // Filter checks the options and applies the defaults. Bare dates are in
 // the local zone.
 func (o ListOptions) Filter() (ListFilter, error) {
-	f := ListFilter{Cwd: o.Cwd, Project: o.Project, Name: o.Name, Machine: o.Machine, Sort: o.Sort, Limit: o.Limit, Offset: o.Offset}
+	f := ListFilter{Machine: o.Machine, Sort: o.Sort, Limit: o.Limit, Offset: o.Offset}
 	var err error
+	if f.Where, err = o.Where.check(OpList); err != nil {
+		return f, err
+	}
 	if f.Since, err = ParseTime("since", o.Since, false, time.Local); err != nil {
 		return f, err
 	}
 	if f.Until, err = ParseTime("until", o.Until, true, time.Local); err != nil {
-		return f, err
-	}
-	if f.Agents, err = agents(o.Agent); err != nil {
 		return f, err
 	}
 	if f.Sort == "" {

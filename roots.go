@@ -1,7 +1,5 @@
 package pidex
 
-import "strings"
-
 // Sources: the agents whose session files pidex reads. Each writes pi's
 // format (oh-my-pi a dialect of it, OpenClaw through pi's own
 // SessionManager); a session carries the name of the one that wrote it.
@@ -32,12 +30,4 @@ type Root struct {
 	Note string `json:"note,omitempty"`
 	// Read: pidex reads it (false for what is listed only to say so).
 	Read bool `json:"read"`
-}
-
-// agents checks an agent filter: sources, comma-separated ("": all).
-func agents(given string) ([]string, error) {
-	if given == "" {
-		return nil, nil
-	}
-	return words("agent", strings.Split(given, ","), Sources)
 }

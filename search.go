@@ -21,14 +21,11 @@ const (
 
 // SearchOptions are a search in the user's words.
 type SearchOptions struct {
-	Query   string // the query language (README, Search); required
-	Project string // the session's working directory contains this, ignoring case
-	Cwd     string // the session's working directory is exactly this
+	Query   string // the query language (docs/search.md); required
+	Where   Where  // the filters' values (Filters(OpSearch): project, cwd, agent, model, …)
 	Session string // one session: an id, a unique prefix or name, or a file path
-	Agent   string // sources, comma-separated (Sources; "": every agent's)
 	Machine string // only this machine's sessions (a team catalog; "": all)
 	Role    string // one of Vocabulary.RoleGroups ("": any)
-	Model   string // the entry's model contains this, ignoring case
 	Since   string // entry time at or after (ParseTime)
 	Until   string // entry time before (a bare date includes that day)
 	Branch  string // BranchAll ("") or BranchActive
@@ -40,14 +37,13 @@ type SearchOptions struct {
 // SearchFilter is SearchOptions checked, with defaults applied (the query
 // and the session are resolved by the engine).
 type SearchFilter struct {
-	Project, Cwd, Model string
-	Agents              []string // sources; nil: every one
-	Machine             string
-	Role                string    // a role group, "" for any
-	Since, Until        time.Time // zero: no bound
-	Active              bool      // only entries on a current branch
-	Newest              bool      // newest first instead of by relevance
-	Limit, Offset       int
+	Where         Where // checked
+	Machine       string
+	Role          string    // a role group, "" for any
+	Since, Until  time.Time // zero: no bound
+	Active        bool      // only entries on a current branch
+	Newest        bool      // newest first instead of by relevance
+	Limit, Offset int
 	// FileID is the session of SearchOptions.Session, resolved by the
 	// engine (0: every session).
 	FileID int64
@@ -56,11 +52,14 @@ type SearchFilter struct {
 // Filter checks the options against the vocabulary and applies the
 // defaults. Bare dates are in the local zone.
 func (o SearchOptions) Filter(v Vocabulary) (SearchFilter, error) {
-	f := SearchFilter{Project: o.Project, Cwd: o.Cwd, Model: o.Model, Machine: o.Machine, Role: o.Role, Limit: o.Limit, Offset: o.Offset}
+	f := SearchFilter{Machine: o.Machine, Role: o.Role, Limit: o.Limit, Offset: o.Offset}
 	if o.Query == "" {
 		return f, Usagef("no search query given")
 	}
 	var err error
+	if f.Where, err = o.Where.check(OpSearch); err != nil {
+		return f, err
+	}
 	if f.Since, err = ParseTime("since", o.Since, false, time.Local); err != nil {
 		return f, err
 	}
@@ -80,9 +79,6 @@ func (o SearchOptions) Filter(v Vocabulary) (SearchFilter, error) {
 		f.Active = true
 	default:
 		return f, badOption("branch", o.Branch, oneOf([]string{BranchAll, BranchActive}))
-	}
-	if f.Agents, err = agents(o.Agent); err != nil {
-		return f, err
 	}
 	if f.Role != "" && !slices.Contains(v.RoleGroups, f.Role) {
 		return f, badOption("role", f.Role, oneOf(v.RoleGroups))

@@ -1,14 +1,14 @@
-// Package engine implements pidex's operations over a catalog: it opens
-// the catalog (rebuilding it when another pidex derived it), refreshes it
-// from the session files, watches the session roots and tells
-// subscribers, rebuilds it in place, resolves session references, and
-// answers every read (listings, trees, contexts, documents for reading,
-// search, cost, SQL) in the domain's types (package pidex), keeping what
-// is costly to rebuild (previews, contexts) between calls.
+// Package engine opens a catalog and keeps it current: the local SQLite
+// catalog (rebuilt when another pidex derived it, refreshed from the
+// session files, watched, rebuilt in place, pushed to a team catalog) or
+// a team catalog in PostgreSQL (read, and watched for pushes). Every read
+// is the read layer's (package query), which an Engine embeds: an Engine
+// is a pidex.Catalog.
 //
 // It is the library's entry point: open an Engine, Refresh it, ask it.
-// The CLI, the web server and the MCP server are faces over it: they
-// translate their inputs into pidex options and render the results.
+// The CLI, the web server and the MCP server are faces over a
+// pidex.Catalog: they translate their inputs into pidex options and
+// render the results.
 package engine
 
 import (
@@ -17,16 +17,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/postgres"
 	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // Derivation is the version of the ingest logic this build derives
@@ -77,13 +76,13 @@ func (o Options) withDefaults() Options {
 // Engine is an open catalog over a set of session roots. Its methods are
 // safe for concurrent use.
 type Engine struct {
-	db *sqlite.DB // the local catalog (nil for a team catalog)
-	// reader answers a local catalog's reads; a new one when the roots
-	// change (roots.go)
-	reader atomic.Pointer[query.Reader]
-	team   *postgres.Store // the team catalog (nil for a local one)
-	teamRd Backend        // its reads
-	opts   Options
+	// Reader answers every read: of the local catalog under the roots, or
+	// of the team catalog. Its catalog and roots follow the engine's (a
+	// rebuilt catalog, new projects' roots).
+	*query.Reader
+	db   *sqlite.DB      // the local catalog (nil for a team catalog)
+	team *postgres.Store // the team catalog (nil for a local one)
+	opts Options
 	// auto: the roots are the agents' own (no Options.Roots), found again
 	// when sessions of new working directories appear (roots.go).
 	auto     bool
@@ -91,17 +90,17 @@ type Engine struct {
 	specs    []string     // the same as indexer root specs (source:path)
 	rootInfo []pidex.Root // what Roots says of them
 
-	previews previewCache
-	contexts contextCache
-
 	missingRoots sync.Once // said once per engine: a root that does not exist
 	// early: the roots' files listed while the catalog opened
 	// (Options.RefreshFirst), for the first Refresh
 	early atomic.Pointer[indexer.Listing]
 
+	// afterSide (a test's) runs once a rebuild's side file exists.
+	afterSide func(side string)
+
 	mu    sync.Mutex
 	extra map[string]bool // folders outside the roots named on the command line
-	subs  map[chan Event]struct{}
+	subs  map[chan pidex.Event]struct{}
 }
 
 // Open opens (creating if needed) the catalog. When the catalog was
@@ -129,7 +128,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("%w\n(the catalog is only a cache: 'pidex index --full' rebuilds it, or delete %s)", err, opts.DBPath)
 	}
 	db.OneShot = opts.OneShot
-	e := &Engine{db: db, opts: opts, auto: len(opts.Roots) == 0, extra: map[string]bool{}, subs: map[chan Event]struct{}{}}
+	e := &Engine{db: db, opts: opts, auto: len(opts.Roots) == 0, extra: map[string]bool{}, subs: map[chan pidex.Event]struct{}{}}
+	e.Reader = query.New(sqlite.NewReader(db, sqlite.ReaderOptions{}), nil)
 	e.early.Store(early)
 	info := named
 	if info == nil {
@@ -206,20 +206,11 @@ func reopenEmpty(ctx context.Context, opts Options, detail string) (*sqlite.DB, 
 	return sqlite.Open(ctx, opts.DBPath)
 }
 
-// backend is what reads answer from: the team catalog, else the local
-// catalog's current reader.
-func (e *Engine) backend() Backend {
-	if e.team != nil {
-		return e.teamRd
-	}
-	return e.reader.Load()
-}
-
 // setDB makes db the engine's catalog, for the writers and the readers.
 func (e *Engine) setDB(db *sqlite.DB) {
 	db.OneShot = e.opts.OneShot
 	e.db = db
-	e.reader.Store(query.New(db, e.Roots()))
+	e.Reader.Set(sqlite.NewReader(db, sqlite.ReaderOptions{}), e.Roots())
 }
 
 func (e *Engine) notify(msg string) {
@@ -322,65 +313,6 @@ func (e *Engine) Include(arg string) {
 		e.mu.Unlock()
 	}
 }
-
-// Resolve finds the session a reference names: a file path, a full
-// session id, a unique id prefix or a unique session name (see
-// Backend.Resolve).
-func (e *Engine) Resolve(ctx context.Context, arg string) (pidex.SessionRef, error) {
-	return e.ResolveOn(ctx, arg, "")
-}
-
-// entryNotFound words a read's unknown leaf as the domain's error (the
-// reader says only "not found").
-func entryNotFound(err error, ref pidex.SessionRef, leaf string) error {
-	var nf *pidex.NotFoundError
-	if leaf != "" && errors.Is(err, pidex.ErrNotFound) && !errors.As(err, &nf) {
-		return &pidex.NotFoundError{Entry: leaf, Session: ref.SessionID}
-	}
-	return err
-}
-
-// ShortIDs returns the shortest unique prefix of each of ids among every
-// session of the catalog (pidex.ShortIDs): what a listing shows, so that
-// the id a reader copies resolves.
-func (e *Engine) ShortIDs(ctx context.Context, ids []string) (map[string]string, error) {
-	all, err := e.backend().SessionIDs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return pidex.ShortIDs(all, ids), nil
-}
-
-// ResolveOn is Resolve among one machine's sessions ("": any machine's):
-// a team catalog may hold the same session on two machines.
-func (e *Engine) ResolveOn(ctx context.Context, arg, machine string) (pidex.SessionRef, error) {
-	if err := e.machines(machine, nil); err != nil {
-		return pidex.SessionRef{}, err
-	}
-	ref, err := e.backend().Resolve(ctx, arg, machine)
-	if errors.Is(err, pidex.ErrNotFound) { // an AmbiguousError is not ErrNotFound
-		return ref, &pidex.NotFoundError{Ref: arg}
-	}
-	return ref, err
-}
-
-// machines refuses a machine filter or key on a catalog without
-// machines.
-func (e *Engine) machines(machine string, by []string) error {
-	if (machine != "" || slices.Contains(by, "machine")) && !e.backend().Machines() {
-		return query.ErrNoMachines
-	}
-	return nil
-}
-
-// CheckMachine refuses a machine filter (non-empty) on a catalog
-// without machines, as every read would; a face checks a machine it
-// applies to all its calls once, up front.
-func (e *Engine) CheckMachine(machine string) error { return e.machines(machine, nil) }
-
-// Team reports whether the engine reads a team catalog (several
-// machines' sessions, pushed by pidex push), which it never refreshes.
-func (e *Engine) Team() bool { return e.backend().Machines() }
 
 // outsideRoot returns the folder of a session file named by path when it
 // lies outside every root, else "".

@@ -12,12 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pressly/goose/v3"
+
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 	"github.com/pidex-dev/pidex/migrations"
-	"github.com/pressly/goose/v3"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 const header = `{"type":"session","version":3,"id":"%s","timestamp":"2026-05-01T10:00:00.000Z","cwd":"/w/app"}` + "\n"
@@ -180,7 +181,7 @@ func TestSubscribe(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- e.Watch(ctx, WatchOptions{}) }()
-	next := func(what string) Event {
+	next := func(what string) pidex.Event {
 		t.Helper()
 		select {
 		case ev := <-events:
@@ -188,7 +189,7 @@ func TestSubscribe(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("no event for %s", what)
 		}
-		return Event{}
+		return pidex.Event{}
 	}
 	if ev := next("the first refresh"); ev.Err != nil || !ev.Changed() || ev.Stats.New != 1 {
 		t.Fatalf("first event: %+v", ev)
@@ -362,15 +363,14 @@ func TestStaleSideFilesAreRemoved(t *testing.T) {
 		}
 	}
 	var live string
-	afterSide = func(side string) {
-		afterSide = nil
+	a.afterSide = func(side string) {
+		a.afterSide = nil
 		live = side
 		open(t, db, root, nil) // another run, meanwhile
 		if _, err := os.Stat(side); err != nil {
 			t.Errorf("a live rebuild's side file was removed: %v", err)
 		}
 	}
-	t.Cleanup(func() { afterSide = nil })
 	if _, err := a.Rebuild(context.Background(), true); err != nil {
 		t.Fatalf("the live rebuild: %v", err)
 	}

@@ -38,16 +38,16 @@ func TestShortIDsResolveAndAmbiguity(t *testing.T) {
 			t.Errorf("short id %q of %q", p, id)
 			continue
 		}
-		ref, err := e.Resolve(ctx, p)
+		ref, err := e.Resolve(ctx, p, "")
 		if err != nil || ref.SessionID != id {
 			t.Errorf("Resolve(%q) = %v, %v; want %s", p, ref.SessionID, err, id)
 		}
 		// One character less matches another session.
-		if _, err := e.Resolve(ctx, p[:len(p)-1]); !errors.Is(err, pidex.ErrAmbiguous) {
+		if _, err := e.Resolve(ctx, p[:len(p)-1], ""); !errors.Is(err, pidex.ErrAmbiguous) {
 			t.Errorf("Resolve(%q): %v, want ambiguous", p[:len(p)-1], err)
 		}
 	}
-	_, err = e.Resolve(ctx, "019f5be5")
+	_, err = e.Resolve(ctx, "019f5be5", "")
 	var amb *pidex.AmbiguousError
 	if !errors.As(err, &amb) || amb.Matches != n || len(amb.Candidates) != 20 {
 		t.Fatalf("Resolve of a shared prefix: %v", err)

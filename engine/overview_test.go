@@ -31,7 +31,7 @@ func TestOverview(t *testing.T) {
 	catalogtest.WriteFile(t, filepath.Join(root, "--w-app--", "br.jsonl"), branched)
 	e := open(t, filepath.Join(t.TempDir(), "c.sqlite"), root, nil)
 	refresh(t, e)
-	ref, err := e.Resolve(ctx, "br")
+	ref, err := e.Resolve(ctx, "br", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,8 +39,8 @@ func (e *Engine) Rebuild(ctx context.Context, text bool) (*pidex.IndexStats, err
 		return nil, err
 	}
 	defer func() { removeDB(side); release() }()
-	if afterSide != nil {
-		afterSide(side)
+	if e.afterSide != nil {
+		e.afterSide(side)
 	}
 	db, err := sqlite.Open(ctx, side)
 	if err != nil {
@@ -66,9 +66,6 @@ func (e *Engine) Rebuild(ctx context.Context, text bool) (*pidex.IndexStats, err
 	}
 	return st, nil
 }
-
-// afterSide is a test hook: run once a rebuild's side file exists.
-var afterSide func(side string)
 
 // sidePath creates a new, unique side catalog next to the live one, so two
 // rebuilds at once never share one, and locks it (sqlite.LockFile) until release

@@ -8,7 +8,6 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/query"
 )
 
 // RootInfo lists the roots the engine reads, with their source and why
@@ -104,8 +103,8 @@ func (e *Engine) setRoots(info []pidex.Root) {
 	e.mu.Lock()
 	e.rootInfo, e.roots, e.specs = info, roots, specs
 	e.mu.Unlock()
-	if e.db != nil {
-		e.reader.Store(query.New(e.db, roots))
+	if e.Reader != nil {
+		e.Reader.SetRoots(roots)
 	}
 }
 

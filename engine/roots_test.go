@@ -92,11 +92,11 @@ func TestDefaultRootsOfEveryAgent(t *testing.T) {
 		}
 	}
 	// Filtered by agent.
-	oc, err := e.List(context.Background(), pidex.ListOptions{Agent: "openclaw,pi"})
+	oc, err := e.List(context.Background(), pidex.ListOptions{Where: pidex.Where{"agent": "openclaw,pi"}})
 	if err != nil || len(oc) != 7 {
 		t.Errorf("--agent openclaw,pi: %d sessions (%v)", len(oc), err)
 	}
-	if _, err := e.List(context.Background(), pidex.ListOptions{Agent: "codex"}); err == nil {
+	if _, err := e.List(context.Background(), pidex.ListOptions{Where: pidex.Where{"agent": "codex"}}); err == nil {
 		t.Error("--agent codex accepted")
 	}
 }

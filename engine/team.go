@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/query"
 
 	"github.com/pidex-dev/pidex/postgres"
 )
@@ -27,21 +29,12 @@ func openTeam(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{team: st, teamRd: st.Reader(), opts: opts, extra: map[string]bool{}, subs: map[chan Event]struct{}{}}
+	e := &Engine{Reader: query.New(st.Reader(), nil), team: st, opts: opts, extra: map[string]bool{}, subs: map[chan pidex.Event]struct{}{}}
 	if behind, err := st.Behind(ctx, indexer.Derivation); err == nil && len(behind) > 0 {
 		e.notify(fmt.Sprintf("machine(s) %s pushed with another version of pidex: their rows are as that version derived them until their next push",
 			strings.Join(behind, ", ")))
 	}
 	return e, nil
-}
-
-// TeamURL is the team catalog's URL without credentials ("" for a local
-// catalog).
-func (e *Engine) TeamURL() string {
-	if e.team == nil {
-		return ""
-	}
-	return e.team.URL()
 }
 
 // PushOptions say what Push mirrors (see postgres.PushOptions); the
@@ -103,6 +96,6 @@ func (e *Engine) watchTeam(ctx context.Context, opts WatchOptions) error {
 			continue
 		}
 		last = n
-		e.publish(Event{Pushed: true})
+		e.publish(pidex.Event{Pushed: true})
 	}
 }

@@ -8,23 +8,12 @@ import (
 	"github.com/pidex-dev/pidex/indexer"
 )
 
-// Event is one refresh done by Watch, or (a team catalog) a push seen.
-type Event struct {
-	Stats *pidex.IndexStats
-	Err   error
-	// Pushed: a push changed the team catalog.
-	Pushed bool
-}
-
-// Changed reports whether the refresh (or push) changed the catalog.
-func (ev Event) Changed() bool { return ev.Pushed || ev.Stats.Changed() }
-
 // Subscribe returns a channel that receives every refresh Watch makes,
 // and a function that ends the subscription. A subscriber that falls
 // behind misses events rather than holding up the watcher: an event only
 // says "the catalog changed, ask again".
-func (e *Engine) Subscribe() (<-chan Event, func()) {
-	ch := make(chan Event, 16)
+func (e *Engine) Subscribe() (<-chan pidex.Event, func()) {
+	ch := make(chan pidex.Event, 16)
 	e.mu.Lock()
 	e.subs[ch] = struct{}{}
 	e.mu.Unlock()
@@ -38,7 +27,7 @@ func (e *Engine) Subscribe() (<-chan Event, func()) {
 	}
 }
 
-func (e *Engine) publish(ev Event) {
+func (e *Engine) publish(ev pidex.Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for ch := range e.subs {
@@ -76,6 +65,6 @@ func (e *Engine) Watch(ctx context.Context, opts WatchOptions) error {
 		if opts.OnRefresh != nil {
 			opts.OnRefresh(st, err)
 		}
-		e.publish(Event{Stats: st, Err: err})
+		e.publish(pidex.Event{Stats: st, Err: err})
 	}})
 }

@@ -1,8 +1,9 @@
 package indexer
 
 import (
-	"github.com/pidex-dev/pidex/internal/readside"
 	"math"
+
+	"github.com/pidex-dev/pidex/sqlite"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/pi"
@@ -33,7 +34,7 @@ type batch struct {
 	calls      []toolCallRow
 	// previews: the entries' previews, kept with them (entry_previews);
 	// previewData is the block deflated, by the parser (flush).
-	previews    readside.PreviewBlock
+	previews    sqlite.PreviewBlock
 	previewData []byte
 	bytes       int64 // bytes read for this batch, for progress
 	// grew: the first batch with bytes of a file plan counted unchanged.

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/pidex-dev/pidex/sqlite"
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/pi"
 )
 
@@ -22,7 +22,7 @@ import (
 //     source and token counts equal; earlier = the session created first,
 //     then the path, then the offset — so a fork's copies count once;
 //   - call_active: some record of the same call is on its file's path;
-//   - the rollups (sqlite.Rollups): the file's sums per quarter hour and
+//   - the rollups (pidex.Rollups): the file's sums per quarter hour and
 //     per hour, model, source and flags.
 //
 // An append moves a file's leaf, which can move its records on or off the
@@ -184,8 +184,8 @@ func attribute(ctx context.Context, tx *wtx, where string, args ...any) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("attribute usage to models: %w", err)
 	}
-	if onAttribute != nil {
-		onAttribute(len(seeds), len(w.nodes))
+	if tx.seams.onAttribute != nil {
+		tx.seams.onAttribute(len(seeds), len(w.nodes))
 	}
 	out := make([]attributed, len(seeds))
 	var bare []int // no model on the path: the file order decides
@@ -222,10 +222,6 @@ func attribute(ctx context.Context, tx *wtx, where string, args ...any) error {
 func namesModel() string {
 	return `(COALESCE(` + pi.SetsModelSQL("en") + `, 0) AND en.model IS NOT NULL)`
 }
-
-// onAttribute is a test hook: the records attribute derived and the
-// entries their walks read.
-var onAttribute func(records, entries int)
 
 type entryKey struct {
 	file int64
@@ -362,7 +358,7 @@ func markCopies(ctx context.Context, tx *wtx, scope, dup string) error {
 // and counts the re-derivation in their derived_seq (a push re-sends
 // their usage rows and rollups when it moved).
 func resum(ctx context.Context, tx *wtx, where string) error {
-	for _, r := range sqlite.Rollups {
+	for _, r := range pidex.Rollups {
 		if err := tx.exec(ctx, `DELETE FROM `+r.Table+` `+where); err != nil {
 			return fmt.Errorf("clear usage rollup: %w", err)
 		}
@@ -380,11 +376,11 @@ func resum(ctx context.Context, tx *wtx, where string) error {
 	return nil
 }
 
-func sumInto(ctx context.Context, tx *wtx, r sqlite.Rollup, where string) error {
+func sumInto(ctx context.Context, tx *wtx, r pidex.Rollup, where string) error {
 	unit := strconv.FormatInt(r.Unit, 10)
 	err := tx.exec(ctx, `INSERT INTO `+r.Table+` (file_id, bucket, provider, model, source, is_copy, active,
 			calls, input, output, cache_read, cache_write, cache_write_1h, total_tokens, cost)
-		SELECT file_id, COALESCE(ts_ms / `+strconv.FormatInt(r.Unit*sqlite.BucketMs, 10)+` * `+unit+`, -1),
+		SELECT file_id, COALESCE(ts_ms / `+strconv.FormatInt(r.Unit*pidex.BucketMs, 10)+` * `+unit+`, -1),
 			COALESCE(attr_provider, provider), COALESCE(attr_model, model),
 			source, is_copy, call_active,
 			count(*), total(input), total(output), total(cache_read), total(cache_write), total(cache_write_1h),

@@ -121,9 +121,8 @@ func TestContentCheckedOnlyWithoutGrowth(t *testing.T) {
 	p := filepath.Join(root, "p", "a.jsonl")
 	secretSession(t, p, hourAgo)
 	checked := 0
-	onCheckContent = func(string) { checked++ }
-	t.Cleanup(func() { onCheckContent = nil })
 	ix := newIndexer(t, root)
+	ix.onCheckContent = func(string) { checked++ }
 	refresh(t, ix)
 	if st := refresh(t, ix); st.Unchanged != 1 || checked != 0 {
 		t.Errorf("unchanged, settled file: %+v, %d content checks", st, checked)
@@ -154,12 +153,11 @@ func TestRewriteDuringReadIsNoticed(t *testing.T) {
 	old := header + msg("a1", "", "user", "first version", 1)
 	write(t, p, old)
 	rewritten := strings.Replace(old, `"s-1"`, `"s-2"`, 1) + msg("a2", "a1", "user", "and more", 2)
-	beforeFingerprint = func(string) {
-		beforeFingerprint = nil
+	ix := newIndexer(t, root)
+	ix.beforeFingerprint = func(string) {
+		ix.beforeFingerprint = nil
 		write(t, p, rewritten)
 	}
-	t.Cleanup(func() { beforeFingerprint = nil })
-	ix := newIndexer(t, root)
 	refresh(t, ix)
 	if st := refresh(t, ix); st.Rewritten != 1 {
 		t.Errorf("the rewrite during the read was not noticed: %+v", st)
@@ -229,10 +227,9 @@ func TestAppendAfterStatCounts(t *testing.T) {
 	}
 	// Planned as touched (the stat moved, the size did not): the content
 	// check runs after the stat, and the append lands then.
-	onCheckContent = func(string) { appendTo(t, p, msg("m80", "m79", "user", "one more", 80)) }
-	t.Cleanup(func() { onCheckContent = nil })
+	ix.onCheckContent = func(string) { appendTo(t, p, msg("m80", "m79", "user", "one more", 80)) }
 	st := refresh(t, ix)
-	onCheckContent = nil
+	ix.onCheckContent = nil
 	if st.Appended != 1 || st.Unchanged != 0 || st.Entries != 1 || !st.Changed() {
 		t.Errorf("appended after the stat: %+v, want it appended with its entry", st)
 	}

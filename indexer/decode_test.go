@@ -14,7 +14,7 @@ import (
 // on whether a line is malformed, or on what it holds.
 func checkSameDecode(t *testing.T, b []byte) {
 	t.Helper()
-	fast, ferr := decodeLine(b)
+	fast, ferr := schema.DecodeLineFast(b)
 	std, serr := schema.DecodeLine(b)
 	if (fast == nil) != (std == nil) {
 		t.Fatalf("%.200q: fast (%v, %v), stdlib (%v, %v)", b, fast != nil, ferr, std != nil, serr)

@@ -22,7 +22,7 @@ import (
 // Indexer refreshes a catalog from a set of session roots.
 type Indexer struct {
 	DB    *sqlite.DB
-	Roots []string // session roots; see DefaultRoots
+	Roots []string // session roots: folders, or source:folder (see ParseRoot)
 	// Workers bounds the files parsed at once (default: GOMAXPROCS).
 	Workers int
 	// Progress, if set, is advanced as files are read. Drawing it is the
@@ -35,13 +35,7 @@ type Indexer struct {
 
 	errMu sync.Mutex // guards a refresh's Errors, which parser goroutines append to
 
-	// afterApply is a test hook run after each committed batch; an error
-	// aborts the refresh as a crash would. beforeApply runs before each
-	// batch's transaction (tests interleave another refresh there).
-	afterApply  func(*batch) error
-	beforeApply func(*batch)
-	// beforeText runs before each transaction of the text pass.
-	beforeText func()
+	seams // tests' (seams.go)
 }
 
 // errConflict: another process advanced or rewrote the file since it was
@@ -93,7 +87,7 @@ func (ix *Indexer) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 	if err := ix.reserveIDs(ctx, jobs); err != nil {
 		return nil, err
 	}
-	bulk := st.New >= bulkNew
+	bulk := st.New >= or(ix.bulkNew, bulkNew)
 	if bulk {
 		// Marked first: a bulk load that stops before its end leaves the
 		// mark, and the next refresh derives everything.
@@ -157,7 +151,7 @@ func (ix *Indexer) deriveIfStale(ctx context.Context, st *pidex.IndexStats) erro
 		return fmt.Errorf("begin deriving usage: %w", err)
 	}
 	defer sqltx.Rollback()
-	tx := &wtx{Tx: sqltx, stmts: stmts}
+	tx := &wtx{Tx: sqltx, stmts: stmts, seams: &ix.seams}
 	if err := deriveAll(context.WithoutCancel(ctx), tx); err != nil {
 		return err
 	}
@@ -172,7 +166,7 @@ func (ix *Indexer) deriveIfStale(ctx context.Context, st *pidex.IndexStats) erro
 // id) is dropped for it and built once at the end, which costs a tenth of
 // keeping it up to date row by row (2 s of a 20 s cold index), and the
 // cost report's derivation runs once at its end (see calls.go).
-var bulkNew = 100
+const bulkNew = 100
 
 // usageEntryIndex is migration 00004's definition of usage_entry.
 const usageEntryIndex = "CREATE INDEX IF NOT EXISTS usage_entry ON usage(entry_id)"
@@ -339,6 +333,7 @@ func (ix *Indexer) run(ctx context.Context, jobs []job, removed []string, st *pi
 				pending = false
 				return <-res
 			}
+			j.beforeFingerprint = ix.beforeFingerprint
 			err := parseFile(gctx, j, func(b *batch) error {
 				if err := wait(); err != nil {
 					return err
@@ -402,7 +397,7 @@ func (ix *Indexer) write(ctx context.Context, stmts *stmtCache, b *batch, st *pi
 	if ix.beforeApply != nil {
 		ix.beforeApply(b)
 	}
-	if err := apply(ctx, stmts, b); errors.Is(err, errConflict) {
+	if err := apply(ctx, stmts, b, &ix.seams); errors.Is(err, errConflict) {
 		return err
 	} else if err != nil {
 		return writeErr{err}

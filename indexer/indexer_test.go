@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // fixture helpers ----------------------------------------------------------

@@ -40,18 +40,16 @@ func StartListing(roots []string) *Listing {
 			l.l.errs = []error{err} // never taken: Refresh lists again and says why
 			return
 		}
-		l.l = listRoots(specs)
+		l.l = listRoots(specs, nil)
 	}()
 	return l
 }
 
-// onListRoots is a test hook: run when a refresh lists its folders.
-var onListRoots func()
-
-// listRoots lists the files of every root, in order.
-func listRoots(specs []root) listed {
-	if onListRoots != nil {
-		onListRoots()
+// listRoots lists the files of every root, in order; listing (a test's)
+// is told first.
+func listRoots(specs []root, listing func()) listed {
+	if listing != nil {
+		listing()
 	}
 	l := listed{statNs: time.Now().UnixNano()}
 	for _, r := range specs {
@@ -88,7 +86,7 @@ func (ix *Indexer) list(ctx context.Context, specs []root, roots []string) (list
 	early := ix.Listing
 	ix.Listing = nil // taken once: a later refresh lists afresh
 	if early != nil && slices.Equal(early.roots, ix.Roots) {
-		stored, err := loadStamps(ctx, ix.DB, roots)
+		stored, err := loadStamps(ctx, ix.DB, roots, ix.onStampRows)
 		if err != nil {
 			return listed{}, storedStamps{}, false, err
 		}
@@ -105,7 +103,7 @@ func (ix *Indexer) list(ctx context.Context, specs []root, roots []string) (list
 				return l, stored, unchangedAll(l.cands, stored.list), nil
 			}
 		}
-		l := listRoots(specs)
+		l := listRoots(specs, ix.onListRoots)
 		return l, stored, unchangedAll(l.cands, stored.list), nil
 	}
 	// Listing the folders and loading the stored stats are independent:
@@ -114,11 +112,11 @@ func (ix *Indexer) list(ctx context.Context, specs []root, roots []string) (list
 	var stored storedStamps
 	var g errgroup.Group
 	g.Go(func() error {
-		l = listRoots(specs)
+		l = listRoots(specs, ix.onListRoots)
 		return nil
 	})
 	g.Go(func() (err error) {
-		stored, err = loadStamps(ctx, ix.DB, roots)
+		stored, err = loadStamps(ctx, ix.DB, roots, ix.onStampRows)
 		return err
 	})
 	if err := g.Wait(); err != nil {

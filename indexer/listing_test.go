@@ -39,10 +39,9 @@ func TestListingTakenWhenNothingChanged(t *testing.T) {
 }
 
 // countListings counts the refreshes' listings of their folders.
-func countListings(t *testing.T) *int {
+func countListings(ix *Indexer) *int {
 	n := 0
-	onListRoots = func() { n++ }
-	t.Cleanup(func() { onListRoots = nil })
+	ix.onListRoots = func() { n++ }
 	return &n
 }
 
@@ -84,7 +83,7 @@ func TestStaleListingListsAgain(t *testing.T) {
 			other := openIndexer(t, ix.DB.Path, root)
 			refresh(t, other)
 			ix.Listing = l
-			listings := countListings(t)
+			listings := countListings(ix)
 			st := refresh(t, ix)
 			if st.Files != tc.files || st.New+st.Appended+st.Rewritten+st.Removed != 0 || st.Unchanged != tc.files || len(st.Warnings) != 0 {
 				t.Fatalf("refresh after another process's, with a listing from before: %+v; want %d files, all unchanged", st, tc.files)
@@ -121,7 +120,7 @@ func TestListingRechecked(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "e.jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	listings := countListings(t)
+	listings := countListings(ix)
 	st := refresh(t, ix)
 	if st.Files != 3 || st.Appended != 1 || st.New != 1 || st.Removed != 1 || st.Unchanged != 1 || len(st.Warnings) != 0 || *listings != 0 {
 		t.Fatalf("refresh with a listing that shows an append, a new file and a removal: %+v, %d listings; want a appended, b new, c removed, d unchanged, no listing", st, *listings)

@@ -13,7 +13,6 @@ import (
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/internal/js"
-	"github.com/pidex-dev/pidex/internal/readside"
 	"github.com/pidex-dev/pidex/jsonl"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
@@ -29,11 +28,13 @@ const (
 
 // job is one file to read, from file.Offset, on top of the stored state.
 type job struct {
-	cand    candidate
-	file    File        // stored state to continue from (zero Offset: from scratch)
-	session *sessionRow // stored listing record to continue from
-	reset   bool
-	skipNL  bool // the byte at Offset is the newline closing an open tail
+	// beforeFingerprint is the Indexer's (seams).
+	beforeFingerprint func(path string)
+	cand              candidate
+	file              File        // stored state to continue from (zero Offset: from scratch)
+	session           *sessionRow // stored listing record to continue from
+	reset             bool
+	skipNL            bool // the byte at Offset is the newline closing an open tail
 	// inlineText: the entries' text goes into the index with them (see plan)
 	inlineText bool
 	// stored is the catalog's state of the file when it was planned (what
@@ -84,7 +85,8 @@ type parser struct {
 	read                 *capture
 	storedHead, storedTL string
 	storedOffset         int64
-	unchanged            bool // job.unchanged, until a batch reads bytes
+	unchanged            bool              // job.unchanged, until a batch reads bytes
+	beforeFingerprint    func(path string) // a test's (seams)
 }
 
 // parseFile reads j's file from its stored offset and emits batches in
@@ -111,7 +113,8 @@ func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
 }
 
 func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) error {
-	p := &parser{f: f, cand: j.cand, file: j.file, sess: j.session, inlineText: j.inlineText, sum: j.sum, statNs: j.statNs, unchanged: j.unchanged}
+	p := &parser{f: f, cand: j.cand, file: j.file, sess: j.session, inlineText: j.inlineText, sum: j.sum, statNs: j.statNs, unchanged: j.unchanged,
+		beforeFingerprint: j.beforeFingerprint}
 	// A file known not to be a session stays one until it is rewritten.
 	p.done = !j.reset && j.file.Kind == FileNotSession
 	p.file.Path, p.file.Root = j.cand.Path, j.cand.Root
@@ -175,15 +178,12 @@ func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) 
 	return p.flush(b, true, emit)
 }
 
-// beforeFingerprint is a test hook: run before a batch's fingerprints.
-var beforeFingerprint func(path string)
-
 func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
 	if p.unchanged && b.bytes > 0 {
 		b.grew, p.unchanged = true, false
 	}
-	if beforeFingerprint != nil {
-		beforeFingerprint(p.file.Path)
+	if p.beforeFingerprint != nil {
+		p.beforeFingerprint(p.file.Path)
 	}
 	if err := p.fingerprint(); err != nil {
 		return err
@@ -322,7 +322,7 @@ func (p *parser) line(l jsonl.Line, b *batch) {
 			return
 		}
 	}
-	ln, err := decodeLine(l.Data)
+	ln, err := schema.DecodeLineFast(l.Data)
 	if errors.Is(err, schema.ErrNotObject) {
 		// pi keeps any truthy JSON value as an entry, which shifts the
 		// indexes v1 compactions count in; pidex skips it but counts it.
@@ -392,7 +392,7 @@ func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
 			row.TSMs = &ms
 		}
 	}
-	if pv, ok := readside.IngestPreview(l.Data, ln); ok {
+	if pv, ok := pi.LinePreview(l.Data, ln); ok {
 		b.previews.Add(l.Offset, int64(len(l.Data)), pv)
 	}
 	f := pi.FactsOf(ln)

@@ -144,8 +144,8 @@ func (ix *Indexer) planChanged(ctx context.Context, c candidate, sf storedFile) 
 		// No growth: touched, edited in place, or a racy stamp. Only
 		// the content says which. (A new title slot is omp's title change,
 		// made in place: only the slot is read again.)
-		if onCheckContent != nil {
-			onCheckContent(c.Path)
+		if ix.onCheckContent != nil {
+			ix.onCheckContent(c.Path)
 		}
 		if same, err := sameContent(fh, hs, f.Offset, storedSum(sf.ContentCRC)); err != nil {
 			return job{}, err
@@ -193,10 +193,6 @@ func (ix *Indexer) loadSession(ctx context.Context, fileID int64) (*sessionRow, 
 	}
 	return &s, nil
 }
-
-// onCheckContent is a test hook: run for each file whose content a
-// refresh reads again to compare it with its sum.
-var onCheckContent func(path string)
 
 // readable reports whether a file can be opened now.
 func readable(path string) bool {

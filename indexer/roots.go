@@ -568,15 +568,3 @@ func agentsFolder(dir string) bool {
 	}
 	return false
 }
-
-// DefaultRoots returns the roots FindRoots lists for this machine that
-// pidex reads, as root specs (source:path).
-func DefaultRoots() []string {
-	var out []string
-	for _, r := range FindRoots(SystemEnv(), nil) {
-		if r.Read {
-			out = append(out, RootSpec(r))
-		}
-	}
-	return out
-}

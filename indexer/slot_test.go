@@ -47,8 +47,7 @@ func TestTitleSlotRewrittenInPlace(t *testing.T) {
 	ix.Roots = []string{"omp:" + root}
 	refresh(t, ix)
 	checked := 0
-	onCheckContent = func(string) { checked++ }
-	t.Cleanup(func() { onCheckContent = nil })
+	ix.onCheckContent = func(string) { checked++ }
 	name := func() *string {
 		var n *string
 		if err := ix.DB.Get(&n, "SELECT name FROM sessions"); err != nil {

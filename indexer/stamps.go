@@ -45,7 +45,7 @@ func (s storedStamps) byPath() map[string]fileStamp {
 // stamps in path order.
 const stampsVersion = 2
 
-func loadStamps(ctx context.Context, db *sqlite.DB, roots []string) (storedStamps, error) {
+func loadStamps(ctx context.Context, db *sqlite.DB, roots []string, fromRows func()) (storedStamps, error) {
 	tx, err := db.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return storedStamps{}, fmt.Errorf("load files: %w", err)
@@ -59,6 +59,9 @@ func loadStamps(ctx context.Context, db *sqlite.DB, roots []string) (storedStamp
 		if list, err := decodeStampsUnder(c.Data, roots); err == nil {
 			return storedStamps{list: list}, nil
 		}
+	}
+	if fromRows != nil {
+		fromRows()
 	}
 	all, err := stampRows(ctx, tx)
 	if err != nil {
@@ -91,14 +94,7 @@ type rootStamp struct {
 	root string
 }
 
-// onStampRows is a test hook: run when a refresh reads the stamps from
-// the rows rather than the blob.
-var onStampRows func()
-
 func stampRows(ctx context.Context, tx *sqlx.Tx) ([]rootStamp, error) {
-	if onStampRows != nil {
-		onStampRows()
-	}
 	rows, err := tx.QueryContext(ctx, `SELECT path, root, kind, racy, size, mtime_ns, dev, ino FROM files ORDER BY path`)
 	if err != nil {
 		return nil, fmt.Errorf("load files: %w", err)

@@ -30,8 +30,8 @@ func TestStampsBlob(t *testing.T) {
 	ix := newIndexer(t, root)
 	ixOther := &Indexer{DB: ix.DB, Roots: []string{other}}
 	rowReads := 0
-	onStampRows = func() { rowReads++ }
-	t.Cleanup(func() { onStampRows = nil })
+	ix.onStampRows = func() { rowReads++ }
+	ixOther.onStampRows = ix.onStampRows
 	blob := func() bool {
 		t.Helper()
 		c, err := ix.DB.LoadCache(ctx, ix.DB.DB, sqlite.CacheStamps)

@@ -19,6 +19,7 @@ import (
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/pi"
+	"github.com/pidex-dev/pidex/schema"
 )
 
 // The text pass fills the full-text index behind the metadata. A refresh
@@ -40,10 +41,10 @@ const textCommitBytes = 32 << 20
 // textAhead bounds the bytes of lines read ahead of the writer (the
 // readers' batches waiting for it): memory. The writer stops to flush a
 // segment for a second or two now and then, and the readers go on
-// meanwhile. Variables for tests (many batches from small files).
-var (
-	textAhead      int64 = 32 << 20
-	textBatchBytes int64 = 4 << 20
+// meanwhile.
+const (
+	textAhead      = 32 << 20
+	textBatchBytes = 4 << 20
 )
 
 type textJob struct {
@@ -153,7 +154,8 @@ func (ix *Indexer) textPass(ctx context.Context, jobs []textJob, st *pidex.TextS
 	// writer has not finished is always started and never waits for
 	// another: no deadlock.
 	queues := make(chan textQueued, textQueuedJobs)
-	ahead := semaphore.NewWeighted(textAhead)
+	aheadBytes := or(ix.textAhead, textAhead)
+	ahead := semaphore.NewWeighted(aheadBytes)
 	failed := make(chan string, len(jobs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { // hands out the jobs in order
@@ -162,7 +164,7 @@ func (ix *Indexer) textPass(ctx context.Context, jobs []textJob, st *pidex.TextS
 		rg.SetLimit(readers)
 		defer rg.Wait()
 		for _, j := range jobs {
-			qj := textQueued{q: make(chan *textBatch, 2), bytes: min(j.to-j.from, textAhead)}
+			qj := textQueued{q: make(chan *textBatch, 2), bytes: min(j.to-j.from, aheadBytes)}
 			if err := ahead.Acquire(gctx, qj.bytes); err != nil {
 				return nil // the writer failed
 			}
@@ -300,13 +302,13 @@ func (ix *Indexer) readText(ctx context.Context, j textJob, out chan<- *textBatc
 		}
 		b.bytes += e.length
 		if rowid, ok := fts.RowID(j.fileID, e.line); ok {
-			if l, _ := decodeLine(line); l != nil {
+			if l, _ := schema.DecodeLineFast(line); l != nil {
 				if text := pi.SearchText(j.path, l, j.source == pidex.SourceOmp); text != "" {
 					b.rows = append(b.rows, prep.row(rowid, text))
 				}
 			}
 		}
-		if b.bytes >= textBatchBytes && i < len(ents)-1 {
+		if b.bytes >= or(ix.textBatchBytes, textBatchBytes) && i < len(ents)-1 {
 			b.upto = ents[i+1].offset
 			if err := send(ctx, out, b); err != nil {
 				return err
@@ -380,11 +382,12 @@ type textWriter struct {
 // textIdle: how long the writer waits for the next batch before it
 // commits what it has, so that a slow reader does not hold the text
 // already written out of the catalog.
-var textIdle = 200 * time.Millisecond // a variable for tests
+const textIdle = 200 * time.Millisecond
 
 // drain writes the batches of one job's queue.
 func (w *textWriter) drain(ctx context.Context, q <-chan *textBatch) error {
-	idle := time.NewTimer(textIdle)
+	wait := or(w.ix.textIdle, textIdle)
+	idle := time.NewTimer(wait)
 	defer idle.Stop()
 	for {
 		var b *textBatch
@@ -396,7 +399,7 @@ func (w *textWriter) drain(ctx context.Context, q <-chan *textBatch) error {
 				b, ok = <-q
 				break
 			}
-			idle.Reset(textIdle)
+			idle.Reset(wait)
 			select {
 			case b, ok = <-q:
 			case <-idle.C:
@@ -432,7 +435,7 @@ func (w *textWriter) add(ctx context.Context, b *textBatch) error {
 		if err != nil {
 			return fmt.Errorf("begin text write: %w", err)
 		}
-		w.tx, w.cursor = &wtx{Tx: sqltx, stmts: w.stmts}, map[int64]int64{}
+		w.tx, w.cursor = &wtx{Tx: sqltx, stmts: w.stmts, seams: &w.ix.seams}, map[int64]int64{}
 	}
 	wctx := context.WithoutCancel(ctx)
 	ok, gone, err := current(wctx, w.tx, b, w.cursor)

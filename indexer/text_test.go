@@ -246,10 +246,6 @@ func TestTextOfAFileRemovedSinceItsPlanIsNoError(t *testing.T) {
 // turn (245 segments, merged as they piled up, for a cold pass of the
 // 3,000-session corpus).
 func TestColdTextPassIsOneSegment(t *testing.T) {
-	defer func(b, a int64, d time.Duration) { textBatchBytes, textAhead, textIdle = b, a, d }(textBatchBytes, textAhead, textIdle)
-	// Files larger than the read-ahead too: each waits for the writer to
-	// finish those before it.
-	textBatchBytes, textAhead, textIdle = 300, 2000, time.Minute
 	root := t.TempDir()
 	for i := range 12 {
 		var b strings.Builder
@@ -264,6 +260,9 @@ func TestColdTextPassIsOneSegment(t *testing.T) {
 	}
 	ix := openIndexer(t, filepath.Join(t.TempDir(), "c.sqlite"), root)
 	ix.Workers = 3 // two readers
+	// Files larger than the read-ahead too: each waits for the writer to
+	// finish those before it.
+	ix.textBatchBytes, ix.textAhead, ix.textIdle = 300, 2000, time.Minute
 	ctx := context.Background()
 	if _, err := ix.Refresh(ctx); err != nil {
 		t.Fatal(err)

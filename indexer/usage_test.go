@@ -41,7 +41,7 @@ func TestRemovingAnAlreadyRemovedFileIsDone(t *testing.T) {
 	defer stmts.close()
 	b := &batch{remove: true}
 	b.file.Path = "/gone/already.jsonl"
-	if err := apply(context.Background(), stmts, b); err != nil {
+	if err := apply(context.Background(), stmts, b, &ix.seams); err != nil {
 		t.Fatalf("removing a file that is not in the catalog: %v", err)
 	}
 }
@@ -145,9 +145,8 @@ func TestBulkDerivationEqualsIncremental(t *testing.T) {
 	root := filepath.Join("..", "testdata", "sessions")
 	scoped := newIndexer(t, root)
 	refresh(t, scoped)
-	defer func(n int) { bulkNew = n }(bulkNew)
-	bulkNew = 1
 	bulk := newIndexer(t, root)
+	bulk.bulkNew = 1
 	refresh(t, bulk)
 	if got, want := dump(t, bulk), dump(t, scoped); got != want {
 		t.Fatalf("bulk derivation differs:\n--- bulk\n%s\n--- batch by batch\n%s", got, want)
@@ -158,6 +157,7 @@ func TestBulkDerivationEqualsIncremental(t *testing.T) {
 	}
 
 	stopped := newIndexer(t, root)
+	stopped.bulkNew = 1
 	stopped.afterApply = func(b *batch) error {
 		if b.last {
 			return errors.New("stop")
@@ -168,7 +168,7 @@ func TestBulkDerivationEqualsIncremental(t *testing.T) {
 		t.Fatal("the stopped refresh did not fail")
 	}
 	stopped.afterApply = nil
-	bulkNew = 1000 // the rest is not a bulk load: only the mark repairs the first file
+	stopped.bulkNew = 1000 // the rest is not a bulk load: only the mark repairs the first file
 	refresh(t, stopped)
 	if got, want := dump(t, stopped), dump(t, scoped); got != want {
 		t.Fatalf("after a stopped bulk load:\n--- got\n%s\n--- want\n%s", got, want)
@@ -260,9 +260,8 @@ func TestAttributionIsLinear(t *testing.T) {
 			root := t.TempDir()
 			write(t, filepath.Join(root, "p", "a.jsonl"), tt.body)
 			records, entries := 0, 0
-			onAttribute = func(r, e int) { records += r; entries += e }
-			t.Cleanup(func() { onAttribute = nil })
 			ix := newIndexer(t, root)
+			ix.onAttribute = func(r, e int) { records += r; entries += e }
 			refresh(t, ix)
 			if records != tt.records || entries > tt.entries {
 				t.Errorf("attribution derived %d records reading %d entries; want %d records, at most %d entries", records, entries, tt.records, tt.entries)

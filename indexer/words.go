@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	gojson "github.com/goccy/go-json"
-
-	"github.com/pidex-dev/pidex/internal/text"
 )
 
 // A warning is read by people: it says what is wrong with the line in the
@@ -94,40 +92,4 @@ func jsonKind(t reflect.Type) string {
 func jsonWords(msg string) string {
 	msg = strings.TrimPrefix(msg, "json: ")
 	return strings.TrimPrefix(msg, "go-json: ")
-}
-
-// goTypeError is the standard library's type error as catalogs of earlier
-// pidex versions stored it. Compiled on first use (pidex warnings), not at
-// package init, which every command pays for at start.
-var goTypeError = text.LazyRegexp(`json: cannot unmarshal (\w+) into Go (?:struct field [\w.]*?\.|value of type )([\w.]*?)(?: of type ([\w*\[\]{}.]+))?$`)
-
-// Reword says a stored warning in people's words: catalogs made by
-// earlier pidex versions hold the decoder's own message (they are only
-// rebuilt when the derivation changes), and `pidex warnings` reads them.
-func Reword(msg string) string {
-	m := goTypeError().FindStringSubmatchIndex(msg)
-	if m == nil {
-		return msg
-	}
-	got, field, typ := msg[m[2]:m[3]], msg[m[4]:m[5]], ""
-	if m[6] >= 0 {
-		typ = msg[m[6]:m[7]]
-	}
-	want := "another type"
-	switch strings.TrimLeft(typ, "*") {
-	case "string":
-		want = "a string"
-	case "bool":
-		want = "true or false"
-	case "float64", "float32":
-		want = "a number"
-	case "int", "int64", "int32":
-		want = "a whole number"
-	}
-	if strings.HasPrefix(typ, "[]") {
-		want = "an array"
-	} else if strings.HasPrefix(typ, "map") || strings.HasPrefix(typ, "struct") {
-		want = "an object"
-	}
-	return msg[:m[0]] + fieldProblem(field, got, want)
 }

@@ -3,6 +3,8 @@ package indexer
 import (
 	"strings"
 	"testing"
+
+	"github.com/pidex-dev/pidex/schema"
 )
 
 // Warnings say what is wrong with a line in the format's words: no Go
@@ -20,7 +22,7 @@ func TestDecodeProblemWords(t *testing.T) {
 		{`{"type":"message","id":"a"`, `not valid JSON`},
 	}
 	for _, tt := range tests {
-		_, err := decodeLine([]byte(tt.line))
+		_, err := schema.DecodeLineFast([]byte(tt.line))
 		got := decodeProblem([]byte(tt.line), err)
 		if !strings.Contains(got, tt.want) {
 			t.Errorf("%s: %q, want %q", tt.line, got, tt.want)
@@ -29,24 +31,6 @@ func TestDecodeProblemWords(t *testing.T) {
 			if strings.Contains(got, leak) {
 				t.Errorf("%s: %q says %q", tt.line, got, leak)
 			}
-		}
-	}
-}
-
-// A warning an earlier pidex stored is said again in people's words.
-func TestReword(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"kept line with a field of unexpected type: json: cannot unmarshal number into Go struct field Line.id of type string",
-			`kept line with a field of unexpected type: "id" is a number, where pi writes a string`},
-		{"kept line with a field of unexpected type: json: cannot unmarshal number into Go struct field Line.timestamp of type string",
-			`kept line with a field of unexpected type: "timestamp" is a number, where pi writes a string`},
-		{"kept line with a field of unexpected type: json: cannot unmarshal array into Go struct field Message.message.usage of type schema.Usage",
-			`kept line with a field of unexpected type: "message.usage" is an array, where pi writes another type`},
-		{"skipped line: not a JSON object", "skipped line: not a JSON object"},
-	}
-	for _, tt := range tests {
-		if got := Reword(tt.in); got != tt.want {
-			t.Errorf("Reword(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

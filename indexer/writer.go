@@ -20,7 +20,7 @@ var rowTables = []string{"entries", "entry_previews", "edges", "labels", "usage"
 
 // apply writes one batch in one IMMEDIATE transaction: the rows and the
 // file's new offset commit together or not at all.
-func apply(ctx context.Context, stmts *stmtCache, b *batch) (err error) {
+func apply(ctx context.Context, stmts *stmtCache, b *batch, s *seams) (err error) {
 	sqltx, err := stmts.db.BeginTxx(ctx, nil)
 	// The statements run without cancellation: the driver otherwise starts
 	// a goroutine per statement to watch the context (measurable at
@@ -31,7 +31,7 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch) (err error) {
 		return fmt.Errorf("begin write: %w", err)
 	}
 	defer sqltx.Rollback()
-	tx := &wtx{Tx: sqltx, stmts: stmts}
+	tx := &wtx{Tx: sqltx, stmts: stmts, seams: s}
 	if b.remove {
 		if err := deleteFile(ctx, tx, b.file.Path); err != nil {
 			return err
@@ -373,6 +373,7 @@ func rollup(ctx context.Context, tx *wtx, id int64) error {
 type wtx struct {
 	*sqlx.Tx
 	stmts *stmtCache
+	seams *seams
 }
 
 func (t *wtx) exec(ctx context.Context, q string, args ...any) error {

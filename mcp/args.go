@@ -31,10 +31,42 @@ func inputSchema[In any](patch func(*jsonschema.Schema)) *jsonschema.Schema {
 		panic(fmt.Sprintf("schema of %T: %v", *new(In), err)) // a programming error, caught by every test
 	}
 	portable(s)
+	if i, op := filterField(reflect.TypeFor[In]()); i >= 0 {
+		filterProps(s, op)
+	}
 	if patch != nil {
 		patch(s)
 	}
 	return s
+}
+
+// The registry's filters (pidex.Filters) are arguments of their own,
+// named as the registry names them: a tool's argument struct takes them
+// in one field of type pidex.Where, tagged filters:"list", "search" or
+// "cost" (the operation), which the schema shows as those arguments.
+
+var filterOps = map[string]pidex.Op{"list": pidex.OpList, "search": pidex.OpSearch, "cost": pidex.OpCost}
+
+// filterField is the index of t's field that takes the filters, and their
+// operation (-1: none).
+func filterField(t reflect.Type) (int, pidex.Op) {
+	for i := range t.NumField() {
+		if op, ok := filterOps[t.Field(i).Tag.Get("filters")]; ok {
+			return i, op
+		}
+	}
+	return -1, 0
+}
+
+// filterProps puts the filters of op in a schema, in place of the field
+// that takes them.
+func filterProps(s *jsonschema.Schema, op pidex.Op) {
+	delete(s.Properties, "where")
+	for _, f := range pidex.Filters(op) {
+		on := f.On(op)
+		s.Properties[f.Name] = &jsonschema.Schema{Type: "string",
+			Description: "only " + strings.ReplaceAll(on.Help, f.Arg, "this")}
+	}
 }
 
 // outputSchema is the JSON Schema of a tool's structured result.
@@ -76,11 +108,28 @@ func decodeArgs(tool string, raw json.RawMessage, in any, schema *jsonschema.Sch
 	}
 	v := reflect.ValueOf(in).Elem()
 	fields := jsonFields(v.Type())
+	filters, op := filterField(v.Type())
 	given := map[string]bool{}
 	for _, k := range slices.Sorted(maps.Keys(args)) {
 		i, ok := fields[k]
+		if !ok && filters >= 0 {
+			if f, ok := pidex.FilterNamed(k); ok && f.On(op).Field != "" {
+				if err := decodeFilter(k, args[k], v.Field(filters)); err != nil {
+					return err
+				}
+				given[k] = true
+				continue
+			}
+		}
 		if !ok {
-			return pidex.Usagef("%s has no argument %q; it takes %s", tool, k, strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
+			names := slices.Collect(maps.Keys(fields))
+			if filters >= 0 {
+				for _, f := range pidex.Filters(op) {
+					names = append(names, f.Name)
+				}
+			}
+			slices.Sort(names)
+			return pidex.Usagef("%s has no argument %q; it takes %s", tool, k, strings.Join(names, ", "))
 		}
 		val := bytes.TrimSpace(args[k])
 		if string(val) == "null" {
@@ -106,13 +155,40 @@ func decodeArgs(tool string, raw json.RawMessage, in any, schema *jsonschema.Sch
 	return nil
 }
 
-// jsonFields maps the JSON names of a struct's fields to their indexes.
+// decodeFilter decodes a filter's value into the pidex.Where w, forgiving
+// a number or a boolean (its JSON text) and a list of strings (joined by
+// commas, as a OneOf's words are).
+func decodeFilter(name string, raw json.RawMessage, w reflect.Value) error {
+	raw = bytes.TrimSpace(raw)
+	if string(raw) == "null" {
+		return nil // JSON null: not given
+	}
+	var s string
+	var list []string
+	switch {
+	case json.Unmarshal(raw, &s) == nil:
+	case json.Unmarshal(raw, &list) == nil:
+		s = strings.Join(list, ",")
+	case len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9') || raw[0] == 't' || raw[0] == 'f'):
+		s = string(raw)
+	default:
+		return pidex.Usagef("%s: want a string, got %s", name, text.Cut(string(raw), 60))
+	}
+	if w.IsNil() {
+		w.Set(reflect.ValueOf(pidex.Where{}))
+	}
+	w.SetMapIndex(reflect.ValueOf(name), reflect.ValueOf(s))
+	return nil
+}
+
+// jsonFields maps the JSON names of a struct's fields to their indexes
+// (the field of the filters aside: see filterField).
 func jsonFields(t reflect.Type) map[string]int {
 	out := map[string]int{}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || !f.IsExported() {
+		if name == "-" || !f.IsExported() || f.Tag.Get("filters") != "" {
 			continue
 		}
 		if name == "" {

@@ -16,22 +16,19 @@ import (
 )
 
 type costArgs struct {
-	By       []string `json:"by,omitempty" jsonschema:"group by these, in order (default [\"day\"]): day, week, month (in tz), model, provider, project, session, source, agent"`
-	TZ       string   `json:"tz,omitempty" jsonschema:"IANA time zone of days, weeks and months, e.g. Europe/Paris (default: the server's zone)"`
-	Since    string   `json:"since,omitempty" jsonschema:"only calls at or after: a date (2026-11-01, in tz), an RFC 3339 time, or a duration back from now (12h, 7d, 2w)"`
-	Until    string   `json:"until,omitempty" jsonschema:"only calls before this (a bare date includes that day)"`
-	Project  string   `json:"project,omitempty" jsonschema:"only sessions whose working directory contains this (ignoring case)"`
-	Cwd      string   `json:"cwd,omitempty" jsonschema:"only sessions whose working directory is exactly this"`
-	Session  string   `json:"session,omitempty" jsonschema:"only this session: an id, a unique prefix, a name, or a path"`
-	Agent    string   `json:"agent,omitempty" jsonschema:"only sessions written by these agents, comma-separated: pi, omp (oh-my-pi), openclaw"`
-	Model    string   `json:"model,omitempty" jsonschema:"only calls whose provider/model contains this"`
-	Source   []string `json:"source,omitempty" jsonschema:"only usage recorded by these: assistant (replies), toolResult (LLM work inside tools), compaction, branch_summary, usage"`
-	Branch   string   `json:"branch,omitempty" jsonschema:"all (default); active: calls on a session's current branch; abandoned: calls on branches the user left"`
-	NoDedup  bool     `json:"no_dedup,omitempty" jsonschema:"count every copy forks hold of a call (the raw sum of the files); by default each call counts once"`
-	Limit    int      `json:"limit,omitempty" jsonschema:"at most this many rows in this page (totals always cover every row)" cursor:"page"`
-	MaxChars int      `json:"max_chars,omitempty" jsonschema:"character budget of the whole result" cursor:"page"`
-	Machine  string   `json:"machine,omitempty" jsonschema:"team catalog: only this machine's sessions"`
-	Cursor   string   `json:"cursor,omitempty" jsonschema:"next_cursor of a previous result, for its next rows" cursor:"-"`
+	By       []string    `json:"by,omitempty" jsonschema:"group by these, in order (default [\"day\"]): day, week, month (in tz), model, provider, project, session, source, agent"`
+	TZ       string      `json:"tz,omitempty" jsonschema:"IANA time zone of days, weeks and months, e.g. Europe/Paris (default: the server's zone)"`
+	Since    string      `json:"since,omitempty" jsonschema:"only calls at or after: a date (2026-11-01, in tz), an RFC 3339 time, or a duration back from now (12h, 7d, 2w)"`
+	Until    string      `json:"until,omitempty" jsonschema:"only calls before this (a bare date includes that day)"`
+	Where    pidex.Where `json:"where,omitempty" filters:"cost"` // the registry's filters: project, cwd, agent, model, …
+	Session  string      `json:"session,omitempty" jsonschema:"only this session: an id, a unique prefix, a name, or a path"`
+	Source   []string    `json:"source,omitempty" jsonschema:"only usage recorded by these: assistant (replies), toolResult (LLM work inside tools), compaction, branch_summary, usage"`
+	Branch   string      `json:"branch,omitempty" jsonschema:"all (default); active: calls on a session's current branch; abandoned: calls on branches the user left"`
+	NoDedup  bool        `json:"no_dedup,omitempty" jsonschema:"count every copy forks hold of a call (the raw sum of the files); by default each call counts once"`
+	Limit    int         `json:"limit,omitempty" jsonschema:"at most this many rows in this page (totals always cover every row)" cursor:"page"`
+	MaxChars int         `json:"max_chars,omitempty" jsonschema:"character budget of the whole result" cursor:"page"`
+	Machine  string      `json:"machine,omitempty" jsonschema:"team catalog: only this machine's sessions"`
+	Cursor   string      `json:"cursor,omitempty" jsonschema:"next_cursor of a previous result, for its next rows" cursor:"-"`
 }
 
 type costResult struct {
@@ -61,7 +58,7 @@ type costSums struct {
 const costDesc = `Tokens and cost (USD, as pi recorded them) of the user's LLM calls, grouped like pidex cost: by day, week, month (in tz), model, provider, project, session or source, and combinations (by=["day","model"]). Filters: since, until, project, cwd, session, model, source, branch (abandoned = money spent on branches the user left). Each call counts once even when forks copy it (no_dedup counts every copy). Rows and totals; rows are paged (limit, max_chars, next_cursor), totals always cover all.`
 
 func (s *Server) addCost() {
-	v := s.eng.Vocabulary()
+	v := s.cat.Vocabulary()
 	addTool(s, toolSpec[costArgs, costResult]{
 		name: "cost_report", title: "Cost report", desc: costDesc,
 		rename: map[string]string{"tz": "tz", "noDedup": "no_dedup"},
@@ -82,8 +79,7 @@ func (s *Server) cost(ctx context.Context, in *costArgs) (reply[costResult], err
 	if err != nil {
 		return r, err
 	}
-	o := pidex.CostOptions{By: in.By, TZ: in.TZ, Since: in.Since, Until: in.Until, Project: in.Project, Cwd: in.Cwd, Agent: in.Agent,
-		Model: in.Model, Source: strings.Join(in.Source, ","), Branch: in.Branch, NoDedup: in.NoDedup, Machine: s.machine(in.Machine)}
+	o := pidex.CostOptions{By: in.By, TZ: in.TZ, Since: in.Since, Until: in.Until, Where: in.Where, Source: strings.Join(in.Source, ","), Branch: in.Branch, NoDedup: in.NoDedup, Machine: s.machine(in.Machine)}
 	if len(in.By) == 0 {
 		o.By = nil // the domain's default
 	}
@@ -94,7 +90,7 @@ func (s *Server) cost(ctx context.Context, in *costArgs) (reply[costResult], err
 		}
 		o.Session = ref.Path
 	}
-	rep, err := s.eng.Cost(ctx, o)
+	rep, err := s.cat.Cost(ctx, o)
 	if err != nil {
 		return r, err
 	}

@@ -151,6 +151,6 @@ func (s *Server) paged(tool, cursor string, in any, limit, def, hi, maxChars int
 	if limit, err = pidex.Bounded("limit", limit, def, 1, hi); err != nil {
 		return 0, 0, pidex.Budget{}, err
 	}
-	budget, err := pidex.BudgetOptions{Chars: maxChars}.Filter(s.eng.Vocabulary())
+	budget, err := pidex.BudgetOptions{Chars: maxChars}.Filter(s.cat.Vocabulary())
 	return offset, limit, budget, err
 }

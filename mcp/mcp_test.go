@@ -101,9 +101,15 @@ func TestToolsListed(t *testing.T) {
 			props, _ := in["properties"].(map[string]any)
 			jf := jsonFields(reflect.TypeOf(w.args))
 			delete(jf, "machine") // a team catalog's only (TestTeamCatalog)
-			fields := slices.Sorted(maps.Keys(jf))
+			fields := slices.Collect(maps.Keys(jf))
+			if i, op := filterField(reflect.TypeOf(w.args)); i >= 0 {
+				for _, f := range pidex.Filters(op) { // the registry's, each an argument
+					fields = append(fields, f.Name)
+				}
+			}
+			slices.Sort(fields)
 			if got := slices.Sorted(maps.Keys(props)); !slices.Equal(got, fields) {
-				t.Errorf("properties %v, want the Go type's fields %v", got, fields)
+				t.Errorf("properties %v, want the Go type's fields and the filters %v", got, fields)
 			}
 			for name, p := range props {
 				if d, _ := p.(map[string]any)["description"].(string); d == "" {

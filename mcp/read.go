@@ -65,7 +65,7 @@ const readDesc = `Read a pi session's conversation: a window of the entries on o
 const contextDesc = `Show exactly what pi would send the model if this session were resumed at a leaf (the current one by default): the messages of its rebuilt context — a compaction's summary instead of what it replaced, branch summaries, custom messages, edited tool results — in order, with the model and thinking level in effect. Same window, folding and budget arguments as read_session; positions count messages, not entries.`
 
 func (s *Server) addRead() {
-	v := s.eng.Vocabulary()
+	v := s.cat.Vocabulary()
 	patch := func(sc *jsonschema.Schema) {
 		enum(sc, "roles", v.Classes...)
 		bounds(sc, "limit", 1, pidex.MaxReadWindow, pidex.DefaultReadWindow)
@@ -112,7 +112,7 @@ func (s *Server) read(ctx context.Context, tool string, in *readArgs, asContext 
 		return r, err
 	}
 	budget, err := pidex.BudgetOptions{Chars: in.MaxChars, ItemChars: in.MaxMessageChars, Thinking: in.Thinking, ToolOutput: in.ToolOutput,
-		Classes: in.Roles}.Filter(s.eng.Vocabulary())
+		Classes: in.Roles}.Filter(s.cat.Vocabulary())
 	if err != nil {
 		return r, err
 	}
@@ -121,7 +121,7 @@ func (s *Server) read(ctx context.Context, tool string, in *readArgs, asContext 
 		return r, err
 	}
 	if leaf == "" && in.Around != "" && !asContext {
-		if leaf, err = s.eng.BranchThrough(ctx, ref, in.Around); err != nil {
+		if leaf, err = s.cat.BranchThrough(ctx, ref, in.Around); err != nil {
 			return r, entryError(err, "around", in.Around, ref)
 		}
 	}
@@ -130,7 +130,7 @@ func (s *Server) read(ctx context.Context, tool string, in *readArgs, asContext 
 	// branch; a line over pidex.ReadCutLine is read cut either way (its
 	// strings keep their first ReadCutString bytes, and its item says it
 	// was cut), so that a huge tool result costs kilobytes, not gigabytes.
-	doc, err := s.eng.Read(ctx, ref, pidex.ReadOptions{Leaf: leaf, Context: asContext, Window: w})
+	doc, err := s.cat.Read(ctx, ref, pidex.ReadOptions{Leaf: leaf, Context: asContext, Window: w})
 	if err != nil {
 		return r, entryError(err, "leaf", leaf, ref)
 	}
@@ -149,7 +149,7 @@ func (s *Server) read(ctx context.Context, tool string, in *readArgs, asContext 
 	out := readResult{Session: sessionRef{ID: ref.SessionID, Title: ref.Name, Path: ref.Path, Machine: ref.Machine}, Leaf: doc.Leaf, CurrentLeaf: doc.Current,
 		Model: doc.Model, ThinkingLevel: doc.Thinking, Total: doc.Total, From: doc.From, To: doc.To, Items: []itemOut{}}
 	if out.Session.Title == "" {
-		if info, err := s.eng.Info(ctx, ref); err == nil {
+		if info, err := s.cat.Info(ctx, ref); err == nil {
 			out.Session.Title = view.SessionTitle(&info, 80)
 		}
 	}

@@ -12,22 +12,19 @@ import (
 )
 
 type searchArgs struct {
-	Query        string `json:"query" jsonschema:"what to find. Words match whatever their case and accents; code is found as typed (parse_header, session-manager.ts, ERR_MODULE_NOT_FOUND); \"a phrase\"; prefix*; a OR b; -excluded; (grouping). Several words must all occur in one entry."`
-	Project      string `json:"project,omitempty" jsonschema:"only sessions whose working directory contains this (ignoring case), e.g. a repository name"`
-	Cwd          string `json:"cwd,omitempty" jsonschema:"only sessions whose working directory is exactly this absolute path"`
-	Session      string `json:"session,omitempty" jsonschema:"only this session: an id, a unique prefix of one, a name, or a path"`
-	Agent        string `json:"agent,omitempty" jsonschema:"only sessions written by these agents, comma-separated: pi, omp (oh-my-pi), openclaw"`
-	Role         string `json:"role,omitempty" jsonschema:"only entries of this role: user (what the user typed), assistant (replies, thinking, tool calls), tool (tool results, bash output), summary (compactions, branch summaries)"`
-	Model        string `json:"model,omitempty" jsonschema:"only entries whose model contains this, e.g. opus or gpt-5"`
-	Since        string `json:"since,omitempty" jsonschema:"only entries at or after: a date (2026-11-01), an RFC 3339 time, or a duration back from now (12h, 7d, 2w)"`
-	Until        string `json:"until,omitempty" jsonschema:"only entries before this (a bare date includes that day)"`
-	Branch       string `json:"branch,omitempty" jsonschema:"all (default): every branch of every session; active: only entries on a session's current branch"`
-	Sort         string `json:"sort,omitempty" jsonschema:"relevance (default: best match first, recent first among equals) or newest"`
-	SessionsOnly bool   `json:"sessions_only,omitempty" jsonschema:"one row per matching session with its number of hits, instead of one row per matching entry"`
-	Limit        int    `json:"limit,omitempty" jsonschema:"at most this many hits (or sessions) in this page" cursor:"page"`
-	MaxChars     int    `json:"max_chars,omitempty" jsonschema:"character budget of the whole result" cursor:"page"`
-	Machine      string `json:"machine,omitempty" jsonschema:"team catalog: only this machine's sessions (each result names its machine)"`
-	Cursor       string `json:"cursor,omitempty" jsonschema:"next_cursor of a previous result, to get its next page" cursor:"-"`
+	Query        string      `json:"query" jsonschema:"what to find. Words match whatever their case and accents; code is found as typed (parse_header, session-manager.ts, ERR_MODULE_NOT_FOUND); \"a phrase\"; prefix*; a OR b; -excluded; (grouping). Several words must all occur in one entry."`
+	Where        pidex.Where `json:"where,omitempty" filters:"search"` // the registry's filters: project, cwd, agent, model, …
+	Session      string      `json:"session,omitempty" jsonschema:"only this session: an id, a unique prefix of one, a name, or a path"`
+	Role         string      `json:"role,omitempty" jsonschema:"only entries of this role: user (what the user typed), assistant (replies, thinking, tool calls), tool (tool results, bash output), summary (compactions, branch summaries)"`
+	Since        string      `json:"since,omitempty" jsonschema:"only entries at or after: a date (2026-11-01), an RFC 3339 time, or a duration back from now (12h, 7d, 2w)"`
+	Until        string      `json:"until,omitempty" jsonschema:"only entries before this (a bare date includes that day)"`
+	Branch       string      `json:"branch,omitempty" jsonschema:"all (default): every branch of every session; active: only entries on a session's current branch"`
+	Sort         string      `json:"sort,omitempty" jsonschema:"relevance (default: best match first, recent first among equals) or newest"`
+	SessionsOnly bool        `json:"sessions_only,omitempty" jsonschema:"one row per matching session with its number of hits, instead of one row per matching entry"`
+	Limit        int         `json:"limit,omitempty" jsonschema:"at most this many hits (or sessions) in this page" cursor:"page"`
+	MaxChars     int         `json:"max_chars,omitempty" jsonschema:"character budget of the whole result" cursor:"page"`
+	Machine      string      `json:"machine,omitempty" jsonschema:"team catalog: only this machine's sessions (each result names its machine)"`
+	Cursor       string      `json:"cursor,omitempty" jsonschema:"next_cursor of a previous result, to get its next page" cursor:"-"`
 }
 
 type searchResult struct {
@@ -70,7 +67,7 @@ Each hit gives the session, project, role, time, a snippet with the matches in *
 Query language: words (all must occur; case and accents ignored), "a phrase", prefix*, a OR b, -exclude, (grouping); code as typed (parse_header, src/query/path.go, ERR_MODULE_NOT_FOUND). Results are bounded (limit, max_chars); next_cursor gets the next page.`
 
 func (s *Server) addSearch() {
-	v := s.eng.Vocabulary()
+	v := s.cat.Vocabulary()
 	addTool(s, toolSpec[searchArgs, searchResult]{
 		name: "search_sessions", title: "Search sessions", desc: searchDesc, text: true,
 		patch: func(sc *jsonschema.Schema) {
@@ -90,7 +87,7 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 	if err != nil {
 		return r, err
 	}
-	o := pidex.SearchOptions{Query: in.Query, Project: in.Project, Cwd: in.Cwd, Agent: in.Agent, Role: in.Role, Model: in.Model,
+	o := pidex.SearchOptions{Query: in.Query, Where: in.Where, Role: in.Role,
 		Since: in.Since, Until: in.Until, Branch: in.Branch, Sort: in.Sort, Limit: limit + 1, Offset: offset, Machine: s.machine(in.Machine)}
 	if in.Session != "" {
 		ref, err := s.session(ctx, in.Session, o.Machine)
@@ -101,7 +98,7 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 	}
 	out := searchResult{Query: in.Query, Hits: []hitOut{}, Sessions: []sessionHit{}}
 	out.Offset = offset
-	indexed, total, err := s.eng.TextCoverage(ctx)
+	indexed, total, err := s.cat.TextCoverage(ctx)
 	if err != nil {
 		return r, err
 	}
@@ -112,7 +109,7 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 	more := false
 	shared := map[string]bool{}
 	if in.SessionsOnly {
-		ss, err := s.eng.SearchSessions(ctx, o)
+		ss, err := s.cat.SearchSessions(ctx, o)
 		if err != nil {
 			return r, err
 		}
@@ -129,7 +126,7 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 			out.Sessions = append(out.Sessions, sh)
 		}
 	} else {
-		hits, err := s.eng.Search(ctx, o)
+		hits, err := s.cat.Search(ctx, o)
 		if err != nil {
 			return r, err
 		}
@@ -176,7 +173,7 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 	switch {
 	case out.Returned == 0 && offset == 0:
 		fmt.Fprintf(&b, "No %s for %s.", what, quoted(in.Query))
-		if in.Project != "" || in.Session != "" || in.Agent != "" || in.Role != "" || in.Model != "" || in.Since != "" || in.Until != "" || in.Cwd != "" || in.Branch == pidex.BranchActive {
+		if len(in.Where) > 0 || in.Session != "" || in.Role != "" || in.Since != "" || in.Until != "" || in.Branch == pidex.BranchActive {
 			b.WriteString(" Fewer filters, fewer words or a prefix* may find more.")
 		} else {
 			b.WriteString(" Other words, fewer words, a prefix* or OR may find more.")

@@ -38,7 +38,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pidex-dev/pidex/engine"
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/httpguard"
 	"github.com/pidex-dev/pidex/internal/render"
 )
@@ -66,21 +66,21 @@ type Options struct {
 	Machine string
 }
 
-// Server is the MCP server over one engine. Its methods are safe for
+// Server is the MCP server over one catalog. Its methods are safe for
 // concurrent use; one Server serves any number of client sessions.
 type Server struct {
-	eng  *engine.Engine
+	cat  pidex.Catalog
 	opts Options
 	sdk  *sdk.Server
 }
 
-// New builds the server's tools and resources over eng. It does not
+// New builds the server's tools and resources over cat. It does not
 // serve: see ServeStdio, Handler and SDK.
-func New(eng *engine.Engine, opts Options) *Server {
+func New(cat pidex.Catalog, opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	s := &Server{eng: eng, opts: opts}
+	s := &Server{cat: cat, opts: opts}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "pidex", Title: "pidex: pi session history", Version: opts.Version},
 		&sdk.ServerOptions{Instructions: instructions})
 	s.addTools()
@@ -177,7 +177,7 @@ type toolSpec[In, Out any] struct {
 // even a panic — into a tool error the model can act on.
 func addTool[In, Out any](s *Server, t toolSpec[In, Out]) {
 	in := inputSchema[In](t.patch)
-	if !s.eng.Team() {
+	if !s.cat.Team() {
 		delete(in.Properties, "machine") // a local catalog has one machine: the argument would only confuse
 	}
 	tool := &sdk.Tool{Name: t.name, Title: t.title, Description: t.desc, InputSchema: in, OutputSchema: outputSchema[Out](),

@@ -15,17 +15,14 @@ import (
 // list_sessions and get_session.
 
 type listArgs struct {
-	Project  string `json:"project,omitempty" jsonschema:"only sessions whose working directory contains this (ignoring case), e.g. a repository name"`
-	Cwd      string `json:"cwd,omitempty" jsonschema:"only sessions whose working directory is exactly this absolute path"`
-	Name     string `json:"name,omitempty" jsonschema:"only sessions whose name contains this (ignoring case)"`
-	Agent    string `json:"agent,omitempty" jsonschema:"only sessions written by these agents, comma-separated: pi, omp (oh-my-pi), openclaw"`
-	Since    string `json:"since,omitempty" jsonschema:"only sessions active at or after: a date (2026-11-01), an RFC 3339 time, or a duration back from now (12h, 7d, 2w)"`
-	Until    string `json:"until,omitempty" jsonschema:"only sessions last active before this (a bare date includes that day)"`
-	Sort     string `json:"sort,omitempty" jsonschema:"modified (default: most recently active first), created, cost (most expensive first) or size (largest first)"`
-	Limit    int    `json:"limit,omitempty" jsonschema:"at most this many sessions in this page" cursor:"page"`
-	MaxChars int    `json:"max_chars,omitempty" jsonschema:"character budget of the whole result" cursor:"page"`
-	Machine  string `json:"machine,omitempty" jsonschema:"team catalog: only this machine's sessions (each result names its machine)"`
-	Cursor   string `json:"cursor,omitempty" jsonschema:"next_cursor of a previous result, to get its next page" cursor:"-"`
+	Where    pidex.Where `json:"where,omitempty" filters:"list"` // the registry's filters: project, cwd, name, agent, …
+	Since    string      `json:"since,omitempty" jsonschema:"only sessions active at or after: a date (2026-11-01), an RFC 3339 time, or a duration back from now (12h, 7d, 2w)"`
+	Until    string      `json:"until,omitempty" jsonschema:"only sessions last active before this (a bare date includes that day)"`
+	Sort     string      `json:"sort,omitempty" jsonschema:"modified (default: most recently active first), created, cost (most expensive first) or size (largest first)"`
+	Limit    int         `json:"limit,omitempty" jsonschema:"at most this many sessions in this page" cursor:"page"`
+	MaxChars int         `json:"max_chars,omitempty" jsonschema:"character budget of the whole result" cursor:"page"`
+	Machine  string      `json:"machine,omitempty" jsonschema:"team catalog: only this machine's sessions (each result names its machine)"`
+	Cursor   string      `json:"cursor,omitempty" jsonschema:"next_cursor of a previous result, to get its next page" cursor:"-"`
 }
 
 type listResult struct {
@@ -71,13 +68,13 @@ func (s *Server) list(ctx context.Context, in *listArgs) (reply[listResult], err
 	if err != nil {
 		return r, err
 	}
-	o := pidex.ListOptions{Cwd: in.Cwd, Project: in.Project, Name: in.Name, Agent: in.Agent, Since: in.Since, Until: in.Until, Sort: in.Sort, Machine: s.machine(in.Machine)}
-	total, err := s.eng.Count(ctx, o)
+	o := pidex.ListOptions{Where: in.Where, Since: in.Since, Until: in.Until, Sort: in.Sort, Machine: s.machine(in.Machine)}
+	total, err := s.cat.Count(ctx, o)
 	if err != nil {
 		return r, err
 	}
 	o.Limit, o.Offset = limit, offset
-	rows, err := s.eng.List(ctx, o)
+	rows, err := s.cat.List(ctx, o)
 	if err != nil {
 		return r, err
 	}
@@ -112,7 +109,7 @@ func (s *Server) list(ctx context.Context, in *listArgs) (reply[listResult], err
 	switch {
 	case total == 0:
 		b.WriteString("No sessions match.")
-		if *in != (listArgs{}) {
+		if len(in.Where) > 0 || in.Since != "" || in.Until != "" || in.Machine != "" {
 			b.WriteString(" Fewer filters may find some.")
 		}
 		b.WriteString("\n")
@@ -230,7 +227,7 @@ func (s *Server) addSession() {
 
 func (s *Server) overview(ctx context.Context, in *sessionArgs) (reply[overviewOut], error) {
 	var r reply[overviewOut]
-	budget, err := pidex.BudgetOptions{Chars: in.MaxChars}.Filter(s.eng.Vocabulary())
+	budget, err := pidex.BudgetOptions{Chars: in.MaxChars}.Filter(s.cat.Vocabulary())
 	if err != nil {
 		return r, err
 	}
@@ -238,7 +235,7 @@ func (s *Server) overview(ctx context.Context, in *sessionArgs) (reply[overviewO
 	if err != nil {
 		return r, err
 	}
-	ov, err := s.eng.Overview(ctx, ref)
+	ov, err := s.cat.Overview(ctx, ref)
 	if err != nil {
 		return r, err
 	}

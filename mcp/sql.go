@@ -85,11 +85,11 @@ func (s *Server) sql(ctx context.Context, in *sqlArgs) (reply[sqlResult], error)
 	if valueChars == 0 {
 		valueChars = defaultValueChars
 	}
-	budget, err := pidex.BudgetOptions{Chars: in.MaxChars, ItemChars: valueChars}.Filter(s.eng.Vocabulary())
+	budget, err := pidex.BudgetOptions{Chars: in.MaxChars, ItemChars: valueChars}.Filter(s.cat.Vocabulary())
 	if err != nil {
 		return r, err
 	}
-	rows, err := s.eng.SQL(ctx, pidex.SQLOptions{Statement: in.Statement, Params: in.Params,
+	rows, err := s.cat.SQL(ctx, pidex.SQLOptions{Statement: in.Statement, Params: in.Params,
 		Timeout: time.Duration(ms) * time.Millisecond, MaxRows: offset + maxRows})
 	if err != nil {
 		return r, err

@@ -89,11 +89,11 @@ func quoted(s string) string { return strconv.Quote(s) }
 // none (see sessionNotFound). A path names a session only when the
 // catalog has it: the server reads only the session roots' files.
 func (s *Server) session(ctx context.Context, arg, machine string) (pidex.SessionRef, error) {
-	ref, err := s.eng.ResolveOn(ctx, arg, machine)
+	ref, err := s.cat.Resolve(ctx, arg, machine)
 	if err == nil || !errors.Is(err, pidex.ErrNotFound) || strings.TrimSpace(arg) == "" {
 		return ref, err
 	}
-	sugg, serr := s.eng.Suggest(ctx, arg, 5)
+	sugg, serr := s.cat.Suggest(ctx, arg, 5)
 	if serr != nil {
 		return ref, serr
 	}
@@ -112,7 +112,7 @@ func (s *Server) handle(ctx context.Context, id, path, machine string, cache map
 	key := machine + "\x00" + id
 	shared, ok := cache[key]
 	if !ok {
-		_, err := s.eng.ResolveOn(ctx, id, machine)
+		_, err := s.cat.Resolve(ctx, id, machine)
 		var amb *pidex.AmbiguousError
 		shared = errors.As(err, &amb)
 		cache[key] = shared

@@ -45,13 +45,13 @@ func TestOmpContextFromTeamCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { team.Close() })
-	ss, err := team.List(ctx, pidex.ListOptions{Agent: pidex.SourceOmp})
+	ss, err := team.List(ctx, pidex.ListOptions{Where: pidex.Where{"agent": pidex.SourceOmp}})
 	if err != nil || len(ss) < 4 {
 		t.Fatalf("%d omp sessions in the team catalog (%v)", len(ss), err)
 	}
 	contextJSON := func(e *engine.Engine, path string) string {
 		t.Helper()
-		ref, err := e.Resolve(ctx, path)
+		ref, err := e.Resolve(ctx, path, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,13 +22,12 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/indexer"
+	"github.com/pidex-dev/pidex/internal/text"
 	"github.com/pidex-dev/pidex/sqlite"
-	"github.com/pidex-dev/pidex/internal/readside"
 )
 
 // FormatVersion is the version of how a push writes a file's rows, beside
-// the local catalog's derivation (indexer.Derivation): a file pushed by a
+// the local catalog's derivation (sqlite.Derivation): a file pushed by a
 // pidex with another is pushed again whole.
 //
 //	1: the first
@@ -198,7 +197,10 @@ type pusher struct {
 	machine   int64
 	catalogID string
 	format    string
-	st        *PushStats
+	// derivation is the local catalog's (sqlite.Derivation): the version
+	// of the ingest logic its rows were derived with.
+	derivation int
+	st         *PushStats
 }
 
 // Push mirrors the local catalog's files under o.Roots into the team
@@ -217,6 +219,11 @@ func (s *Store) Push(ctx context.Context, local *sqlite.DB, o PushOptions) (*Pus
 	if err != nil {
 		return nil, err
 	}
+	// The rows travel as the local catalog's ingest logic derived them.
+	derivation, err := sqlite.Derivation(ctx, local.DB)
+	if err != nil {
+		return nil, err
+	}
 	uri, err := sqlite.ReadOnlyURI(local.Path, "busy_timeout(10000)", sqlite.CachePragma)
 	if err != nil {
 		return nil, fmt.Errorf("read local catalog: %w", err)
@@ -226,8 +233,8 @@ func (s *Store) Push(ctx context.Context, local *sqlite.DB, o PushOptions) (*Pus
 		return nil, fmt.Errorf("read local catalog: %w", err)
 	}
 	defer ro.Close()
-	p := &pusher{s: s, local: ro, o: o, catalogID: catalogID, st: &PushStats{Machine: o.Machine, Skipped: []string{}},
-		format: fmt.Sprintf("derivation %d, push %d, redact %t", indexer.Derivation, FormatVersion, o.Redact)}
+	p := &pusher{s: s, local: ro, o: o, catalogID: catalogID, derivation: derivation, st: &PushStats{Machine: o.Machine, Skipped: []string{}},
+		format: fmt.Sprintf("derivation %d, push %d, redact %t", derivation, FormatVersion, o.Redact)}
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connect to team catalog %s: %w", s.url, err)
@@ -347,9 +354,9 @@ func (p *pusher) run(ctx context.Context) error {
 	p.st.Files = int(files)
 	_, err = p.pc.Exec(ctx, `UPDATE push_state SET finished_ms = $2, catalog_id = $3, derivation = $4, options = $5, pushed_by = $6,
 		files = $7, bytes = $8 WHERE machine_id = $1`,
-		p.machine, time.Now().UnixMilli(), p.catalogID, indexer.Derivation, p.format, p.o.Version, files, bytes)
+		p.machine, time.Now().UnixMilli(), p.catalogID, p.derivation, p.format, p.o.Version, files, bytes)
 	if err == nil {
-		_, err = p.pc.Exec(ctx, `UPDATE machines SET derivation = $2, text_version = $3 WHERE id = $1`, p.machine, indexer.Derivation, FormatVersion)
+		_, err = p.pc.Exec(ctx, `UPDATE machines SET derivation = $2, text_version = $3 WHERE id = $1`, p.machine, p.derivation, FormatVersion)
 	}
 	if err != nil {
 		return fmt.Errorf("finish push: %w", err)
@@ -390,9 +397,9 @@ func (p *pusher) keep(l localFile) bool {
 	if l.Cwd == nil {
 		return len(p.o.Projects) == 0
 	}
-	cwd := readside.ASCIILower(*l.Cwd)
+	cwd := text.ASCIILower(*l.Cwd)
 	for _, x := range p.o.Exclude {
-		if strings.Contains(cwd, readside.ASCIILower(x)) {
+		if strings.Contains(cwd, text.ASCIILower(x)) {
 			return false
 		}
 	}
@@ -400,7 +407,7 @@ func (p *pusher) keep(l localFile) bool {
 		return true
 	}
 	for _, x := range p.o.Projects {
-		if strings.Contains(cwd, readside.ASCIILower(x)) {
+		if strings.Contains(cwd, text.ASCIILower(x)) {
 			return true
 		}
 	}

@@ -20,11 +20,11 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/internal/pgsearch"
 	"github.com/pidex-dev/pidex/internal/redact"
 	"github.com/pidex-dev/pidex/pi"
+	"github.com/pidex-dev/pidex/schema"
 )
 
 // localRows are a file's rows of the small tables, read with its big
@@ -105,7 +105,7 @@ func (w *fileWriter) big(ctx context.Context, j *job) (*localRows, error) {
 // same transaction) and takes its id.
 func (w *fileWriter) insertFile(ctx context.Context, j *job) error {
 	err := w.tx.QueryRow(ctx, `INSERT INTO files (machine_id, path, root, kind) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (machine_id, path) DO NOTHING RETURNING id`, w.p.machine, text(j.local.Path), text(j.local.Root), j.local.Kind).Scan(&j.id)
+		ON CONFLICT (machine_id, path) DO NOTHING RETURNING id`, w.p.machine, pgText(j.local.Path), pgText(j.local.Root), j.local.Kind).Scan(&j.id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return errConflict
 	}
@@ -164,8 +164,8 @@ func (w *fileWriter) cursor(ctx context.Context, j *job) error {
 		return nil
 	}
 	l := j.local
-	args := []any{j.id, w.p.machine, text(l.Root), l.Kind, l.Size, l.MtimeNs, l.Offset, l.HeadHash, l.TailHash, l.OpenTail, l.Lines,
-		l.Seq, l.Version, text(l.LastID), l.Warnings, l.Generation, l.DerivedSeq, text(filepath.Base(l.Path)), w.p.catalogID, w.p.format}
+	args := []any{j.id, w.p.machine, pgText(l.Root), l.Kind, l.Size, l.MtimeNs, l.Offset, l.HeadHash, l.TailHash, l.OpenTail, l.Lines,
+		l.Seq, l.Version, pgText(l.LastID), l.Warnings, l.Generation, l.DerivedSeq, pgText(filepath.Base(l.Path)), w.p.catalogID, w.p.format}
 	q := `UPDATE files SET root = $3, kind = $4, size = $5, mtime_ns = $6, "offset" = $7, head_hash = $8, tail_hash = $9,
 		open_tail = $10, lines = $11, seq = $12, version = $13, last_id = $14, warnings = $15, text_offset = $7,
 		generation = $16, derived_seq = $17, base = $18, catalog = $19, format = $20
@@ -270,14 +270,14 @@ func (w *fileWriter) lines(ctx context.Context, j *job, ents [][]any) error {
 		if _, err := f.ReadAt(raw, off); err != nil {
 			return fmt.Errorf("%w (%v)", errChanged, err)
 		}
-		l, _ := indexer.DecodeLine(raw)
+		l, _ := schema.DecodeLineFast(raw)
 		if l == nil {
 			return errChanged // the bytes there are not the entry's line any more
 		}
 		if w.p.o.Redact {
 			red, n := redact.Line(raw)
 			if n > 0 {
-				if l, _ = indexer.DecodeLine(red); l == nil {
+				if l, _ = schema.DecodeLineFast(red); l == nil {
 					return fmt.Errorf("redact line at offset %d: the result is not JSON", off)
 				}
 				raw = red
@@ -291,7 +291,7 @@ func (w *fileWriter) lines(ctx context.Context, j *job, ents [][]any) error {
 		// The text the local text pass indexes (omp's lines also name the
 		// artifacts they point to).
 		if t := pi.SearchText(j.local.Path, l, j.local.Source != nil && *j.local.Source == pidex.SourceOmp); t != "" {
-			t = text(t)
+			t = pgText(t)
 			texts = append(texts, []any{j.id, off, w.p.machine, t})
 			pending += len(t)
 			toks := fts.Tokens(t)
@@ -316,10 +316,10 @@ func (w *fileWriter) lines(ctx context.Context, j *job, ents [][]any) error {
 	return flush()
 }
 
-// text is a string PostgreSQL's text can hold: valid UTF-8 without NUL
+// pgText is a string PostgreSQL's text can hold: valid UTF-8 without NUL
 // (SQLite holds both; a line's JSON can carry \u0000), each bad byte and
 // NUL written U+FFFD.
-func text(s string) string {
+func pgText(s string) string {
 	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
 		return s
 	}
@@ -416,7 +416,7 @@ func readRows(ctx context.Context, conn *sqlx.Conn, t table, fileID, from int64)
 		}
 		for i, v := range vals {
 			if s, ok := v.(string); ok {
-				vals[i] = text(s)
+				vals[i] = pgText(s)
 			}
 		}
 		out = append(out, vals)

@@ -14,8 +14,7 @@ import (
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/internal/pgsearch"
-	"github.com/pidex-dev/pidex/internal/readside"
-	"github.com/pidex-dev/pidex/pi"
+	"github.com/pidex-dev/pidex/query"
 )
 
 // Search in a team catalog finds what a local catalog's FTS5 index finds
@@ -148,7 +147,8 @@ func kept(tsv string, prefixes bool) string {
 
 // candidates runs the search statement: the matches, capped to the newest
 // RankCap (capped), filtered by f, with their entries' facts and text.
-func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, q fts.Node, f pidex.SearchFilter, capped bool) ([]candidate, error) {
+func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan, capped bool) ([]candidate, error) {
+	q := p.Query
 	tq := pgsearch.ToQuery(q, "text_index", `file_id, "offset"`, 2)
 	cte, args := matches(tq)
 	exact, prefixes, positions := lexemes(q, tq)
@@ -162,39 +162,9 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, q fts.Node, f pide
 		keysSQL = `WITH ` + cte + `, fo AS (SELECT f.id, row_number() OVER (ORDER BY f.base DESC, f.path DESC, fm.name DESC) AS r
 			FROM files f JOIN machines fm ON fm.id = f.machine_id)
 			SELECT c.file_id, c."offset" FROM m c JOIN fo ON fo.id = c.file_id
-			ORDER BY fo.r, c."offset" DESC LIMIT ` + strconv.Itoa(readside.RankCap)
+			ORDER BY fo.r, c."offset" DESC LIMIT ` + strconv.Itoa(query.RankCap)
 	}
-	var where []string
-	var fargs []any
-	add := func(c string, a ...any) { where, fargs = append(where, c), append(fargs, a...) }
-	if f.Project != "" {
-		add(contains("s.cwd"), f.Project)
-	}
-	if f.Cwd != "" {
-		add("s.cwd = ?", f.Cwd)
-	}
-	if f.FileID != 0 {
-		add("e.file_id = ?", f.FileID)
-	}
-	if f.Role != "" {
-		cond, a := pi.GroupSQL(f.Role, "e")
-		add(cond, a...)
-	}
-	if f.Model != "" {
-		add(contains("e.model"), f.Model)
-	}
-	if !f.Since.IsZero() {
-		add("e.ts_ms >= ?", f.Since.UnixMilli())
-	}
-	if !f.Until.IsZero() {
-		add("e.ts_ms < ?", f.Until.UnixMilli())
-	}
-	if f.Machine != "" {
-		add("mm.name = ?", f.Machine)
-	}
-	if len(f.Agents) > 0 {
-		add("s.source = ANY(?)", f.Agents)
-	}
+	where, fargs := p.Where.SQL(query.Postgres)
 	// The matches first, by the GIN index alone (see seqscan), then their
 	// entries, sessions and search rows by their keys.
 	if err := seqscan(ctx, tx, false); err != nil {
@@ -227,8 +197,8 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, q fts.Node, f pide
 	from := `m c
 		JOIN entries e ON e.file_id = c.file_id AND e.offset = c.offset
 		JOIN sessions s ON s.file_id = e.file_id
-		JOIN files fl ON fl.id = e.file_id
-		JOIN machines mm ON mm.id = fl.machine_id
+		JOIN files f ON f.id = e.file_id
+		JOIN machines mm ON mm.id = f.machine_id
 		JOIN text_index ti ON ti.file_id = e.file_id AND ti.offset = e.offset AND ti.part = 0`
 	// Ranked from the positions of the query's words in the entry's search
 	// rows (every row keeps its positions: ToRows makes none without), or
@@ -242,16 +212,16 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, q fts.Node, f pide
 		text = "t.text"
 		from += ` JOIN entry_text t ON t.file_id = e.file_id AND t.offset = e.offset`
 	}
-	if f.Active {
+	if p.Active {
 		with += activeCTE
 		from += ` JOIN active_offsets a ON a.file_id = e.file_id AND a.offset = e.offset`
 	}
 	stmt := with + `
-		SELECT e.file_id, fl.path, s.session_id, e.id, e.offset, e.line, COALESCE(e.role, e.type), e.ts_ms,
-			s.name, s.first_message, s.cwd, mm.name, fl.base, ` + text + `, ` + pos + `, ti.tokens, COALESCE(s.last_activity_ms, s.created_ms, fl.mtime_ns / 1000000)
+		SELECT e.file_id, f.path, s.session_id, e.id, e.offset, e.line, COALESCE(e.role, e.type), e.ts_ms,
+			s.name, s.first_message, s.cwd, mm.name, f.base, ` + text + `, ` + pos + `, ti.tokens, COALESCE(s.last_activity_ms, s.created_ms, f.mtime_ns / 1000000)
 		FROM ` + from
-	if len(where) > 0 {
-		stmt += " WHERE " + strings.Join(where, " AND ")
+	if where != "" {
+		stmt += " WHERE " + where
 	}
 	// The SELECT's lexeme arguments come first in the text, then the
 	// filters'.
@@ -371,36 +341,36 @@ func byTime(a, b *int64) int {
 }
 
 // Search returns the entries matching q and f, best first (or newest
-// first), with snippets: the local catalog's order (query.Reader.Search).
-func (r *Reader) Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) ([]pidex.Hit, error) {
-	capped := readside.Unfiltered(f) && f.Offset+f.Limit <= readside.RankCap
+// first), with snippets: the local catalog's order (the sqlite package's).
+func (r *Reader) Search(ctx context.Context, p *query.SearchPlan) ([]pidex.Hit, error) {
+	capped := p.Capped()
 	tx, err := r.searchTx(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	cs, err := r.candidates(ctx, tx, q, f, capped)
+	cs, err := r.candidates(ctx, tx, p, capped)
 	if err != nil {
 		return nil, err
 	}
-	if cs, err = r.score(ctx, tx, q, cs); err != nil {
+	if cs, err = r.score(ctx, tx, p.Query, cs); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(cs, func(a, b candidate) int {
-		if f.Newest {
+		if p.Newest {
 			return cmp.Or(byTime(a.ts, b.ts), cmp.Compare(a.Score, b.Score), newer(&a, &b))
 		}
 		return cmp.Or(cmp.Compare(a.Score, b.Score), byTime(a.ts, b.ts), newer(&a, &b))
 	})
-	cs = cs[min(f.Offset, len(cs)):]
-	cs = cs[:min(f.Limit, len(cs))]
+	cs = cs[min(p.Offset, len(cs)):]
+	cs = cs[:min(p.Limit, len(cs))]
 	if err := texts(ctx, tx, cs); err != nil {
 		return nil, err
 	}
-	terms := fts.Highlights(q)
+	terms := p.Terms()
 	hits := make([]pidex.Hit, len(cs))
 	for i := range cs {
-		readside.Snippet(&cs[i].Hit, *cs[i].text, terms)
+		query.Snippet(&cs[i].Hit, *cs[i].text, terms)
 		hits[i] = cs[i].Hit
 	}
 	return hits, nil
@@ -448,17 +418,17 @@ func texts(ctx context.Context, tx *sqlx.Tx, cs []candidate) error {
 
 // SearchSessions returns one row per session with its number of matching
 // entries, best match first (or most recently modified first).
-func (r *Reader) SearchSessions(ctx context.Context, q fts.Node, f pidex.SearchFilter) ([]pidex.SessionHits, error) {
+func (r *Reader) SearchSessions(ctx context.Context, p *query.SearchPlan) ([]pidex.SessionHits, error) {
 	tx, err := r.searchTx(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	cs, err := r.candidates(ctx, tx, q, f, false)
+	cs, err := r.candidates(ctx, tx, p, false)
 	if err != nil {
 		return nil, err
 	}
-	if cs, err = r.score(ctx, tx, q, cs); err != nil {
+	if cs, err = r.score(ctx, tx, p.Query, cs); err != nil {
 		return nil, err
 	}
 	type group struct {
@@ -485,13 +455,13 @@ func (r *Reader) SearchSessions(ctx context.Context, q fts.Node, f pidex.SearchF
 	}
 	slices.SortFunc(groups, func(a, b *group) int {
 		key := cmp.Compare(b.modified, a.modified)
-		if !f.Newest {
+		if !p.Newest {
 			key = cmp.Or(cmp.Compare(a.best, b.best), key)
 		}
 		return cmp.Or(key, strings.Compare(a.Path, b.Path), strings.Compare(a.Machine, b.Machine))
 	})
-	groups = groups[min(f.Offset, len(groups)):]
-	groups = groups[:min(f.Limit, len(groups))]
+	groups = groups[min(p.Offset, len(groups)):]
+	groups = groups[:min(p.Limit, len(groups))]
 	out := make([]pidex.SessionHits, len(groups))
 	for i, g := range groups {
 		out[i] = g.SessionHits

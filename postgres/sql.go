@@ -13,10 +13,11 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/query"
 )
 
 // SQL runs one read-only statement on the team catalog's views, as
-// query.Reader.SQL does on a local catalog, with the same refusals: the
+// the local catalog does (package sqlite), with the same refusals: the
 // statement check first (pidex.SQLOptions.Check: one SELECT, WITH, VALUES
 // or EXPLAIN), then a READ ONLY transaction, in which PostgreSQL refuses
 // every write (a data-modifying WITH, nextval, …). A role that may only
@@ -56,37 +57,7 @@ func (r *Reader) SQL(ctx context.Context, o pidex.SQLOptions, sink pidex.RowSink
 		return sqlError(ctx, err)
 	}
 	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return sqlError(ctx, err)
-	}
-	if err := sink.Columns(cols); err != nil {
-		return err
-	}
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return sqlError(ctx, err)
-		}
-		for i, v := range vals {
-			vals[i] = sqlValue(v)
-		}
-		more, err := sink.Row(vals)
-		if err != nil {
-			return err
-		}
-		if !more {
-			return nil
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return sqlError(ctx, err)
-	}
-	return nil
+	return query.StreamRows(rows, sink, sqlValue, func(err error) error { return sqlError(ctx, err) })
 }
 
 // sqlValue is a value as the local catalog's SQL gives it: int64,

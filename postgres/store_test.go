@@ -13,10 +13,10 @@ import (
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
-	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/internal/pgtest"
 	"github.com/pidex-dev/pidex/internal/redact"
 	"github.com/pidex-dev/pidex/postgres"
+	"github.com/pidex-dev/pidex/query"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -124,20 +124,25 @@ func user(id, parent, text string) string {
 	return fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-05-01T10:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":%q}]}}`, id, p, text)
 }
 
-func reader(t *testing.T, url string) *postgres.Reader {
+// teamReader is the team catalog's backend, and the read layer over it.
+type teamReader struct {
+	*query.Reader
+	pg *postgres.Reader
+}
+
+func reader(t *testing.T, url string) teamReader {
 	t.Helper()
 	st, err := postgres.Open(context.Background(), url, postgres.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return st.Reader()
+	return teamReader{query.New(st.Reader(), nil), st.Reader()}
 }
 
-func list(t *testing.T, r *postgres.Reader, f pidex.ListFilter) []pidex.Session {
+func list(t *testing.T, r teamReader, o pidex.ListOptions) []pidex.Session {
 	t.Helper()
-	f.Sort = pidex.SortModified
-	ss, err := r.List(context.Background(), f)
+	ss, err := r.List(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,13 +166,13 @@ func TestPushRedact(t *testing.T) {
 		t.Errorf("%d secrets redacted, want at least 5 (key, URL password, private key, GitHub token, AWS id)", st.Redacted)
 	}
 	r := reader(t, url)
-	ss := list(t, r, pidex.ListFilter{})
+	ss := list(t, r, pidex.ListOptions{})
 	if len(ss) != 1 || strings.Contains(ss[0].FirstMessage, key) || !strings.Contains(ss[0].FirstMessage, redact.Marker) ||
 		ss[0].Name == nil || strings.Contains(*ss[0].Name, "ghp_") {
 		t.Fatalf("listing: %+v", ss)
 	}
 	var rows pidex.RowCollector
-	err := r.SQL(context.Background(), pidex.SQLOptions{Statement: `SELECT convert_from(raw, 'UTF8') FROM entry_lines
+	err := r.pg.SQL(context.Background(), pidex.SQLOptions{Statement: `SELECT convert_from(raw, 'UTF8') FROM entry_lines
 		UNION ALL SELECT text FROM entry_text UNION ALL SELECT label FROM labels UNION ALL SELECT tsv::text FROM text_index`}, &rows)
 	if err != nil {
 		t.Fatal(err)
@@ -180,15 +185,14 @@ func TestPushRedact(t *testing.T) {
 			}
 		}
 	}
-	q, _ := fts.Parse("hunter2pass")
-	if hits, err := r.Search(context.Background(), q, pidex.SearchFilter{Limit: 10}); err != nil || len(hits) != 0 {
+	if hits, err := r.Search(context.Background(), pidex.SearchOptions{Query: "hunter2pass", Limit: 10}); err != nil || len(hits) != 0 {
 		t.Errorf("a redacted password is found: %v %v", hits, err)
 	}
 	ref, err := r.Resolve(context.Background(), "sa", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	es, err := r.Lines(context.Background(), ref, mustPath(t, r, ref), 0, 0)
+	es, err := r.pg.Lines(context.Background(), ref, mustPath(t, r, ref), 0, 0)
 	if err != nil || len(es) != 4 {
 		t.Fatalf("the redacted lines do not decode: %v (%d)", err, len(es))
 	}
@@ -198,9 +202,9 @@ func TestPushRedact(t *testing.T) {
 	}
 }
 
-func mustPath(t *testing.T, r *postgres.Reader, ref pidex.SessionRef) []pidex.Entry {
+func mustPath(t *testing.T, r teamReader, ref pidex.SessionRef) []pidex.Entry {
 	t.Helper()
-	p, err := r.Path(context.Background(), ref.FileID, "")
+	p, err := r.Path(context.Background(), ref, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,13 +219,13 @@ func TestPushProjects(t *testing.T) {
 	m.write(t, "--w-alpha--/a.jsonl", header("a", "/w/alpha"), user("a1", "", "alpha"))
 	m.write(t, "--w-beta--/b.jsonl", header("b", "/w/Beta"), user("b1", "", "beta"))
 	m.write(t, "--w-gamma--/c.jsonl", header("c", "/w/gamma-secret"), user("c1", "", "gamma"))
-	var r *postgres.Reader
+	var r teamReader
 	ids := func() string {
-		if r == nil {
+		if r.Reader == nil {
 			r = reader(t, url)
 		}
 		var out []string
-		for _, s := range list(t, r, pidex.ListFilter{}) {
+		for _, s := range list(t, r, pidex.ListOptions{}) {
 			out = append(out, s.ID)
 		}
 		return strings.Join(out, " ")
@@ -262,11 +266,11 @@ func TestPushOwnRowsOnly(t *testing.T) {
 	if st := b.push(t, url, postgres.PushOptions{}); st.Removed != 1 {
 		t.Errorf("b's removal: %+v", st)
 	}
-	ss := list(t, r, pidex.ListFilter{})
+	ss := list(t, r, pidex.ListOptions{})
 	if len(ss) != 1 || ss[0].Machine != "a" {
 		t.Errorf("after b removed its file: %+v", ss)
 	}
-	if ss := list(t, r, pidex.ListFilter{Machine: "b"}); len(ss) != 0 {
+	if ss := list(t, r, pidex.ListOptions{Machine: "b"}); len(ss) != 0 {
 		t.Errorf("--machine b lists %d", len(ss))
 	}
 }
@@ -313,7 +317,7 @@ func TestSQLReadOnly(t *testing.T) {
 	if _, err := collect(ctx, r, pidex.SQLOptions{Statement: "SELECT set_config('search_path', 'nowhere', false)"}); err != nil {
 		t.Fatal(err)
 	}
-	if ss := list(t, r, pidex.ListFilter{}); len(ss) != 1 {
+	if ss := list(t, r, pidex.ListOptions{}); len(ss) != 1 {
 		t.Errorf("after a statement set the search path: %d sessions", len(ss))
 	}
 }
@@ -355,8 +359,8 @@ func TestViewsPinned(t *testing.T) {
 }
 
 // collect runs a statement and keeps every row.
-func collect(ctx context.Context, r *postgres.Reader, o pidex.SQLOptions) (pidex.Rows, error) {
+func collect(ctx context.Context, r teamReader, o pidex.SQLOptions) (pidex.Rows, error) {
 	var c pidex.RowCollector
-	err := r.SQL(ctx, o, &c)
+	err := r.pg.SQL(ctx, o, &c)
 	return c.Rows, err
 }

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pidex-dev/pidex/internal/readside"
+	"github.com/pidex-dev/pidex/query"
 )
 
 // A push copies the local catalog's rows table by table: the team
@@ -108,4 +108,4 @@ func floatText(x float64) string {
 }
 
 // decimal is a double's exact value in decimal, for a numeric column.
-func decimal(x float64) string { return readside.Decimal(x) }
+func decimal(x float64) string { return query.Decimal(x) }

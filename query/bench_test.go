@@ -8,7 +8,6 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/sqlite"
-	"github.com/pidex-dev/pidex/query"
 )
 
 // BenchmarkList lists every session of a current catalog: the library
@@ -20,7 +19,7 @@ func BenchmarkList(b *testing.B) {
 	db := benchDB(b)
 	n := 0
 	for b.Loop() {
-		ss, err := query.New(db, nil).List(ctx, pidex.ListFilter{})
+		ss, err := newReader(db, nil).ListF(ctx, pidex.ListFilter{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -37,7 +36,7 @@ func BenchmarkCost(b *testing.B) {
 	for _, by := range [][]string{{"day"}, {"day", "model"}, {"session"}} {
 		b.Run(strings.Join(by, ","), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := query.New(db, nil).Cost(ctx, pidex.CostFilter{By: by}); err != nil {
+				if _, err := newReader(db, nil).CostF(ctx, pidex.CostFilter{By: by}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/pi"
-	"github.com/pidex-dev/pidex/query"
 )
 
 // TestGoldenContext compares pidex's rebuilt model context with the one
@@ -90,7 +89,7 @@ func TestContextCycle(t *testing.T) {
 func TestContextLeaf(t *testing.T) {
 	db := corpus(t)
 	ctx := context.Background()
-	ref, err := query.New(db, nil).Resolve(ctx, absPath(t, "--home-ann-legacy--/2025-12-29T10-02-11-470Z_4c0ffee0-1d2e-4f3a-8b4c-5d6e7f8091a2.jsonl"), "")
+	ref, err := newReader(db, nil).Resolve(ctx, absPath(t, "--home-ann-legacy--/2025-12-29T10-02-11-470Z_4c0ffee0-1d2e-4f3a-8b4c-5d6e7f8091a2.jsonl"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +253,7 @@ func TestBuildContextEdges(t *testing.T) {
 func TestShowJSON(t *testing.T) {
 	db := corpus(t)
 	ctx := context.Background()
-	ref, err := query.New(db, nil).Resolve(ctx, absPath(t, "--home-ann-legacy--/2025-12-10T16-19-58-004Z_7d1c0f3e-5a2b-4c8e-9f10-2b3c4d5e6f70.jsonl"), "")
+	ref, err := newReader(db, nil).Resolve(ctx, absPath(t, "--home-ann-legacy--/2025-12-10T16-19-58-004Z_7d1c0f3e-5a2b-4c8e-9f10-2b3c4d5e6f70.jsonl"), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/view"
 	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // A context read for a window equals pi's whole context on the entries it
@@ -28,7 +28,7 @@ func TestContextWindowMatchesContext(t *testing.T) {
 			if w[1] == w[0] {
 				continue // an empty window is no window
 			}
-			sc, from, to, err := query.New(db, nil).Context(ctx, ref, query.ContextSpec{Window: pidex.Window{From: w[0], Size: w[1] - w[0]}})
+			sc, from, to, err := newReader(db, nil).Rebuild(ctx, ref, query.ContextSpec{Window: pidex.Window{From: w[0], Size: w[1] - w[0]}})
 			if err != nil {
 				t.Fatalf("%s: %v", ref.Path, err)
 			}
@@ -69,7 +69,7 @@ func TestContextMessageWindowMatchesContext(t *testing.T) {
 	cuts := query.ContextSpec{MaxLine: pidex.ReadCutLine, MaxString: pidex.ReadCutString}
 	checked := 0
 	for _, ref := range refs {
-		whole, _, _, err := query.New(db, nil).Context(ctx, ref, cuts)
+		whole, _, _, err := newReader(db, nil).Rebuild(ctx, ref, cuts)
 		if err != nil {
 			continue // sessions pi cannot rebuild are another test's business
 		}
@@ -84,7 +84,7 @@ func TestContextMessageWindowMatchesContext(t *testing.T) {
 		for _, w := range windows {
 			spec := cuts
 			spec.Messages = w
-			sc, _, _, err := query.New(db, nil).Context(ctx, ref, spec)
+			sc, _, _, err := newReader(db, nil).Rebuild(ctx, ref, spec)
 			if err != nil {
 				t.Fatalf("%s: window %+v: %v", ref.Path, w, err)
 			}

@@ -15,11 +15,10 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 	"github.com/pidex-dev/pidex/internal/render"
 	"github.com/pidex-dev/pidex/pi"
-	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // costCorpus copies the pi-written sessions (with a createBranchedSession
@@ -177,7 +176,7 @@ func TestCostBranchesAndForks(t *testing.T) {
 	db := costCatalog(t, root)
 	ctx := context.Background()
 	total := func(f pidex.CostFilter) pidex.CostSums {
-		r, err := query.New(db, nil).Cost(ctx, f)
+		r, err := newReader(db, nil).CostF(ctx, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,8 +212,8 @@ func TestCostBranchesAndForks(t *testing.T) {
 func TestCostAttribution(t *testing.T) {
 	root := costCorpus(t)
 	db := costCatalog(t, root)
-	r, err := query.New(db, nil).Cost(context.Background(), pidex.CostFilter{By: []string{"source", "model"},
-		Sources: []string{"toolResult", "compaction", "branch_summary"}, Project: "/home/ann/edges"})
+	r, err := newReader(db, nil).CostF(context.Background(), pidex.CostFilter{By: []string{"source", "model"},
+		Sources: []string{"toolResult", "compaction", "branch_summary"}, Where: pidex.Where{"project": "/home/ann/edges"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +241,7 @@ func TestCostReprice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := query.New(db, nil).Cost(context.Background(), pidex.CostFilter{By: []string{"model"}, Prices: prices, Project: "/home/ann/edges"})
+	r, err := newReader(db, nil).CostF(context.Background(), pidex.CostFilter{By: []string{"model"}, Prices: prices, Where: pidex.Where{"project": "/home/ann/edges"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +286,7 @@ var testPrices = map[string][5]float64{
 
 func checkCost(t *testing.T, name string, db *sqlite.DB, f pidex.CostFilter, want map[string]rawSums) {
 	t.Helper()
-	r, err := query.New(db, nil).Cost(context.Background(), f)
+	r, err := newReader(db, nil).CostF(context.Background(), f)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -372,7 +371,7 @@ func TestCostForkCopiesCountOnce(t *testing.T) {
 			noDedup bool
 			want    int64
 		}{{false, own}, {true, all}} {
-			r, err := query.New(db, nil).Cost(context.Background(), pidex.CostFilter{FileID: id, NoDedup: tc.noDedup})
+			r, err := newReader(db, nil).CostF(context.Background(), pidex.CostFilter{FileID: id, NoDedup: tc.noDedup})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -392,9 +391,9 @@ func TestCostWithoutKeys(t *testing.T) {
 		rows int
 	}{
 		{pidex.CostFilter{}, 1},
-		{pidex.CostFilter{Model: "no-such-model"}, 0},
+		{pidex.CostFilter{Where: pidex.Where{"model": "no-such-model"}}, 0},
 	} {
-		r, err := query.New(db, nil).Cost(context.Background(), tc.f)
+		r, err := newReader(db, nil).CostF(context.Background(), tc.f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -411,7 +410,7 @@ func TestCostUnderRoots(t *testing.T) {
 	catalogtest.WriteFile(t, filepath.Join(b, "--x--", "x.jsonl"), edgeSession("other"))
 	db := costCatalog(t, a, b)
 	total := func(roots ...string) int64 {
-		r, err := query.New(db, roots).Cost(context.Background(), pidex.CostFilter{NoDedup: true})
+		r, err := newReader(db, roots).CostF(context.Background(), pidex.CostFilter{NoDedup: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -454,7 +453,7 @@ func TestCostReportSaturates(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, by := range [][]string{{"day"}, {"model"}, {"day", "session"}, {}} {
-		r, err := query.New(db, nil).Cost(context.Background(), pidex.CostFilter{By: by, TZ: time.UTC, Prices: prices, NoDedup: true})
+		r, err := newReader(db, nil).CostF(context.Background(), pidex.CostFilter{By: by, TZ: time.UTC, Prices: prices, NoDedup: true})
 		if err != nil {
 			t.Fatalf("by %v: %v", by, err)
 		}

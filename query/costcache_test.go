@@ -13,8 +13,8 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // costFilters are reports of every shape the rollup cache answers, and
@@ -53,14 +53,14 @@ func costFilters(t *testing.T, db *sqlite.DB) []pidex.CostFilter {
 			}
 			out = append(out,
 				pidex.CostFilter{By: by, TZ: loc, Sources: []string{"assistant", "compaction"}},
-				pidex.CostFilter{By: by, TZ: loc, Model: "OPUS"},
-				pidex.CostFilter{By: by, TZ: loc, Model: "openai/"},
+				pidex.CostFilter{Where: pidex.Where{"model": "OPUS"}, By: by, TZ: loc},
+				pidex.CostFilter{Where: pidex.Where{"model": "openai/"}, By: by, TZ: loc},
 				pidex.CostFilter{By: by, TZ: loc, FileID: e2},
 				pidex.CostFilter{By: by, TZ: loc, FileID: e2, NoDedup: true},
 				pidex.CostFilter{By: by, TZ: loc, Prices: prices},
 				pidex.CostFilter{By: by, TZ: loc, Since: at("2026-03-08T00:00:00Z"), Until: at("2026-03-09T12:00:00Z")},
 				pidex.CostFilter{By: by, TZ: loc, Since: at("2026-03-08T07:59:59.5Z")},
-				pidex.CostFilter{By: by, TZ: loc, Project: "alpha"},
+				pidex.CostFilter{Where: pidex.Where{"project": "alpha"}, By: by, TZ: loc},
 			)
 		}
 	}
@@ -75,17 +75,16 @@ func TestCostCacheIsTheSQL(t *testing.T) {
 	root := costCorpus(t)
 	db := costCatalog(t, root)
 	ctx := context.Background()
-	cached := query.New(db, nil)
+	cached := newReader(db, nil)
 	check := func(when string) {
 		t.Helper()
-		sqlOnly := query.New(db, nil)
-		query.CostSQLOnly(sqlOnly)
+		sqlOnly := query.New(sqlite.NewReader(db, sqlite.ReaderOptions{NoCostCache: true}), nil)
 		for _, f := range costFilters(t, db) {
-			got, err := cached.Cost(ctx, f)
+			got, err := cached.CostF(ctx, f)
 			if err != nil {
 				t.Fatalf("%s: %+v: %v", when, f, err)
 			}
-			want, err := sqlOnly.Cost(ctx, f)
+			want, err := sqlOnly.CostF(ctx, f)
 			if err != nil {
 				t.Fatalf("%s: %+v: %v", when, f, err)
 			}
@@ -93,7 +92,7 @@ func TestCostCacheIsTheSQL(t *testing.T) {
 				t.Errorf("%s: %v %s: cache\n%+v\nSQL\n%+v", when, f.By, f.TZ, got, want)
 			}
 		}
-		for _, r := range sqlite.Rollups {
+		for _, r := range pidex.Rollups {
 			var valid bool
 			if err := db.Get(&valid, `SELECT data_gen IS gen FROM read_caches WHERE name = ?`, r.Table); err != nil {
 				t.Fatal(err)
@@ -120,14 +119,14 @@ func TestCostCacheIsTheSQL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, err := cached.Cost(ctx, pidex.CostFilter{})
+	before, err := cached.CostF(ctx, pidex.CostFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := (&indexer.Indexer{DB: db, Roots: []string{root}}).Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	after, err := cached.Cost(ctx, pidex.CostFilter{})
+	after, err := cached.CostF(ctx, pidex.CostFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +142,7 @@ func TestCostCacheDamaged(t *testing.T) {
 	db := costCatalog(t, root)
 	ctx := context.Background()
 	f := pidex.CostFilter{By: []string{"day", "model"}}
-	want, err := query.New(db, nil).Cost(ctx, f)
+	want, err := newReader(db, nil).CostF(ctx, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,13 +154,13 @@ func TestCostCacheDamaged(t *testing.T) {
 		{"a string out of range", "0101" + "0161" + strings.Replace(row, "a0d4cd05"+"00", "a0d4cd05"+"05", 1)},
 		{"a good row, then a row cut", "0101" + "0161" + row + row[:30]},
 	} {
-		for _, r := range sqlite.Rollups {
+		for _, r := range pidex.Rollups {
 			// The row's generation valid, its blob damaged.
 			if _, err := db.Exec(`UPDATE read_caches SET data = unhex(?), data_gen = gen WHERE name = ?`, tc.blob, r.Table); err != nil {
 				t.Fatal(err)
 			}
 		}
-		got, err := query.New(db, nil).Cost(ctx, f)
+		got, err := newReader(db, nil).CostF(ctx, f)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,9 +6,8 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/view"
-	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // Before the text pass the coverage counts what is indexed of what is
@@ -29,7 +28,7 @@ func TestTextCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd := query.New(db, abs)
+	rd := newReader(db, abs)
 	indexed, total, err := rd.TextCoverage(ctx)
 	if err != nil || total == 0 || indexed >= total || view.Coverage(indexed, total) == "" {
 		t.Fatalf("before the text pass: %d of %d (%v)", indexed, total, err)

@@ -15,9 +15,8 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/fts"
-	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // The oh-my-pi corpus (testdata/sessions-omp, a fake ~/.omp written by
@@ -169,7 +168,7 @@ func eachOmp(t *testing.T, fn func(t *testing.T, db *sqlite.DB, g ompGolden, ref
 	db, dir := ompCorpus(t)
 	for _, g := range loadOmpGoldens(t) {
 		t.Run(strings.TrimSuffix(filepath.Base(g.File), ".jsonl"), func(t *testing.T) {
-			ref, err := query.New(db, nil).Resolve(context.Background(), filepath.Join(dir, g.File), "")
+			ref, err := newReader(db, nil).Resolve(context.Background(), filepath.Join(dir, g.File), "")
 			if err != nil {
 				t.Fatalf("omp opens it; pidex: %v", err)
 			}
@@ -212,8 +211,8 @@ func TestOmpGoldenListing(t *testing.T) {
 			if err != nil || len(want) == 0 {
 				t.Fatalf("listing golden: %v", err)
 			}
-			rd := query.New(db, []string{filepath.Join(dir, profile, "sessions")})
-			got, err := rd.List(ctx, pidex.ListFilter{Agents: []string{pidex.SourceOmp}})
+			rd := newReader(db, []string{filepath.Join(dir, profile, "sessions")})
+			got, err := rd.ListF(ctx, pidex.ListFilter{Where: pidex.Where{"agent": pidex.SourceOmp}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -261,9 +260,9 @@ func TestOmpGoldenListing(t *testing.T) {
 
 func TestOmpGoldenTreePathLabels(t *testing.T) {
 	eachOmp(t, func(t *testing.T, db *sqlite.DB, g ompGolden, ref pidex.SessionRef) {
-		rd := query.New(db, nil)
+		rd := newReader(db, nil)
 		ctx := context.Background()
-		tree, err := rd.Tree(ctx, ref.FileID)
+		tree, err := rd.TreeOf(ctx, ref.FileID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -279,7 +278,7 @@ func TestOmpGoldenTreePathLabels(t *testing.T) {
 		if gs, ws := treeString(tree, false), goldenTreeString(g.Tree, false); gs != ws {
 			t.Errorf("tree differs:\n--- pidex\n%s\n--- omp\n%s", gs, ws)
 		}
-		path, err := rd.Path(ctx, ref.FileID, "")
+		path, err := rd.PathOf(ctx, ref.FileID, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,7 +292,7 @@ func TestOmpGoldenTreePathLabels(t *testing.T) {
 				t.Errorf("path[%d] = %+v, omp %+v", i, p, w)
 			}
 		}
-		labels, err := rd.Labels(ctx, ref.FileID)
+		labels, err := rd.LabelsOf(ctx, ref.FileID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -376,7 +375,7 @@ func TestOmpGoldenContext(t *testing.T) {
 func TestOmpGoldenUsage(t *testing.T) {
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 	eachOmp(t, func(t *testing.T, db *sqlite.DB, g ompGolden, ref pidex.SessionRef) {
-		s, err := query.New(db, nil).Session(context.Background(), ref.FileID)
+		s, err := newReader(db, nil).Info(context.Background(), ref)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -413,7 +412,7 @@ func TestOmpGoldenUsage(t *testing.T) {
 		f    pidex.CostFilter
 		want pidex.CostSums
 	}{{"--no-dedup", pidex.CostFilter{NoDedup: true}, raw}, {"each call once", pidex.CostFilter{}, once}} {
-		r, err := query.New(db, nil).Cost(context.Background(), c.f)
+		r, err := newReader(db, nil).CostF(context.Background(), c.f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -424,7 +423,7 @@ func TestOmpGoldenUsage(t *testing.T) {
 		}
 	}
 	// Every model omp stats names, by model.
-	r, err := query.New(db, nil).Cost(context.Background(), pidex.CostFilter{By: []string{"model"}, NoDedup: true})
+	r, err := newReader(db, nil).CostF(context.Background(), pidex.CostFilter{By: []string{"model"}, NoDedup: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,7 +470,7 @@ func TestOmpSearchArtifactsAndTitles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hits, err := query.New(db, nil).Search(context.Background(), n, pidex.SearchFilter{Limit: 100})
+		hits, err := newReader(db, nil).SearchF(context.Background(), n, pidex.SearchFilter{Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}

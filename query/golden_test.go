@@ -15,7 +15,6 @@ import (
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/sqlite"
-	"github.com/pidex-dev/pidex/query"
 )
 
 // The goldens under testdata/golden were computed by the real pi library
@@ -179,7 +178,7 @@ func sessionRef(t *testing.T, db *sqlite.DB, g golden) (pidex.SessionRef, bool) 
 
 func sessionRefOf(t *testing.T, gs goldenSet, db *sqlite.DB, g golden) (pidex.SessionRef, bool) {
 	t.Helper()
-	ref, err := query.New(db, nil).Resolve(context.Background(), set(gs).abs(t, g.File), "")
+	ref, err := newReader(db, nil).Resolve(context.Background(), set(gs).abs(t, g.File), "")
 	if err != nil {
 		return pidex.SessionRef{}, false
 	}
@@ -218,7 +217,7 @@ func TestGoldenWhichFilesAreSessions(t *testing.T) {
 
 func TestGoldenPath(t *testing.T) {
 	eachSession(t, func(t *testing.T, db *sqlite.DB, g golden, ref pidex.SessionRef) {
-		path, err := query.New(db, nil).Path(context.Background(), ref.FileID, "")
+		path, err := newReader(db, nil).PathOf(context.Background(), ref.FileID, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +258,7 @@ func TestGoldenPath(t *testing.T) {
 func TestGoldenLabelsNameUsage(t *testing.T) {
 	ctx := context.Background()
 	eachSession(t, func(t *testing.T, db *sqlite.DB, g golden, ref pidex.SessionRef) {
-		labels, err := query.New(db, nil).Labels(ctx, ref.FileID)
+		labels, err := newReader(db, nil).LabelsOf(ctx, ref.FileID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,7 +273,7 @@ func TestGoldenLabelsNameUsage(t *testing.T) {
 		if !sameMap(got, want) {
 			t.Errorf("labels %v, pi %v", got, want)
 		}
-		info, err := query.New(db, nil).Session(ctx, ref.FileID)
+		info, err := newReader(db, nil).Info(ctx, ref)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -336,7 +335,7 @@ func testGoldenListInfo(t *testing.T, gs goldenSet) {
 			continue
 		}
 		t.Run(gs.name+"/"+filepath.Base(g.File), func(t *testing.T) {
-			got, err := query.New(db, nil).Session(ctx, ref.FileID)
+			got, err := newReader(db, nil).Info(ctx, ref)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -389,7 +388,7 @@ func testGoldenListOrder(t *testing.T, gs goldenSet) {
 			if err := json.Unmarshal(b, &want); err != nil {
 				t.Fatal(err)
 			}
-			all, err := query.New(db, nil).List(context.Background(), pidex.ListFilter{})
+			all, err := newReader(db, nil).ListF(context.Background(), pidex.ListFilter{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -490,7 +489,7 @@ func testGoldenTree(t *testing.T, gs goldenSet) {
 			if err := json.Unmarshal(g.Tree, &want); err != nil {
 				t.Fatal(err)
 			}
-			got, err := query.New(db, nil).Tree(context.Background(), ref.FileID)
+			got, err := newReader(db, nil).TreeOf(context.Background(), ref.FileID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -539,12 +538,12 @@ func goldenTreeString(ns []*goldenNode, synthetic bool) string {
 func TestListLimitKeepsTheOrder(t *testing.T) {
 	db := corpus(t)
 	for _, order := range []string{"", pidex.SortModified, pidex.SortCreated, pidex.SortCost, pidex.SortSize} {
-		all, err := query.New(db, nil).List(context.Background(), pidex.ListFilter{Sort: order})
+		all, err := newReader(db, nil).ListF(context.Background(), pidex.ListFilter{Sort: order})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, n := range []int{1, 5, len(all)} {
-			top, err := query.New(db, nil).List(context.Background(), pidex.ListFilter{Sort: order, Limit: n})
+			top, err := newReader(db, nil).ListF(context.Background(), pidex.ListFilter{Sort: order, Limit: n})
 			if err != nil {
 				t.Fatal(err)
 			}

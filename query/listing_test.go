@@ -11,8 +11,8 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // A listing filters, in Go, the catalog's listing cache (or its rows
@@ -59,15 +59,15 @@ func TestListingFiltersAsSQL(t *testing.T) {
 		args  []any
 	}{
 		{pidex.ListFilter{}, "", nil},
-		{pidex.ListFilter{Project: "PROJ"}, "instr(lower(s.cwd), lower(?)) > 0", []any{"PROJ"}},
-		{pidex.ListFilter{Project: "alpha"}, "instr(lower(s.cwd), lower(?)) > 0", []any{"alpha"}},
-		{pidex.ListFilter{Name: "äpi"}, "instr(lower(s.name), lower(?)) > 0", []any{"äpi"}},
-		{pidex.ListFilter{Name: "ÄPI build"}, "instr(lower(s.name), lower(?)) > 0", []any{"ÄPI build"}},
-		{pidex.ListFilter{Cwd: "/home/ann/proj-alpha"}, "s.cwd = ?", []any{"/home/ann/proj-alpha"}},
-		{pidex.ListFilter{Agents: []string{pidex.SourceOmp, pidex.SourceOpenClaw}}, "s.source IN (?, ?)", []any{pidex.SourceOmp, pidex.SourceOpenClaw}},
+		{pidex.ListFilter{Where: pidex.Where{"project": "PROJ"}}, "instr(lower(s.cwd), lower(?)) > 0", []any{"PROJ"}},
+		{pidex.ListFilter{Where: pidex.Where{"project": "alpha"}}, "instr(lower(s.cwd), lower(?)) > 0", []any{"alpha"}},
+		{pidex.ListFilter{Where: pidex.Where{"name": "äpi"}}, "instr(lower(s.name), lower(?)) > 0", []any{"äpi"}},
+		{pidex.ListFilter{Where: pidex.Where{"name": "ÄPI build"}}, "instr(lower(s.name), lower(?)) > 0", []any{"ÄPI build"}},
+		{pidex.ListFilter{Where: pidex.Where{"cwd": "/home/ann/proj-alpha"}}, "s.cwd = ?", []any{"/home/ann/proj-alpha"}},
+		{pidex.ListFilter{Where: pidex.Where{"agent": pidex.SourceOmp + "," + pidex.SourceOpenClaw}}, "s.source IN (?, ?)", []any{pidex.SourceOmp, pidex.SourceOpenClaw}},
 		{pidex.ListFilter{Since: since}, modifiedExpr + " >= ?", []any{mid}},
 		{pidex.ListFilter{Until: since}, modifiedExpr + " < ?", []any{mid}},
-		{pidex.ListFilter{Project: "a", Since: since, Agents: []string{pidex.SourcePi}}, "instr(lower(s.cwd), 'a') > 0 AND " + modifiedExpr + " >= ? AND s.source = 'pi'", []any{mid}},
+		{pidex.ListFilter{Where: pidex.Where{"project": "a", "agent": pidex.SourcePi}, Since: since}, "instr(lower(s.cwd), 'a') > 0 AND " + modifiedExpr + " >= ? AND s.source = 'pi'", []any{mid}},
 	}
 	readers := []struct {
 		roots []string
@@ -92,7 +92,7 @@ func TestListingFiltersAsSQL(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				got := listedPaths(t, query.New(db, r.roots), c.f)
+				got := listedPaths(t, newReader(db, r.roots), c.f)
 				if !slices.Equal(got, want) {
 					t.Errorf("roots %v, %+v, cached %v:\n got %q\nwant %q", r.roots, c.f, cached, got, want)
 				}
@@ -112,11 +112,11 @@ const modifiedExpr = `CASE WHEN s.last_activity_ms > 0 THEN s.last_activity_ms
 func listedPaths(t *testing.T, rd *query.Reader, f pidex.ListFilter) []string {
 	t.Helper()
 	ctx := context.Background()
-	ss, err := rd.List(ctx, f)
+	ss, err := rd.ListF(ctx, f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := rd.Count(ctx, f)
+	n, err := rd.CountF(ctx, f)
 	if err != nil || n != len(ss) {
 		t.Fatalf("%+v: Count %d, %v; List %d", f, n, err, len(ss))
 	}
@@ -135,7 +135,7 @@ func listedPaths(t *testing.T, rd *query.Reader, f pidex.ListFilter) []string {
 func TestListingCacheIsTheRows(t *testing.T) {
 	ctx := context.Background()
 	db := corpus(t)
-	rd := query.New(db, nil)
+	rd := newReader(db, nil)
 	stale := func() {
 		if _, err := db.ExecContext(ctx, `UPDATE read_caches SET gen = gen + 1 WHERE name = 'listing'`); err != nil {
 			t.Fatal(err)
@@ -143,11 +143,11 @@ func TestListingCacheIsTheRows(t *testing.T) {
 	}
 	for _, sort := range pidex.ListSorts {
 		stale()
-		fromRows, err := rd.List(ctx, pidex.ListFilter{Sort: sort})
+		fromRows, err := rd.ListF(ctx, pidex.ListFilter{Sort: sort})
 		if err != nil {
 			t.Fatal(err)
 		}
-		fromBlob, err := rd.List(ctx, pidex.ListFilter{Sort: sort})
+		fromBlob, err := rd.ListF(ctx, pidex.ListFilter{Sort: sort})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +160,7 @@ func TestListingCacheIsTheRows(t *testing.T) {
 	if _, err := db.ExecContext(ctx, `UPDATE sessions SET message_count = message_count + 1000 WHERE file_id = (SELECT min(file_id) FROM sessions)`); err != nil {
 		t.Fatal(err)
 	}
-	changed, err := rd.List(ctx, pidex.ListFilter{})
+	changed, err := rd.ListF(ctx, pidex.ListFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestListingCacheIsTheRows(t *testing.T) {
 	if _, err := db.ExecContext(ctx, `UPDATE sessions SET message_count = message_count - 1000 WHERE message_count >= 1000`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rd.List(ctx, pidex.ListFilter{}); err != nil { // reads the rows, keeps a blob
+	if _, err := rd.ListF(ctx, pidex.ListFilter{}); err != nil { // reads the rows, keeps a blob
 		t.Fatal(err)
 	}
 	// A blob made from rows that changed before it was stored is refused.
@@ -188,14 +188,14 @@ func TestListingCacheIsTheRows(t *testing.T) {
 		t.Fatalf("a blob of older rows was stored: %v", err)
 	}
 	// A blob that does not read (another format) is read past.
-	want, err := rd.List(ctx, pidex.ListFilter{})
+	want, err := rd.ListF(ctx, pidex.ListFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.ExecContext(ctx, `UPDATE read_caches SET data = x'ff00' WHERE name = 'listing'`); err != nil {
 		t.Fatal(err)
 	}
-	got, err := rd.List(ctx, pidex.ListFilter{})
+	got, err := rd.ListF(ctx, pidex.ListFilter{})
 	if err != nil || !equalJSON(t, got, want) {
 		t.Fatalf("a malformed blob: %v", err)
 	}

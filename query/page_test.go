@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/query"
 )
 
 // A listing shown a page at a time (Offset, Limit) is the whole listing
@@ -13,12 +12,12 @@ import (
 func TestListPages(t *testing.T) {
 	db := corpus(t)
 	ctx := context.Background()
-	for _, f := range []pidex.ListFilter{{}, {Sort: pidex.SortCost}, {Sort: pidex.SortCreated}, {Sort: pidex.SortSize}, {Project: "proj"}} {
-		all, err := query.New(db, nil).List(ctx, f)
+	for _, f := range []pidex.ListFilter{{}, {Sort: pidex.SortCost}, {Sort: pidex.SortCreated}, {Sort: pidex.SortSize}, {Where: pidex.Where{"project": "proj"}}} {
+		all, err := newReader(db, nil).ListF(ctx, f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := query.New(db, nil).Count(ctx, f)
+		n, err := newReader(db, nil).CountF(ctx, f)
 		if err != nil || n != len(all) {
 			t.Fatalf("%+v: Count %d, %v; List %d", f, n, err, len(all))
 		}
@@ -26,7 +25,7 @@ func TestListPages(t *testing.T) {
 		for off := 0; off < len(all)+3; off += 7 {
 			g := f
 			g.Offset, g.Limit = off, 7
-			page, err := query.New(db, nil).List(ctx, g)
+			page, err := newReader(db, nil).ListF(ctx, g)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -42,7 +41,7 @@ func TestListPages(t *testing.T) {
 		}
 		g := f
 		g.Offset = 5
-		if rest, _ := query.New(db, nil).List(ctx, g); len(all) > 5 && (len(rest) != len(all)-5 || rest[0].Path != all[5].Path) {
+		if rest, _ := newReader(db, nil).ListF(ctx, g); len(all) > 5 && (len(rest) != len(all)-5 || rest[0].Path != all[5].Path) {
 			t.Errorf("%+v: Offset without Limit", f)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/internal/readside"
 )
 
 // pathSQL walks pi's id map (edges) from the leaf to the root: each step
@@ -14,26 +13,38 @@ import (
 // entries in the file) stops a parent cycle, which would hang pi.
 const pathSQL = `
 WITH RECURSIVE walk(id, depth) AS (
-	SELECT ?, 0
+	SELECT CAST(? AS TEXT), 0
 	UNION ALL
-	SELECT e.parent_id, w.depth + 1
-	FROM walk w JOIN edges e ON e.file_id = ? AND e.child_id = w.id
-	WHERE e.parent_id IS NOT NULL AND w.depth < ?
+	SELECT ed.parent_id, w.depth + 1
+	FROM walk w JOIN edges ed ON ed.file_id = ? AND ed.child_id = w.id
+	WHERE ed.parent_id IS NOT NULL AND w.depth < ?
 )
-SELECT en.id, en.parent_id, en.type, COALESCE(en.role, '') AS role, en.ts, en.offset, en.length, en.line
+SELECT ` + entryColumns + `
 FROM walk w
-JOIN edges e ON e.file_id = ? AND e.child_id = w.id
-JOIN entries en ON en.file_id = e.file_id AND en.offset = e.offset
+JOIN edges ed ON ed.file_id = ? AND ed.child_id = w.id
+JOIN entries en ON en.file_id = ed.file_id AND en."offset" = ed."offset"
 ORDER BY w.depth`
 
-// Path returns the entries from the root to the leaf of one session. An
-// empty leafID means pi's leaf: the last entry in file order.
-func (rd *Reader) Path(ctx context.Context, fileID int64, leafID string) ([]pidex.Entry, error) {
+// pathWalkAt: a session of this many entries or more has its path walked
+// in Go over its whole id map, read in one scan, instead of by the
+// recursive statement, whose steps (an index lookup each) took 50 ms for
+// a 9,000-entry path, twice per page of the largest session.
+const pathWalkAt = 2000
+
+// Path is the root-to-leaf path of one session ("" = pi's leaf, the last
+// entry of the file).
+func (rd *Reader) Path(ctx context.Context, ref pidex.SessionRef, leaf string) ([]pidex.Entry, error) {
+	path, err := rd.path(ctx, ref.FileID, leaf)
+	return path, entryNotFound(err, ref, leaf)
+}
+
+func (rd *Reader) path(ctx context.Context, fileID int64, leafID string) ([]pidex.Entry, error) {
 	var s struct {
 		Leaf    *string `db:"leaf_id"`
 		Entries int64   `db:"entry_count"`
 	}
-	if err := rd.db.GetContext(ctx, &s, "SELECT leaf_id, entry_count FROM sessions WHERE file_id = ?", fileID); err != nil {
+	db := rd.backend().Rows()
+	if err := db.GetContext(ctx, &s, db.Rebind("SELECT leaf_id, entry_count FROM sessions WHERE file_id = ?"), fileID); err != nil {
 		return nil, sessionError(fileID, err)
 	}
 	if leafID == "" {
@@ -44,7 +55,7 @@ func (rd *Reader) Path(ctx context.Context, fileID int64, leafID string) ([]pide
 	}
 	var up []pidex.Entry
 	var err error
-	if s.Entries >= pathWalkAt {
+	if s.Entries >= rd.walkAt {
 		up, err = rd.walkInGo(ctx, fileID, leafID, s.Entries)
 	} else {
 		up, err = rd.entryRows(ctx, pathSQL, leafID, fileID, s.Entries, fileID)
@@ -55,42 +66,15 @@ func (rd *Reader) Path(ctx context.Context, fileID int64, leafID string) ([]pide
 	if len(up) == 0 {
 		return nil, fmt.Errorf("entry %q: %w", leafID, pidex.ErrNotFound)
 	}
-	return readside.Cut(up), nil
+	return Cut(up), nil
 }
-
-// entryRows runs a statement whose columns are an entry row's (id,
-// parent_id, type, role, ts, offset, length, line) and scans them by
-// hand: reflection-based scanning was half of reading a 9,000-entry
-// path.
-func (rd *Reader) entryRows(ctx context.Context, q string, args ...any) ([]pidex.Entry, error) {
-	rows, err := rd.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []pidex.Entry
-	for rows.Next() {
-		var e pidex.Entry
-		if err := rows.Scan(&e.ID, &e.ParentID, &e.Type, &e.Role, &e.Timestamp, &e.Offset, &e.Length, &e.Line); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
-}
-
-// pathWalkAt: a session of this many entries or more has its path walked
-// in Go over its whole id map, read in one scan, instead of by the
-// recursive statement, whose steps (an index lookup each) took 50 ms for
-// a 9,000-entry path, twice per page of the largest session.
-var pathWalkAt int64 = 2000
 
 // walkInGo is pathSQL's walk: the same steps over the same edges (the
 // entry that owns each id, the latest one), in Go.
 func (rd *Reader) walkInGo(ctx context.Context, fileID int64, leafID string, limit int64) ([]pidex.Entry, error) {
-	rows, err := rd.db.QueryContext(ctx, `SELECT ed.child_id, ed.parent_id, en.id, en.parent_id, en.type, COALESCE(en.role, ''),
-		en.ts, en.offset, en.length, en.line
-		FROM edges ed JOIN entries en ON en.file_id = ed.file_id AND en.offset = ed.offset WHERE ed.file_id = ?`, fileID)
+	db := rd.backend().Rows()
+	rows, err := db.QueryContext(ctx, db.Rebind(`SELECT ed.child_id, ed.parent_id, `+entryColumns+`
+		FROM edges ed JOIN entries en ON en.file_id = ed.file_id AND en."offset" = ed."offset" WHERE ed.file_id = ?`), fileID)
 	if err != nil {
 		return nil, err
 	}

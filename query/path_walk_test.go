@@ -38,12 +38,13 @@ func TestPathWalkInGoIsTheStatementsWalk(t *testing.T) {
 		e.file(fmt.Sprintf("--w--/p%d.jsonl", s), lines...)
 	}
 	e.refresh()
-	rd := query.New(e.ix.DB, nil)
+	rd, inGo := newReader(e.ix.DB, nil), newReader(e.ix.DB, nil)
+	query.WalkInGoAt(rd, 1<<62)
+	query.WalkInGoAt(inGo, 0)
 	var ids []int64
 	if err := e.ix.DB.Select(&ids, "SELECT file_id FROM sessions ORDER BY file_id"); err != nil {
 		t.Fatal(err)
 	}
-	defer func(v int64) { *query.PathWalkAt = v }(*query.PathWalkAt)
 	compared := 0
 	for _, id := range ids {
 		for _, leaf := range append([]string{"", "nope"}, func() (l []string) {
@@ -52,10 +53,8 @@ func TestPathWalkInGoIsTheStatementsWalk(t *testing.T) {
 			}
 			return l
 		}()...) {
-			*query.PathWalkAt = 1 << 62
-			want, werr := rd.Path(context.Background(), id, leaf)
-			*query.PathWalkAt = 0
-			got, gerr := rd.Path(context.Background(), id, leaf)
+			want, werr := rd.PathOf(context.Background(), id, leaf)
+			got, gerr := inGo.PathOf(context.Background(), id, leaf)
 			if errors.Is(gerr, pidex.ErrNotFound) != errors.Is(werr, pidex.ErrNotFound) || (gerr == nil) != (werr == nil) {
 				t.Fatalf("file %d leaf %q: error %v, the statement's %v", id, leaf, gerr, werr)
 			}

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/internal/readside"
 	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // A tree over a session with one huge line does not read the line: its
@@ -31,7 +31,7 @@ func TestPreviewsSkipHugeLines(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	previews, err := query.Previews(ref.Path, entries(t, e, fileID))
+	previews, err := query.PreviewsOf(context.Background(), sqlite.NewReader(e.ix.DB, sqlite.ReaderOptions{}), ref, entries(t, e, fileID))
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +51,7 @@ func TestPreviewsSkipHugeLines(t *testing.T) {
 
 func entries(t *testing.T, e *searchEnv, fileID int64) []pidex.Entry {
 	t.Helper()
-	rows, err := query.New(e.ix.DB, nil).Entries(context.Background(), fileID)
+	rows, err := newReader(e.ix.DB, nil).EntriesOf(context.Background(), fileID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,12 +80,12 @@ func TestKeptPreviewsAreReadBackPreviews(t *testing.T) {
 	}
 	rows := entries(t, e, fileID)
 	ref := pidex.SessionRef{FileID: fileID, Path: p}
-	want, err := query.Previews(p, rows) // read back from the file
+	local := sqlite.NewReader(e.ix.DB, sqlite.ReaderOptions{})
+	want, err := query.PreviewsOf(context.Background(), local, ref, rows) // read back from the file
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd := query.New(e.ix.DB, nil)
-	kept, err := rd.StoredPreviews(context.Background(), ref)
+	kept, err := local.Kept(ref).Previews(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestKeptPreviewsAreReadBackPreviews(t *testing.T) {
 	if err := os.Remove(p); err != nil {
 		t.Fatal(err)
 	}
-	got, err := readside.Previews(context.Background(), rd, ref, rows)
+	got, err := newReader(e.ix.DB, nil).Previews(context.Background(), ref)
 	if err != nil {
 		t.Fatalf("previews without the file: %v", err)
 	}

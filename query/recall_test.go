@@ -19,6 +19,7 @@ import (
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/query"
 	"github.com/pidex-dev/pidex/schema"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 var (
@@ -274,14 +275,14 @@ func TestToolArgumentsRecall(t *testing.T) {
 		}
 		walk(ent.Message.Content[0].Arguments)
 	}
-	rd := query.New(e.ix.DB, nil)
+	rd := newReader(e.ix.DB, nil)
 	missed := 0
 	for w, ids := range want {
 		n, err := fts.Parse(w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		hits, err := rd.Search(context.Background(), n, pidex.SearchFilter{Limit: 1000})
+		hits, err := rd.SearchF(context.Background(), n, pidex.SearchFilter{Limit: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -355,7 +356,7 @@ func testPhraseWordsApart(t *testing.T, e *searchEnv) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hits, err := e.searcher().Search(context.Background(), q, pidex.SearchFilter{Limit: 20})
+	hits, err := e.searcher().SearchF(context.Background(), q, pidex.SearchFilter{Limit: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,7 +379,7 @@ func testPhrasePages(t *testing.T, e *searchEnv) {
 	e.refresh()
 	r := e.searcher()
 	q, _ := fts.Parse(`"giant pangolin"`)
-	all, err := r.Search(context.Background(), q, pidex.SearchFilter{Limit: 100})
+	all, err := r.SearchF(context.Background(), q, pidex.SearchFilter{Limit: 100})
 	if err != nil || len(all) != 14 {
 		t.Fatalf("%d hits (%v), want 14", len(all), err)
 	}
@@ -388,7 +389,7 @@ func testPhrasePages(t *testing.T, e *searchEnv) {
 			t.Errorf("hit %d: page gives %s@%d (%s), the whole answer %s@%d", i, paged[i].Path, paged[i].Offset, paged[i].EntryID, all[i].Path, all[i].Offset)
 		}
 	}
-	ss, _ := r.SearchSessions(context.Background(), q, pidex.SearchFilter{Limit: 3, Offset: 6})
+	ss, _ := r.SearchSessionsF(context.Background(), q, pidex.SearchFilter{Limit: 3, Offset: 6})
 	if len(ss) != 1 || ss[0].Hits != 2 {
 		t.Errorf("the last page of sessions holds %+v, want one session of 2 hits", ss)
 	}
@@ -405,17 +406,17 @@ func TestPhraseTotals(t *testing.T) {
 	}
 	e.file("--w-other--/o.jsonl", hdr("o", "/w/other"), userMsg("b1", "", "pangolin giant, apart", "2026-05-09T10:00:01.000Z"))
 	e.refresh()
-	r := query.New(e.ix.DB, nil)
+	r := newReader(e.ix.DB, nil)
 	q, _ := fts.Parse(`"giant pangolin"`)
 	for _, tt := range []struct {
 		f    pidex.SearchFilter
 		want pidex.SearchTotals
 	}{
 		{pidex.SearchFilter{Limit: 4}, pidex.SearchTotals{Hits: 7, Sessions: 7}},
-		{pidex.SearchFilter{Limit: 4, Project: "other"}, pidex.SearchTotals{}},
+		{pidex.SearchFilter{Where: pidex.Where{"project": "other"}, Limit: 4}, pidex.SearchTotals{}},
 		{pidex.SearchFilter{Limit: 4, Active: true}, pidex.SearchTotals{Hits: 7, Sessions: 7}},
 	} {
-		got, err := r.SearchTotals(context.Background(), q, tt.f)
+		got, err := r.SearchTotalsF(context.Background(), q, tt.f)
 		if err != nil || got != tt.want {
 			t.Errorf("SearchTotals(%+v) = %+v, %v; want %+v", tt.f, got, err, tt.want)
 		}
@@ -432,18 +433,18 @@ func TestPhraseTotalsBudget(t *testing.T) {
 			userMsg("a2", "a1", "a pangolin, not giant", fmt.Sprintf("2026-05-0%dT10:00:02.000Z", i+1)))
 	}
 	e.refresh()
-	r := query.New(e.ix.DB, nil)
+	budget := func(n int64) *query.Reader {
+		return query.New(sqlite.NewReader(e.ix.DB, sqlite.ReaderOptions{ConfirmBudget: n}), nil)
+	}
+	r := budget(1)
 	q, _ := fts.Parse(`"giant pangolin"`)
-	defer func(v int64) { *query.ConfirmBudget = v }(*query.ConfirmBudget)
-	*query.ConfirmBudget = 1
 	for _, f := range []pidex.SearchFilter{{Limit: 2}, {Limit: 2, Offset: 4}} {
-		got, err := r.SearchTotals(context.Background(), q, f)
+		got, err := r.SearchTotalsF(context.Background(), q, f)
 		if err != nil || !got.AtLeast || got.Hits != f.Offset+f.Limit+1 || got.Hits > 9 {
 			t.Errorf("SearchTotals(%+v) past the budget = %+v, %v; want at least %d", f, got, err, f.Offset+f.Limit+1)
 		}
 	}
-	*query.ConfirmBudget = 1 << 30
-	if got, err := r.SearchTotals(context.Background(), q, pidex.SearchFilter{Limit: 2}); err != nil || got != (pidex.SearchTotals{Hits: 9, Sessions: 9}) {
+	if got, err := budget(1<<30).SearchTotalsF(context.Background(), q, pidex.SearchFilter{Limit: 2}); err != nil || got != (pidex.SearchTotals{Hits: 9, Sessions: 9}) {
 		t.Errorf("SearchTotals within the budget = %+v, %v; want 9 in 9", got, err)
 	}
 }
@@ -478,7 +479,7 @@ func testPhraseSessionPages(t *testing.T, e *searchEnv) {
 		{false, "s0:1 s1:2 s2:3 s3:1 s5:3 s4:2"},
 		{true, "s5:3 s4:2 s3:1 s2:3 s1:2 s0:1"},
 	} {
-		whole, err := r.SearchSessions(ctx, q, pidex.SearchFilter{Limit: 100, Newest: tt.newest})
+		whole, err := r.SearchSessionsF(ctx, q, pidex.SearchFilter{Limit: 100, Newest: tt.newest})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -491,7 +492,7 @@ func testPhraseSessionPages(t *testing.T, e *searchEnv) {
 		}
 		for limit := 1; limit <= 4; limit++ {
 			for off := 0; off <= 6; off++ {
-				page, err := r.SearchSessions(ctx, q, pidex.SearchFilter{Limit: limit, Offset: off, Newest: tt.newest})
+				page, err := r.SearchSessionsF(ctx, q, pidex.SearchFilter{Limit: limit, Offset: off, Newest: tt.newest})
 				if err != nil {
 					t.Fatal(err)
 				}

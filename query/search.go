@@ -2,420 +2,160 @@ package query
 
 import (
 	"context"
-	"database/sql"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"strconv"
 	"strings"
-
-	"github.com/jmoiron/sqlx"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
-	"github.com/pidex-dev/pidex/internal/readside"
-	"github.com/pidex-dev/pidex/pi"
-	"github.com/pidex-dev/pidex/schema"
 )
 
-// searchFrom is the matching entries (the CTE m) with their session,
-// filtered; args are the filters' values.
-func (rd *Reader) searchFrom(f pidex.SearchFilter) (string, []any) {
-	return rd.searchFromJoin(f, "JOIN")
+// SnippetLen is a hit's snippet length in characters, about.
+const SnippetLen = 160
+
+// Snippet cuts h's snippet out of its entry's searchable text (pi.Text)
+// around the first match of terms, with the matched words highlighted.
+func Snippet(h *pidex.Hit, text string, terms []fts.Term) {
+	h.Segments = fts.Snippet(text, terms, SnippetLen)
+	h.Snippet, h.Highlights = Flatten(h.Segments)
 }
 
-// searchFromJoin is searchFrom with m joined to its entries, sessions and
-// files by join ("CROSS JOIN" keeps m's order: SQLite does not reorder
-// the tables of a cross join).
-func (rd *Reader) searchFromJoin(f pidex.SearchFilter, join string) (string, []any) {
-	var where []string
-	var args []any
-	add := func(cond string, a ...any) {
-		where = append(where, cond)
-		args = append(args, a...)
+// Flatten joins segments and lists the matched ones as character ranges.
+func Flatten(segs []pidex.Segment) (string, [][2]int) {
+	var b strings.Builder
+	marks := [][2]int{}
+	n := 0
+	for _, s := range segs {
+		k := len([]rune(s.Text))
+		if s.Hit {
+			marks = append(marks, [2]int{n, n + k})
+		}
+		b.WriteString(s.Text)
+		n += k
 	}
-	if len(rd.roots) > 0 {
-		cond, a := inRoots("fl", rd.roots)
-		add(cond, a...)
+	return b.String(), marks
+}
+
+// RankCap bounds the matches a plain search ranks. bm25 costs about 3 µs
+// a match (it reads each entry's length), so ranking every entry with a
+// common word (208,000 with "the" in 1.7 GB of sessions) took 0.7 s; the
+// newest 5,000 take 40 ms (10,000 took 100 ms, mostly bm25).
+// Without filters, a search ranks the matches in the RankCap most
+// recently started sessions' entries (the newest by file name, then path:
+// locally the text index's rowids follow them, see indexer.reserveIDs); a
+// filter, --sessions-only or a term rarer than that ranks every match.
+const RankCap = 5000
+
+// SearchPlan is a search as a catalog's text index runs it.
+type SearchPlan struct {
+	Query fts.Node
+	// Where are the filters, on the matching entry e, its session s, file
+	// f (and machine mm).
+	Where Conds
+	// Narrowed: Where narrows more than the reader's roots (a first page
+	// then ranks every match, see Capped).
+	Narrowed      bool
+	Active        bool // only entries on a session's current branch
+	Newest        bool // newest first instead of by relevance
+	Limit, Offset int
+}
+
+// Capped reports whether the page ranks only the newest RankCap matches
+// (see RankCap): a plain search's first pages.
+func (p *SearchPlan) Capped() bool {
+	return !p.Narrowed && !p.Active && p.Offset+p.Limit <= RankCap
+}
+
+// Terms are the query's words and phrases, for highlighting.
+func (p *SearchPlan) Terms() []fts.Term { return fts.Highlights(p.Query) }
+
+// searchPlan checks o and makes its plan.
+func (rd *Reader) searchPlan(ctx context.Context, o pidex.SearchOptions) (*SearchPlan, error) {
+	f, err := o.Filter(rd.Vocabulary())
+	if err != nil {
+		return nil, err
 	}
-	if f.Project != "" {
-		add("instr(lower(s.cwd), lower(?)) > 0", f.Project)
+	if err := rd.CheckMachine(f.Machine); err != nil {
+		return nil, err
 	}
-	if f.Cwd != "" {
-		add("s.cwd = ?", f.Cwd)
+	q, err := fts.Parse(o.Query)
+	if err != nil {
+		return nil, err
 	}
-	if len(f.Agents) > 0 {
-		c, a := inList("s.source", f.Agents)
-		add(c, a...)
+	if f.FileID, err = rd.fileOf(ctx, o.Session, f.Machine); err != nil {
+		return nil, err
 	}
+	return rd.planSearch(q, f), nil
+}
+
+// planSearch is the plan of query q with the checked filter f, within the
+// reader's roots.
+func (rd *Reader) planSearch(q fts.Node, f pidex.SearchFilter) *SearchPlan {
+	cs := where(f.Where, pidex.OpSearch)
 	if f.FileID != 0 {
-		add("e.file_id = ?", f.FileID)
+		cs = append(cs, numEq("entry.file", f.FileID))
 	}
 	if f.Role != "" {
-		cond, a := pi.GroupSQL(f.Role, "e")
-		add(cond, a...)
-	}
-	if f.Model != "" {
-		add("instr(lower(e.model), lower(?)) > 0", f.Model)
+		cs = append(cs, inGroup(f.Role))
 	}
 	if !f.Since.IsZero() {
-		add("e.ts_ms >= ?", f.Since.UnixMilli())
+		cs = append(cs, atLeast("entry.time", f.Since.UnixMilli()))
 	}
 	if !f.Until.IsZero() {
-		add("e.ts_ms < ?", f.Until.UnixMilli())
+		cs = append(cs, before("entry.time", f.Until.UnixMilli()))
 	}
-	from := `m
-		` + join + ` entries e ON e.file_id = ` + fts.RowFileSQL("m.r") + ` AND e.line = ` + fts.RowLineSQL("m.r") + `
-		` + join + ` sessions s ON s.file_id = e.file_id
-		` + join + ` files fl ON fl.id = e.file_id`
-	if f.Active {
-		from += ` JOIN active_offsets a ON a.file_id = e.file_id AND a.offset = e.offset`
+	if f.Machine != "" {
+		cs = append(cs, eq("machine.name", f.Machine))
 	}
-	if len(where) > 0 {
-		from += " WHERE " + strings.Join(where, " AND ")
-	}
-	return from, args
+	return &SearchPlan{Query: q, Where: append(inRoots(rd.roots()), cs...), Narrowed: len(cs) > 0,
+		Active: f.Active, Newest: f.Newest, Limit: f.Limit, Offset: f.Offset}
 }
 
-// RankCap bounds the matches a plain search ranks (see readside.RankCap):
-// text rowids grow with session start time (indexer.reserveIDs), so the
-// newest matches are the highest rowids.
-const RankCap = readside.RankCap
-
-// activeCTE lists, per session with a hit, the offsets of the entries on
-// its current root-to-leaf path (pi's branch; depth-bounded like Path).
-var activeCTE = `,
-	walk(file_id, id, depth) AS (
-		SELECT s.file_id, s.leaf_id, 0 FROM sessions s
-		WHERE s.file_id IN (SELECT DISTINCT ` + fts.RowFileSQL("r") + ` FROM m) AND s.leaf_id IS NOT NULL
-		UNION ALL
-		SELECT w.file_id, ed.parent_id, w.depth + 1 FROM walk w
-		JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id
-		WHERE ed.parent_id IS NOT NULL AND w.depth < 1000000),
-	active_offsets(file_id, offset) AS (
-		SELECT ed.file_id, ed.offset FROM walk w JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id)
-`
-
-// matched is a search's matches as the CTEs m0(r) (the matching rowids)
-// and m(r, score), with their arguments: what every search statement
-// starts with.
-type matched struct {
-	with string
-	args []any
-	// loose: m holds candidates that the caller confirms (see confirmer);
-	// else every row of m matches.
-	loose bool
+// fileOf resolves a session filter ("": none), on machine ("": any).
+func (rd *Reader) fileOf(ctx context.Context, session, machine string) (int64, error) {
+	if session == "" {
+		return 0, nil
+	}
+	ref, err := rd.Resolve(ctx, session, machine)
+	return ref.FileID, err
 }
 
-// matches evaluates q for a statement filtered by f; capped keeps only the
-// newest RankCap matches. The index holds no positions (migration 00010):
-// a query IndexMatch cannot run exactly is run loosely, m is then its
-// candidates (loose), and the caller confirms the rows it reads in order
-// until it has enough (Search's pages, searchSessionsLoose).
-//
-// The score is bm25 as far as an index without positions can tell: FTS5's
-// formula with each of the query's terms counted once in a matching entry
-// and the same weight (idf 1), so that among the matches the shorter
-// entries (in tokens, as FTS5 counts them: text_sizes, migration 00014)
-// rank first. FTS5's bm25() itself needs the positions (it gives 0
-// without them).
-func (rd *Reader) matches(ctx context.Context, q fts.Node, f pidex.SearchFilter, capped bool) (matched, error) {
-	expr, exact := fts.IndexMatch(q)
-	avgdl, err := rd.avgLen(ctx)
-	if err != nil {
-		return matched{}, err
-	}
-	m0 := `m0(r) AS MATERIALIZED (SELECT rowid FROM text_index WHERE text_index MATCH ?`
-	if capped {
-		m0 += ` ORDER BY rowid DESC LIMIT ` + strconv.Itoa(RankCap)
-	}
-	m0 += `)`
-	args := []any{expr}
-	terms := len(fts.Highlights(q))
-	with := `WITH RECURSIVE ` + m0 + `,
-	m(r, score) AS MATERIALIZED (SELECT m0.r, pidex_rank(d.n, ?, ?) FROM m0 LEFT JOIN text_sizes d ON d.id = m0.r)`
-	args = append(args, avgdl, terms)
-	if f.Active {
-		with += activeCTE
-	}
-	return matched{with: with + "\n", args: args, loose: !exact}, nil
-}
-
-// avgLen is the index's average entry length in tokens (bm25's avgdl,
-// from the totals FTS5's averages record would hold: text_totals).
-func (rd *Reader) avgLen(ctx context.Context) (float64, error) {
-	var rows, tokens int64
-	err := rd.db.QueryRowContext(ctx, `SELECT rows, tokens FROM text_totals WHERE id = 1`).Scan(&rows, &tokens)
-	if errors.Is(err, sql.ErrNoRows) || err == nil && (rows <= 0 || tokens <= 0) {
-		return 1, nil // an empty index
-	}
-	if err != nil {
-		return 0, fmt.Errorf("search: %w", err)
-	}
-	return float64(tokens) / float64(rows), nil
-}
-
-// confirmer matches a query exactly on entries read back from their
-// files, keeping each file open for the next of its entries.
-type confirmer struct {
-	m     *fts.Matcher
-	files map[string]*os.File
-	buf   []byte
-}
-
-func newConfirmer(q fts.Node) *confirmer {
-	return &confirmer{m: fts.NewMatcher(q), files: map[string]*os.File{}}
-}
-
-// match reports whether the entry at offset (its line of length bytes)
-// matches q: its searchable text (as the indexer took it) tokenized as
-// FTS5 does, then fts.Eval. A line that cannot be read (the file changed
-// since the last refresh) does not match.
-func (c *confirmer) match(path string, offset, length int64) bool {
-	fh, ok := c.files[path]
-	if !ok {
-		fh, _ = os.Open(path)
-		c.files[path] = fh
-	}
-	if fh == nil {
-		return false
-	}
-	// Whole, never cut: the phrase may lie anywhere in the entry. The
-	// indexer's decoder (DecodeLineFast): read as the indexer read it.
-	if int64(cap(c.buf)) < length {
-		c.buf = make([]byte, length)
-	}
-	buf := c.buf[:length]
-	if _, err := fh.ReadAt(buf, offset); err != nil {
-		return false
-	}
-	l, _ := schema.DecodeLineFast(buf)
-	if l == nil {
-		return false
-	}
-	ok = c.m.Match(pi.SearchText(path, l, true))
-	if length > 1<<20 {
-		c.buf = nil // a huge line's buffer is not kept
-	}
-	return ok
-}
-
-func (c *confirmer) close() {
-	for _, fh := range c.files {
-		if fh != nil {
-			fh.Close()
-		}
-	}
-}
-
-// Search returns the entries matching q and f, best first (or newest
-// first), with a snippet of each read back from its session file.
-func (rd *Reader) Search(ctx context.Context, q fts.Node, f pidex.SearchFilter) ([]pidex.Hit, error) {
-	from, fargs := rd.searchFrom(f)
-	// The path and offset break the last ties (a fork's copy of an entry
-	// has its score and time), so the order is the same on every run and
-	// on a team catalog (postgres orders alike, then by machine).
-	order := "m.score, e.ts_ms DESC, fl.path DESC, e.offset DESC"
-	if f.Newest {
-		order = "e.ts_ms DESC, m.score, fl.path DESC, e.offset DESC"
-	}
-	run := func(capped bool) ([]pidex.Hit, []int64, error) {
-		m, err := rd.matches(ctx, q, f, capped)
-		if err != nil {
-			return nil, nil, err
-		}
-		stmt := m.with + `SELECT fl.path, s.session_id, e.id, e.offset, e.length, e.line,
-			COALESCE(e.role, e.type), e.ts_ms, m.score, COALESCE(s.name, ''), COALESCE(s.first_message, ''), s.cwd
-			FROM ` + from + ` ORDER BY ` + order
-		args := append(m.args, fargs...)
-		if !m.loose {
-			return rd.hits(ctx, stmt+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset), nil, 0, 0)
-		}
-		// Candidates in the page's order, each confirmed as it comes, until
-		// the page is full: the best-ranked are the shortest entries, the
-		// cheapest to read.
-		cf := newConfirmer(q)
-		defer cf.close()
-		return rd.hits(ctx, stmt, args, cf, f.Offset, f.Limit)
-	}
-	// Ranking only the newest RankCap matches serves the first pages; a
-	// page past them ranks every match.
-	capped := readside.Unfiltered(f) && f.Offset+f.Limit <= RankCap
-	hits, lengths, err := run(capped)
-	if err == nil && capped && len(hits) < f.Limit && rd.atLeast(ctx, q, RankCap) {
-		// Fewer hits than asked for among the newest matches (files outside
-		// the roots took places): rank them all.
-		hits, lengths, err = run(false)
-	}
+// Search returns the entries matching o, best first (or newest first),
+// with snippets.
+func (rd *Reader) Search(ctx context.Context, o pidex.SearchOptions) ([]pidex.Hit, error) {
+	p, err := rd.searchPlan(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	snippets(hits, lengths, fts.Highlights(q))
-	return hits, nil
+	return rd.backend().Search(ctx, p)
 }
 
-// atLeast reports whether the query may match n entries or more (its
-// loosened form does: the rare retry above then confirms them all).
-func (rd *Reader) atLeast(ctx context.Context, q fts.Node, n int) bool {
-	var c int
-	expr, _ := fts.IndexMatch(q)
-	err := rd.db.GetContext(ctx, &c, `SELECT count(*) FROM (SELECT 1 FROM text_index WHERE text_index MATCH ? LIMIT ?)`, expr, n)
-	return err == nil && c >= n
-}
-
-// hits runs a search statement; lengths are the hits' line lengths.
-//
-// With cf, every row is a candidate that cf confirms or drops: the first
-// skip confirmed rows are passed over and reading stops at limit.
-func (rd *Reader) hits(ctx context.Context, q string, args []any, cf *confirmer, skip, limit int) ([]pidex.Hit, []int64, error) {
-	if cf != nil && limit == 0 {
-		return []pidex.Hit{}, nil, nil
-	}
-	rows, err := rd.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	hits := []pidex.Hit{}
-	var lengths []int64
-	for rows.Next() {
-		var h pidex.Hit
-		var ts *int64
-		var length int64
-		if err := rows.Scan(&h.Path, &h.SessionID, &h.EntryID, &h.Offset, &length, &h.Line, &h.Role, &ts, &h.Score,
-			&h.Name, &h.FirstMessage, &h.Cwd); err != nil {
-			return nil, nil, fmt.Errorf("search: %w", err)
-		}
-		if ts != nil {
-			t := pidex.Time(*ts)
-			h.Timestamp = &t
-		}
-		if cf != nil {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, err
-			}
-			if !cf.match(h.Path, h.Offset, length) {
-				continue
-			}
-			if skip > 0 {
-				skip--
-				continue
-			}
-		}
-		hits, lengths = append(hits, h), append(lengths, length)
-		if cf != nil && limit >= 0 && len(hits) >= limit { // as SQL's LIMIT: a negative one is none
-			break
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("search: %w", err)
-	}
-	return hits, lengths, nil
-}
-
-// A hit's line longer than snippetCutLine (one huge tool result) is read
-// as a stream into a cut copy whose strings keep their first
-// snippetCutString bytes, as show reads it: reading and decoding a 300 MB
-// line whole for a 160-character snippet cost gigabytes. The snippet then
-// comes from the kept part (its start when the match lies beyond it).
-const (
-	snippetCutLine   = pidex.ReadCutLine
-	snippetCutString = 16 << 10
-)
-
-// snippets reads each hit's line back from its file and cuts a snippet
-// around the match (the index holds no text). A line that cannot be read
-// (the file changed since the last refresh) gets an empty snippet.
-func snippets(hits []pidex.Hit, lengths []int64, terms []fts.Term) {
-	files := map[string]*os.File{}
-	defer func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}()
-	for i := range hits {
-		h := &hits[i]
-		f, ok := files[h.Path]
-		if !ok {
-			f, _ = os.Open(h.Path)
-			files[h.Path] = f
-		}
-		if f == nil {
-			continue
-		}
-		e, err := readside.Decode(pidex.Entry{Offset: h.Offset, Length: lengths[i]}, io.NewSectionReader(f, h.Offset, lengths[i]),
-			lengths[i] > snippetCutLine, snippetCutString, h.Path)
-		if err != nil || e.Decoded == nil {
-			continue
-		}
-		readside.Snippet(h, pi.SearchText(h.Path, e.Decoded, true), terms) // only omp's lines name artifacts
-	}
-}
-
-// SearchSessions returns one row per session with its number of matching
-// entries, best match first (or most recently modified first).
-func (rd *Reader) SearchSessions(ctx context.Context, q fts.Node, f pidex.SearchFilter) ([]pidex.SessionHits, error) {
-	from, fargs := rd.searchFrom(f)
-	order := "min(m.score), modified DESC, fl.path"
-	if f.Newest {
-		order = "modified DESC, fl.path"
-	}
-	m, err := rd.matches(ctx, q, f, false)
+// SearchSessions returns the sessions matching o with their number of
+// matching entries, best match first (or most recently modified first).
+func (rd *Reader) SearchSessions(ctx context.Context, o pidex.SearchOptions) ([]pidex.SessionHits, error) {
+	p, err := rd.searchPlan(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	if m.loose {
-		return rd.searchSessionsLoose(ctx, q, f, m)
-	}
-	stmt := m.with + `SELECT fl.path, s.session_id, s.name, COALESCE(s.first_message, '(no messages)'), count(*), s.cwd,
-		COALESCE(s.last_activity_ms, s.created_ms, fl.mtime_ns / 1000000) AS modified
-		FROM ` + from + ` GROUP BY e.file_id ORDER BY ` + order + ` LIMIT ? OFFSET ?`
-	args := append(append(m.args, fargs...), f.Limit, f.Offset)
-	rows, err := rd.db.QueryContext(ctx, stmt, args...)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	out := []pidex.SessionHits{}
-	for rows.Next() {
-		var h pidex.SessionHits
-		var mod int64
-		if err := rows.Scan(&h.Path, &h.SessionID, &h.Name, &h.FirstMessage, &h.Hits, &h.Cwd, &mod); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-		h.Modified = pidex.Time(mod)
-		out = append(out, h)
-	}
-	return out, rows.Err()
+	return rd.backend().SearchSessions(ctx, p)
 }
 
-// TextCoverage says how much of the sessions' ingested bytes have their
-// text in the index (the text pass runs behind the metadata), and 0 of 0
-// when no file's text is behind: that is one page of the files_text_behind
-// index (migration 00013), where the sums read the whole files table
-// (a tenth of a rare word's search).
-func (rd *Reader) TextCoverage(ctx context.Context) (indexed, total int64, err error) {
-	q, args, err := sqlx.In(`SELECT EXISTS (SELECT 1 FROM files
-		WHERE kind = 'session' AND text_offset < offset AND root IN (?))`, rd.roots)
+// SearchTotals counts the entries o matches and the sessions holding
+// them, past any page (up to pidex.CountCap entries).
+func (rd *Reader) SearchTotals(ctx context.Context, o pidex.SearchOptions) (pidex.SearchTotals, error) {
+	p, err := rd.searchPlan(ctx, o)
 	if err != nil {
-		return 0, 0, fmt.Errorf("text coverage: %w", err)
+		return pidex.SearchTotals{}, err
 	}
-	var behind bool
-	if err := rd.db.QueryRowContext(ctx, q, args...).Scan(&behind); err != nil {
-		return 0, 0, fmt.Errorf("text coverage: %w", err)
-	}
-	if !behind {
-		return 0, 0, nil
-	}
-	q, args, err = sqlx.In(`SELECT COALESCE(sum(text_offset), 0), COALESCE(sum(offset), 0) FROM files
-		WHERE kind = 'session' AND root IN (?)`, rd.roots)
+	return rd.backend().SearchTotals(ctx, p)
+}
+
+// Marker is the highlighter of a search query: it marks the words the
+// query matches in any text, as a hit's snippet marks them (folding case
+// and accents, code as typed, CJK inside running text).
+func (rd *Reader) Marker(query string) (pidex.Marker, error) {
+	q, err := fts.Parse(query)
 	if err != nil {
-		return 0, 0, fmt.Errorf("text coverage: %w", err)
+		return nil, err
 	}
-	err = rd.db.QueryRowContext(ctx, q, args...).Scan(&indexed, &total)
-	if err != nil {
-		return 0, 0, fmt.Errorf("text coverage: %w", err)
-	}
-	return indexed, total, nil
+	terms := fts.Highlights(q)
+	return func(text string) []pidex.Segment { return fts.Mark(text, terms) }, nil
 }

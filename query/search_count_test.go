@@ -7,7 +7,6 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
-	"github.com/pidex-dev/pidex/query"
 )
 
 // A search's totals count the whole answer, whatever the page, with the
@@ -21,7 +20,7 @@ func TestSearchTotals(t *testing.T) {
 	}
 	e.file("--w-other--/o.jsonl", hdr("o", "/w/other"), userMsg("b1", "", "one pangolin elsewhere", "2026-05-09T10:00:01.000Z"))
 	e.refresh()
-	r := query.New(e.ix.DB, nil)
+	r := newReader(e.ix.DB, nil)
 	q, _ := fts.Parse("pangolin")
 	tests := []struct {
 		f    pidex.SearchFilter
@@ -29,17 +28,17 @@ func TestSearchTotals(t *testing.T) {
 	}{
 		{pidex.SearchFilter{Limit: 4}, pidex.SearchTotals{Hits: 15, Sessions: 8}},
 		{pidex.SearchFilter{Limit: 4, Offset: 12}, pidex.SearchTotals{Hits: 15, Sessions: 8}},
-		{pidex.SearchFilter{Limit: 4, Project: "other"}, pidex.SearchTotals{Hits: 1, Sessions: 1}},
+		{pidex.SearchFilter{Where: pidex.Where{"project": "other"}, Limit: 4}, pidex.SearchTotals{Hits: 1, Sessions: 1}},
 		{pidex.SearchFilter{Limit: 4, Active: true}, pidex.SearchTotals{Hits: 15, Sessions: 8}},
 	}
 	for _, tt := range tests {
-		got, err := r.SearchTotals(context.Background(), q, tt.f)
+		got, err := r.SearchTotalsF(context.Background(), q, tt.f)
 		if err != nil || got != tt.want {
 			t.Errorf("SearchTotals(%+v) = %+v, %v; want %+v", tt.f, got, err, tt.want)
 		}
 	}
 	none, _ := fts.Parse("aardvark")
-	if got, err := r.SearchTotals(context.Background(), none, pidex.SearchFilter{Limit: 4}); err != nil || got != (pidex.SearchTotals{}) {
+	if got, err := r.SearchTotalsF(context.Background(), none, pidex.SearchFilter{Limit: 4}); err != nil || got != (pidex.SearchTotals{}) {
 		t.Errorf("no match: %+v, %v", got, err)
 	}
 }

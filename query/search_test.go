@@ -15,12 +15,12 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/indexer"
-	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/internal/pgtest"
 	"github.com/pidex-dev/pidex/postgres"
 	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // line builders for search fixtures
@@ -82,12 +82,6 @@ type searchEnv struct {
 	team *postgres.Store
 }
 
-// searcher is what a search test asks of a backend.
-type searcher interface {
-	Search(context.Context, fts.Node, pidex.SearchFilter) ([]pidex.Hit, error)
-	SearchSessions(context.Context, fts.Node, pidex.SearchFilter) ([]pidex.SessionHits, error)
-}
-
 func newSearchEnv(t *testing.T) *searchEnv {
 	t.Helper()
 	root := t.TempDir()
@@ -116,12 +110,12 @@ func onBackends(t *testing.T, test func(t *testing.T, e *searchEnv)) {
 	})
 }
 
-// searcher is the backend the env's searches read.
-func (e *searchEnv) searcher() searcher {
+// searcher reads the backend the env's searches read.
+func (e *searchEnv) searcher() *query.Reader {
 	if e.team != nil {
-		return e.team.Reader()
+		return query.New(e.team.Reader(), nil)
 	}
-	return query.New(e.ix.DB, nil)
+	return newReader(e.ix.DB, nil)
 }
 
 // fileID is the id of the file whose path ends with suffix, in the
@@ -179,7 +173,7 @@ func (e *searchEnv) sessions(q string, f pidex.SearchFilter) []string {
 		e.t.Fatalf("parse %q: %v", q, err)
 	}
 	f.Limit = 1000
-	ss, err := e.searcher().SearchSessions(context.Background(), n, f)
+	ss, err := e.searcher().SearchSessionsF(context.Background(), n, f)
 	if err != nil {
 		e.t.Fatalf("search %q: %v", q, err)
 	}
@@ -275,7 +269,7 @@ func testSearchFiltersAndBranches(t *testing.T, e *searchEnv) {
 	hits := func(q string, f pidex.SearchFilter) []pidex.Hit {
 		n, _ := fts.Parse(q)
 		f.Limit = 100
-		hs, err := e.searcher().Search(context.Background(), n, f)
+		hs, err := e.searcher().SearchF(context.Background(), n, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,13 +293,13 @@ func testSearchFiltersAndBranches(t *testing.T, e *searchEnv) {
 	check("--branch active", ids("okapi", pidex.SearchFilter{Active: true}), "sf") // in the fork, b1 is the leaf
 	check("--branch active keeps the current path", ids("narwhal aardvark", pidex.SearchFilter{Active: true}), "")
 	check("--branch active, main path", ids("narwhal", pidex.SearchFilter{Active: true}), "sa")
-	check("--project", ids("aardvark", pidex.SearchFilter{Project: "lib"}), "sf")
-	check("--cwd", ids("aardvark", pidex.SearchFilter{Cwd: "/w/app"}), "sa")
+	check("--project", ids("aardvark", pidex.SearchFilter{Where: pidex.Where{"project": "lib"}}), "sf")
+	check("--cwd", ids("aardvark", pidex.SearchFilter{Where: pidex.Where{"cwd": "/w/app"}}), "sa")
 	check("--role user", roles(hits("aardvark", pidex.SearchFilter{Role: "user"})), "user user")
 	check("--role assistant", roles(hits("aardvark", pidex.SearchFilter{Role: "assistant"})), "assistant")
 	check("--role tool", roles(hits("aardvark", pidex.SearchFilter{Role: "tool"})), "toolResult")
 	check("--role summary", roles(hits("aardvark", pidex.SearchFilter{Role: "summary"})), "compaction")
-	check("--model", roles(hits("aardvark", pidex.SearchFilter{Model: "OPUS"})), "assistant")
+	check("--model", roles(hits("aardvark", pidex.SearchFilter{Where: pidex.Where{"model": "OPUS"}})), "assistant")
 	since := time.UnixMilli(1777802400000) // 2026-05-03T10:00:00Z
 	check("--since", ids("aardvark OR narwhal", pidex.SearchFilter{Since: since.Add(time.Millisecond)}), "sa")
 	check("--until", ids("aardvark OR okapi", pidex.SearchFilter{Until: since}), "sa sf")
@@ -415,7 +409,7 @@ func testSearchPages(t *testing.T, e *searchEnv) {
 	e.refresh()
 	r := e.searcher()
 	q, _ := fts.Parse("pangolin")
-	all, err := r.Search(context.Background(), q, pidex.SearchFilter{Limit: 100})
+	all, err := r.SearchF(context.Background(), q, pidex.SearchFilter{Limit: 100})
 	if err != nil || len(all) != 14 {
 		t.Fatalf("%d hits (%v), want 14", len(all), err)
 	}
@@ -425,7 +419,7 @@ func testSearchPages(t *testing.T, e *searchEnv) {
 			t.Errorf("hit %d: page gives %s@%d, the whole answer %s@%d", i, paged[i].Path, paged[i].Offset, all[i].Path, all[i].Offset)
 		}
 	}
-	ss, _ := r.SearchSessions(context.Background(), q, pidex.SearchFilter{Limit: 3, Offset: 6})
+	ss, _ := r.SearchSessionsF(context.Background(), q, pidex.SearchFilter{Limit: 3, Offset: 6})
 	if len(ss) != 1 {
 		t.Errorf("the last page of sessions holds %d, want 1", len(ss))
 	}
@@ -535,7 +529,7 @@ func TestSessionGoneAfterItWasNamed(t *testing.T) {
 	e := newSearchEnv(t)
 	p := e.file("--w--/a.jsonl", hdr("gone1", "/w"), userMsg("u1", "", "hello", "2026-05-01T10:00:01.000Z"))
 	e.refresh()
-	rd := query.New(e.ix.DB, nil)
+	rd := newReader(e.ix.DB, nil)
 	ref, err := rd.Resolve(context.Background(), "gone1", "")
 	if err != nil {
 		t.Fatal(err)
@@ -545,10 +539,10 @@ func TestSessionGoneAfterItWasNamed(t *testing.T) {
 	}
 	e.refresh()
 	ctx := context.Background()
-	_, err1 := rd.Session(ctx, ref.FileID)
-	_, err2 := rd.Tree(ctx, ref.FileID)
-	_, err3 := rd.Path(ctx, ref.FileID, "")
-	_, _, _, err4 := rd.Context(ctx, ref, query.ContextSpec{})
+	_, err1 := rd.Info(ctx, ref)
+	_, err2 := rd.TreeOf(ctx, ref.FileID)
+	_, err3 := rd.PathOf(ctx, ref.FileID, "")
+	_, _, _, err4 := rd.Rebuild(ctx, ref, query.ContextSpec{})
 	for i, err := range []error{err1, err2, err3, err4} {
 		if !errors.Is(err, pidex.ErrNotFound) {
 			t.Errorf("read %d of a session gone since it was named: %v, want not found", i+1, err)
@@ -558,11 +552,11 @@ func TestSessionGoneAfterItWasNamed(t *testing.T) {
 
 // pagesOfFour reads q's hits four at a time, past the end of the whole
 // answer of n hits, and checks the pages hold n in all.
-func pagesOfFour(t *testing.T, r searcher, q fts.Node, n int) []pidex.Hit {
+func pagesOfFour(t *testing.T, r *query.Reader, q fts.Node, n int) []pidex.Hit {
 	t.Helper()
 	var paged []pidex.Hit
 	for off := 0; off < n+6; off += 4 {
-		page, err := r.Search(context.Background(), q, pidex.SearchFilter{Limit: 4, Offset: off})
+		page, err := r.SearchF(context.Background(), q, pidex.SearchFilter{Limit: 4, Offset: off})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,73 +1,313 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/internal/readside"
 )
+
+// SessionRow is a session's listing row as both catalogs hold it.
+type SessionRow struct {
+	FileID        int64
+	Path          string
+	SessionID     string
+	Cwd           string
+	Name          *string
+	ParentSession string
+	CreatedMs     *int64
+	Modified      int64
+	MessageCount  int64
+	FirstMessage  string
+	EntryCount    int64
+	LeafID        *string
+	BranchPoints  int64
+	Models        string
+	Input         float64
+	Output        float64
+	CacheRead     float64
+	CacheWrite    float64
+	TotalTokens   float64
+	Cost          float64
+	Size          int64
+	Source        string // the agent that wrote the file
+	Root          string // the session folder the file was found under
+	Machine       string // a team catalog's machine; "" locally
+}
 
 // modifiedSQL is pi's `modified`: the latest user/assistant message time,
 // else the header time, else the file's mtime.
 const modifiedSQL = `CASE WHEN s.last_activity_ms > 0 THEN s.last_activity_ms
 	WHEN s.created_ms IS NOT NULL THEN s.created_ms ELSE f.mtime_ns / 1000000 END`
 
-const infoSQL = `SELECT ` + infoColumns + infoFrom
-
-// infoColumns are a listing row's columns (readside.SessionRow's fields).
-const infoColumns = `s.file_id, f.path, s.session_id, s.cwd, s.name, s.parent_session, s.created_ms,
+// sessionColumns are a SessionRow's columns, in the order of Dest.
+func sessionColumns(d Dialect) string {
+	return `s.file_id, f.path, s.session_id, s.cwd, s.name, s.parent_session, s.created_ms,
 	` + modifiedSQL + ` AS modified, s.message_count, COALESCE(s.first_message, '') AS first_message,
 	s.entry_count, s.leaf_id, s.branch_points, s.models, s.input, s.output, s.cache_read, s.cache_write,
-	s.total_tokens, s.cost, f.size, s.source`
+	s.total_tokens, s.cost, f.size, s.source, f.root, ` + d.machineCol() + ` AS machine`
+}
 
-const infoFrom = ` FROM sessions s JOIN files f ON f.id = s.file_id`
+// SessionsSQL selects the listed sessions: omp's subagent transcripts
+// are not listed (omp lists <sessions>/*/*.jsonl only); search and cost
+// read them.
+func SessionsSQL(d Dialect) string {
+	return `SELECT ` + sessionColumns(d) + d.sessionsFrom() + ` WHERE s.subagent = FALSE`
+}
 
-// Count is the number of sessions matching f's filters (its sort, limit
-// and offset aside): the length of a listing shown a page at a time.
-func (rd *Reader) Count(ctx context.Context, f pidex.ListFilter) (int, error) {
-	all, err := rd.listing(ctx)
+// Dest is the row's scan destinations, in the order of SessionsSQL's
+// columns.
+func (r *SessionRow) Dest() []any {
+	return []any{&r.FileID, &r.Path, &r.SessionID, &r.Cwd, &r.Name, &r.ParentSession, &r.CreatedMs,
+		&r.Modified, &r.MessageCount, &r.FirstMessage, &r.EntryCount, &r.LeafID, &r.BranchPoints, &r.Models,
+		&r.Input, &r.Output, &r.CacheRead, &r.CacheWrite, &r.TotalTokens, &r.Cost, &r.Size, &r.Source, &r.Root, &r.Machine}
+}
+
+// Session is the listing record of the row.
+func (r *SessionRow) Session() pidex.Session {
+	si := pidex.Session{
+		FileID: r.FileID, Path: r.Path, ID: r.SessionID, Cwd: r.Cwd,
+		Modified: pidex.Time(r.Modified), MessageCount: r.MessageCount, FirstMessage: r.FirstMessage,
+		EntryCount: r.EntryCount, BranchPoints: r.BranchPoints,
+		Tokens: pidex.Tokens{Input: r.Input, Output: r.Output, CacheRead: r.CacheRead, CacheWrite: r.CacheWrite, Total: r.TotalTokens},
+		Cost:   r.Cost, SizeBytes: r.Size, Source: r.Source, Machine: r.Machine,
+	}
+	// Pointers of their own: a row may be kept and read again (a listing
+	// cache), and a caller may change what it was handed.
+	if r.Name != nil {
+		n := *r.Name
+		si.Name = &n
+	}
+	if r.LeafID != nil {
+		l := *r.LeafID
+		si.LeafID = &l
+	}
+	if r.ParentSession != "" {
+		p := r.ParentSession
+		si.ParentSessionPath = &p
+	}
+	if r.CreatedMs != nil {
+		c := pidex.Time(*r.CreatedMs)
+		si.Created = &c
+	}
+	if si.FirstMessage == "" {
+		si.FirstMessage = "(no messages)"
+	}
+	si.Models = parseModels(r.Models)
+	return si
+}
+
+// parseModels reads the models column, a JSON array of strings. The
+// common case (no escapes) is split by hand: encoding/json per row was a
+// tenth of listing 3,000 sessions.
+func parseModels(s string) []string {
+	if s == "[]" || s == "" {
+		return []string{}
+	}
+	if !strings.ContainsAny(s, "\\") && strings.HasPrefix(s, `["`) && strings.HasSuffix(s, `"]`) {
+		return strings.Split(s[2:len(s)-2], `","`)
+	}
+	var ms []string
+	if json.Unmarshal([]byte(s), &ms) != nil || ms == nil {
+		return []string{}
+	}
+	return ms
+}
+
+// ListPlan is a listing as a catalog runs it: which sessions, in which
+// order, which page.
+type ListPlan struct {
+	Where         Conds
+	Sort          string // pidex.SortModified, …
+	Limit, Offset int    // 0: all
+	Count         bool   // only how many match
+}
+
+// A sort key orders sessions, descending, an absent value last: its SQL
+// and its value in a row, one definition for both.
+type sortKey struct {
+	sql string
+	get func(*SessionRow) float64
+}
+
+// Times in ms and sizes are far below 2^53: exact as float64.
+var (
+	byModified = sortKey{"modified", func(r *SessionRow) float64 { return float64(r.Modified) }}
+	byCreated  = sortKey{"s.created_ms", func(r *SessionRow) float64 {
+		if r.CreatedMs == nil {
+			return math.Inf(-1) // an unparsable header time sorts last
+		}
+		return float64(*r.CreatedMs)
+	}}
+	byCost = sortKey{"s.cost", func(r *SessionRow) float64 { return r.Cost }}
+	bySize = sortKey{"f.size", func(r *SessionRow) float64 { return float64(r.Size) }}
+)
+
+// sorts are the keys of each order; the path (and a team catalog's
+// machine) breaks remaining ties, so the order is the same on every run
+// and in both catalogs. Sessions modified at the same time are
+// newest-created first, as omp lists them (pi's listing leaves them in
+// folder order).
+var sorts = map[string][]sortKey{
+	"":                 {byModified, byCreated}, // pidex.SortModified, the default
+	pidex.SortModified: {byModified, byCreated},
+	pidex.SortCreated:  {byCreated},
+	pidex.SortCost:     {byCost, byModified},
+	pidex.SortSize:     {bySize, byModified},
+}
+
+// OrderSQL is the order's ORDER BY list.
+func (p *ListPlan) OrderSQL() string {
+	var parts []string
+	for _, k := range sorts[p.Sort] {
+		parts = append(parts, k.sql+" DESC NULLS LAST")
+	}
+	return strings.Join(append(parts, "f.path", "machine"), ", ")
+}
+
+// SQL is the plan as one statement (a catalog without a listing cache
+// runs it): the sessions' rows, or with Count their number.
+func (p *ListPlan) SQL(d Dialect) (string, []any) {
+	q := SessionsSQL(d)
+	cond, args := p.Where.SQL(d)
+	if cond != "" {
+		q += " AND " + cond
+	}
+	if p.Count {
+		return "SELECT count(*) FROM (" + q + ") n", args
+	}
+	q += " ORDER BY " + p.OrderSQL()
+	if p.Limit > 0 || p.Offset > 0 {
+		q += " LIMIT " + strconv.Itoa(cmp.Or(p.Limit, math.MaxInt32)) + " OFFSET " + strconv.Itoa(p.Offset)
+	}
+	return q, args
+}
+
+// Page is the plan over rows a catalog holds in a cache (every listed
+// session): those the conditions keep, sorted, the page cut from them,
+// and how many the conditions keep. ok is false when a condition's field
+// is not in the rows: the catalog then runs SQL.
+func (p *ListPlan) Page(rows []SessionRow) (page []SessionRow, n int, ok bool) {
+	keep, ok := p.Where.Sessions()
+	if !ok {
+		return nil, 0, false
+	}
+	var out []SessionRow
+	if !p.Count {
+		out = make([]SessionRow, 0, len(rows)/4) // grown by appends
+	}
+	for i := range rows {
+		if keep(&rows[i]) {
+			n++
+			if !p.Count {
+				out = append(out, rows[i])
+			}
+		}
+	}
+	if p.Count {
+		return nil, n, true
+	}
+	// Sorted here rather than by SQL, whose sorter copies every row, first
+	// messages and all (half the time of listing 3,000 sessions).
+	keys := sorts[p.Sort]
+	slices.SortStableFunc(out, func(a, b SessionRow) int {
+		for _, k := range keys {
+			if c := cmp.Compare(k.get(&b), k.get(&a)); c != 0 {
+				return c
+			}
+		}
+		return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.Machine, b.Machine))
+	})
+	out = out[min(p.Offset, len(out)):]
+	if p.Limit > 0 && len(out) > p.Limit {
+		out = out[:p.Limit]
+	}
+	return out, n, true
+}
+
+// listPlan is the plan of a listing f asks for, within the reader's
+// roots.
+func (rd *Reader) listPlan(f pidex.ListFilter) *ListPlan {
+	cs := append(inRoots(rd.roots()), where(f.Where, pidex.OpList)...)
+	if f.Machine != "" {
+		cs = append(cs, eq("machine.name", f.Machine))
+	}
+	if !f.Since.IsZero() {
+		cs = append(cs, atLeast("session.modified", f.Since.UnixMilli()))
+	}
+	if !f.Until.IsZero() {
+		cs = append(cs, before("session.modified", f.Until.UnixMilli()))
+	}
+	return &ListPlan{Where: cs, Sort: f.Sort, Limit: f.Limit, Offset: f.Offset}
+}
+
+// List lists the sessions o selects, newest first by default.
+func (rd *Reader) List(ctx context.Context, o pidex.ListOptions) ([]pidex.Session, error) {
+	f, err := rd.listFilter(o)
+	if err != nil {
+		return nil, err
+	}
+	return rd.list(ctx, f)
+}
+
+func (rd *Reader) list(ctx context.Context, f pidex.ListFilter) ([]pidex.Session, error) {
+	rows, _, err := rd.backend().Sessions(ctx, rd.listPlan(f))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]pidex.Session, len(rows))
+	for i := range rows {
+		out[i] = rows[i].Session()
+	}
+	return out, nil
+}
+
+// Count is the number of sessions List would return without its limit
+// and offset: the length of a listing shown a page at a time.
+func (rd *Reader) Count(ctx context.Context, o pidex.ListOptions) (int, error) {
+	f, err := rd.listFilter(o)
 	if err != nil {
 		return 0, err
 	}
-	listed, n := rd.listFilter(f), 0
-	for i := range all {
-		if listed(&all[i]) {
-			n++
-		}
-	}
-	return n, nil
+	return rd.count(ctx, f)
 }
 
-// List returns the sessions matching f, newest first by default.
-func (rd *Reader) List(ctx context.Context, f pidex.ListFilter) ([]pidex.Session, error) {
-	if _, err := readside.Less(f.Sort); err != nil {
-		return nil, err
-	}
-	all, err := rd.listing(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]pidex.Session, 0, len(all)) // grown by appends, twice the pages
-	listed := rd.listFilter(f)
-	for i := range all {
-		if listed(&all[i]) {
-			out = append(out, all[i].Session())
-		}
-	}
-	return readside.Page(out, f, false)
+func (rd *Reader) count(ctx context.Context, f pidex.ListFilter) (int, error) {
+	p := rd.listPlan(f)
+	p.Count, p.Limit, p.Offset = true, 0, 0
+	_, n, err := rd.backend().Sessions(ctx, p)
+	return n, err
 }
 
-// Session returns the listing record of one session.
-func (rd *Reader) Session(ctx context.Context, fileID int64) (pidex.Session, error) {
-	si, err := scanInfo(rd.db.QueryRowContext(ctx, infoSQL+" WHERE s.file_id = ?", fileID))
+func (rd *Reader) listFilter(o pidex.ListOptions) (pidex.ListFilter, error) {
+	f, err := o.Filter()
 	if err != nil {
-		return pidex.Session{}, sessionError(fileID, err)
+		return f, err
 	}
-	return si, nil
+	return f, rd.CheckMachine(f.Machine)
+}
+
+// Info is one session's listing record.
+func (rd *Reader) Info(ctx context.Context, ref pidex.SessionRef) (pidex.Session, error) {
+	b := rd.backend()
+	d := b.Dialect()
+	var r SessionRow
+	db := b.Rows()
+	err := db.QueryRowContext(ctx, db.Rebind(`SELECT `+sessionColumns(d)+d.sessionsFrom()+` WHERE s.file_id = ?`), ref.FileID).Scan(r.Dest()...)
+	if err != nil {
+		return pidex.Session{}, sessionError(ref.FileID, err)
+	}
+	return r.Session(), nil
 }
 
 // sessionError is the error of reading a session's row by its file id. A
@@ -82,31 +322,33 @@ func sessionError(fileID int64, err error) error {
 	return fmt.Errorf("load session: %w", err)
 }
 
-// scanInfo reads one row of infoSQL. Scanned by hand: reflection-based
-// scanning was a fifth of the time of listing 3,000 sessions.
-func scanInfo(row interface{ Scan(...any) error }) (pidex.Session, error) {
-	var r readside.SessionRow
-	if err := r.Scan(row, false); err != nil {
-		return pidex.Session{}, err
+// RunSessions runs p as one statement on db (ListPlan.SQL): for a catalog
+// without a listing cache, or a condition the cache cannot test.
+func RunSessions(ctx context.Context, db *sqlx.DB, d Dialect, p *ListPlan) ([]SessionRow, int, error) {
+	q, args := p.SQL(d)
+	q = db.Rebind(q)
+	if p.Count {
+		var n int
+		if err := db.GetContext(ctx, &n, q, args...); err != nil {
+			return nil, 0, fmt.Errorf("count sessions: %w", err)
+		}
+		return nil, n, nil
 	}
-	return r.Session(), nil
-}
-
-// Labels returns a session's current labels (pi's set/clear semantics).
-func (rd *Reader) Labels(ctx context.Context, fileID int64) ([]pidex.Label, error) {
-	ls := []pidex.Label{}
-	if err := rd.db.SelectContext(ctx, &ls, `SELECT target_id, label, ts FROM labels WHERE file_id = ? ORDER BY offset`, fileID); err != nil {
-		return nil, fmt.Errorf("list labels: %w", err)
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list sessions: %w", err)
 	}
-	return ls, nil
-}
-
-// inRoots is the condition "the file (table alias t) lies under one of
-// roots", for the listings that show the current roots' sessions only.
-func inRoots(t string, roots []string) (string, []any) { return inList(t+".root", roots) }
-
-// inList is the condition "col is one of vals" (at least one), with its
-// arguments.
-func inList(col string, vals []string) (string, []any) {
-	return col + " IN (?" + strings.Repeat(",?", len(vals)-1) + ")", anys(vals)
+	defer rows.Close()
+	out := []SessionRow{}
+	for rows.Next() {
+		var r SessionRow
+		if err := rows.Scan(r.Dest()...); err != nil {
+			return nil, 0, fmt.Errorf("list sessions: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, len(out), nil
 }

@@ -12,14 +12,14 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
-	"github.com/pidex-dev/pidex/query"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // sqlOne runs a statement through pidex sql's connection and returns its
 // first value.
 func sqlOne(t *testing.T, e *searchEnv, stmt string, params map[string]string) (any, error) {
 	t.Helper()
-	c, err := query.OpenSQL(context.Background(), e.ix.DB.Path)
+	c, err := sqlite.OpenSQL(context.Background(), e.ix.DB.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestEntryFunctionsReadOnlyTheCatalogsEntries(t *testing.T) {
 	e := newSearchEnv(t)
 	p := e.file("--w--/a.jsonl", hdr("s1", "/w"), userMsg("u1", "", "hello", "2026-05-01T10:00:01.000Z"))
 	huge := e.file("--w--/huge.jsonl", hdr("s2", "/w"),
-		userMsg("h1", "", "big "+strings.Repeat("x", query.MaxEntryLine+10), "2026-05-01T10:00:01.000Z"))
+		userMsg("h1", "", "big "+strings.Repeat("x", sqlite.MaxEntryLine+10), "2026-05-01T10:00:01.000Z"))
 	e.refresh()
 	hdrLen := int64(len(hdr("s1", "/w")) + 1)
 

@@ -1,7 +1,9 @@
-// Package catalog opens pidex's SQLite catalog: one place for the
-// connection settings (WAL, busy timeout, IMMEDIATE write transactions) and
-// the schema migrations, used by both the writer (indexer) and the readers
-// (query).
+// Package sqlite is the local catalog, a SQLite file: the one place that
+// opens it (WAL, busy timeout, IMMEDIATE write transactions, the schema
+// migrations, the derivation stamp, the read caches), used by the writer
+// (package indexer), and its side of the read layer (Reader, a
+// query.Backend): rows and read caches, the FTS5 text index, lines read
+// back from the session files, and ad-hoc SQL that cannot write.
 package sqlite
 
 import (

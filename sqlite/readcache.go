@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/pidex-dev/pidex"
 )
 
 // The read caches (migration 00012): one blob each of what every command
@@ -18,14 +19,14 @@ const (
 	CacheStamps = "stamps"
 	// CacheListing: every session's listing record (query.Reader.List).
 	CacheListing = "listing"
-	// Each rollup (catalog.Rollups) is a cache of its own, named after its
+	// Each rollup (pidex.Rollups) is a cache of its own, named after its
 	// table (migration 00016): its rows, which a cost report sums in Go.
 )
 
 // cacheNames are every read cache's name.
 func cacheNames() []string {
 	out := []string{CacheStamps, CacheListing}
-	for _, r := range Rollups {
+	for _, r := range pidex.Rollups {
 		out = append(out, r.Table)
 	}
 	return out

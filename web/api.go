@@ -45,7 +45,7 @@ func (s *Server) apiSessions(w http.ResponseWriter, r *http.Request) {
 		s.httpError(w, r, err)
 		return
 	}
-	ss, err := s.eng.List(r.Context(), o)
+	ss, err := s.cat.List(r.Context(), o)
 	if err != nil {
 		s.httpError(w, r, err)
 		return
@@ -55,7 +55,7 @@ func (s *Server) apiSessions(w http.ResponseWriter, r *http.Request) {
 
 // GET /api/sessions/{id}: one object of pidex list --json.
 func (s *Server) apiSession(w http.ResponseWriter, r *http.Request, ref pidex.SessionRef) {
-	si, err := s.eng.Info(r.Context(), ref)
+	si, err := s.cat.Info(r.Context(), ref)
 	if err != nil {
 		s.httpError(w, r, err)
 		return
@@ -66,7 +66,7 @@ func (s *Server) apiSession(w http.ResponseWriter, r *http.Request, ref pidex.Se
 // GET /api/sessions/{id}/tree = pidex tree --json (?flat=1, ?pathOnly=1).
 func (s *Server) apiTree(w http.ResponseWriter, r *http.Request, ref pidex.SessionRef) {
 	q := r.URL.Query()
-	roots, err := s.eng.Tree(r.Context(), ref, pidex.TreeOptions{PathOnly: boolParam(q, "pathOnly")})
+	roots, err := s.cat.Tree(r.Context(), ref, pidex.TreeOptions{PathOnly: boolParam(q, "pathOnly")})
 	if err != nil {
 		s.httpError(w, r, err)
 		return
@@ -81,7 +81,7 @@ func (s *Server) apiTree(w http.ResponseWriter, r *http.Request, ref pidex.Sessi
 
 // GET /api/sessions/{id}/path = pidex path --json (?leaf=).
 func (s *Server) apiPath(w http.ResponseWriter, r *http.Request, ref pidex.SessionRef) {
-	path, err := s.eng.Path(r.Context(), ref, r.URL.Query().Get("leaf"))
+	path, err := s.cat.Path(r.Context(), ref, r.URL.Query().Get("leaf"))
 	if err != nil {
 		s.httpError(w, r, err)
 		return
@@ -104,9 +104,9 @@ func (s *Server) apiShow(w http.ResponseWriter, r *http.Request, ref pidex.Sessi
 	var doc any
 	var err error
 	if context {
-		doc, err = s.eng.Context(r.Context(), ref, leaf)
+		doc, err = s.cat.Context(r.Context(), ref, leaf)
 	} else {
-		doc, err = s.eng.EntryObjects(r.Context(), ref, leaf)
+		doc, err = s.cat.EntryObjects(r.Context(), ref, leaf)
 	}
 	if err != nil {
 		s.httpError(w, r, err)

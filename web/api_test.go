@@ -30,7 +30,7 @@ const (
 func TestAPIMatchesCLIJSON(t *testing.T) {
 	f := newFixture(t, Options{})
 	ctx := context.Background()
-	ref, err := f.eng.Resolve(ctx, branchy)
+	ref, err := f.eng.Resolve(ctx, branchy, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,8 +62,8 @@ func TestAPIMatchesCLIJSON(t *testing.T) {
 	for _, tc := range []struct{ path, want string }{
 		{"/api/cost?by=day,model&tz=UTC&branch=abandoned", want(func(b *bytes.Buffer) error { return render.CostJSON(b, cost) })},
 		{"/api/sessions", list(pidex.ListOptions{})},
-		{"/api/sessions?project=alpha&sort=cost&limit=2", list(pidex.ListOptions{Project: "alpha", Sort: "cost", Limit: 2})},
-		{"/api/sessions?name=flaky", list(pidex.ListOptions{Name: "flaky"})},
+		{"/api/sessions?project=alpha&sort=cost&limit=2", list(pidex.ListOptions{Where: pidex.Where{"project": "alpha"}, Sort: "cost", Limit: 2})},
+		{"/api/sessions?name=flaky", list(pidex.ListOptions{Where: pidex.Where{"name": "flaky"}})},
 		{"/api/sessions/" + branchy, want(func(b *bytes.Buffer) error { return render.WriteJSON(b, info) })},
 		{"/api/sessions/" + branchy + "/tree", want(func(b *bytes.Buffer) error { return render.TreeJSON(b, tree) })},
 		{"/api/sessions/" + branchy + "/tree?flat=1", want(func(b *bytes.Buffer) error { return render.WriteJSONLines(b, render.FlatTree(flatTree)) })},

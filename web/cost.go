@@ -21,7 +21,7 @@ func (s *Server) apiCost(w http.ResponseWriter, r *http.Request) {
 		s.httpError(w, r, err)
 		return
 	}
-	rep, err := s.eng.Cost(r.Context(), o)
+	rep, err := s.cat.Cost(r.Context(), o)
 	if err != nil {
 		s.httpError(w, r, err)
 		return
@@ -71,7 +71,7 @@ func (s *Server) costReport(r *http.Request, v *costView) error {
 		v.TZ = time.Local.String()
 	}
 	o.By = []string{v.Period, v.Stack}
-	rep, err := s.eng.Cost(r.Context(), o)
+	rep, err := s.cat.Cost(r.Context(), o)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (s *Server) costReport(r *http.Request, v *costView) error {
 		sums   *pidex.CostSums
 	}{{pidex.BranchActive, &v.Active}, {pidex.BranchAbandoned, &v.Abandoned}} {
 		o.Branch = b.branch
-		rep, err := s.eng.Cost(r.Context(), o)
+		rep, err := s.cat.Cost(r.Context(), o)
 		if err != nil {
 			return err
 		}

@@ -20,7 +20,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		s.httpError(w, r, fmt.Errorf("event stream: the connection cannot stream"))
 		return
 	}
-	ch, stop := s.eng.Subscribe()
+	ch, stop := s.cat.Subscribe()
 	defer stop()
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")

@@ -11,10 +11,11 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/text"
 	"github.com/pidex-dev/pidex/internal/view"
-	"golang.org/x/sync/errgroup"
 )
 
 // page is what the layout needs; Data is the page's own view.
@@ -122,10 +123,10 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		// One page from SQLite (its top-N sort), and the count for the pager:
 		// never the whole listing.
-		if v.Total, err = s.eng.Count(r.Context(), o); err == nil {
+		if v.Total, err = s.cat.Count(r.Context(), o); err == nil {
 			start = min(start, max(0, v.Total-1))
 			o.Offset, o.Limit = start, pageSize
-			rows, err = s.eng.List(r.Context(), o)
+			rows, err = s.cat.List(r.Context(), o)
 		}
 	}
 	if err != nil && !s.formError(w, r, err, &v.Error, &code) {
@@ -199,7 +200,7 @@ const window = 200
 func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.SessionRef) {
 	ctx := r.Context()
 	q := r.URL.Query()
-	info, err := s.eng.Info(ctx, ref)
+	info, err := s.cat.Info(ctx, ref)
 	if err != nil {
 		s.httpError(w, r, err)
 		return
@@ -221,10 +222,10 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 	var previews map[int64]string
 	var doc *pidex.Document
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { roots, err = s.eng.Tree(gctx, ref, pidex.TreeOptions{}); return err })
-	g.Go(func() (err error) { previews, err = s.eng.Previews(gctx, ref); return err })
+	g.Go(func() (err error) { roots, err = s.cat.Tree(gctx, ref, pidex.TreeOptions{}); return err })
+	g.Go(func() (err error) { previews, err = s.cat.Previews(gctx, ref); return err })
 	if at == "" || leaf != "" {
-		g.Go(func() (err error) { doc, err = s.eng.Read(gctx, ref, o); return err })
+		g.Go(func() (err error) { doc, err = s.cat.Read(gctx, ref, o); return err })
 	}
 	if err := g.Wait(); err != nil {
 		s.httpError(w, r, err)
@@ -238,7 +239,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 		}
 		leaf = view.BranchLeaf(n)
 		o.Leaf = leaf
-		if doc, err = s.eng.Read(ctx, ref, o); err != nil {
+		if doc, err = s.cat.Read(ctx, ref, o); err != nil {
 			s.httpError(w, r, err)
 			return
 		}
@@ -278,7 +279,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 	}
 	nodeURL := func(id string) string { return treeBase + url.QueryEscape(id) + "#e-" + url.PathEscape(id) }
 	v.Tree = (&treePanel{previews: previews, onPath: onPath, selected: v.Leaf, link: nodeURL}).html(view.Layout(roots))
-	abandoned, _, err := s.eng.Abandoned(ctx, ref)
+	abandoned, _, err := s.cat.Abandoned(ctx, ref)
 	if err != nil {
 		s.httpError(w, r, err)
 		return
@@ -289,7 +290,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 	if v.Query != "" {
 		// A query that does not parse highlights nothing (it came from a
 		// link; the search page says what is wrong with it).
-		mark, _ = s.eng.Marker(v.Query)
+		mark, _ = s.cat.Marker(v.Query)
 		v.ClearURL = sessionURL(info.ID, info.Path, info.Machine, "leaf", keepLeaf)
 	}
 	for _, it := range doc.Items {
@@ -358,16 +359,16 @@ func (s *Server) search(r *http.Request) (*searchResult, error) {
 		return nil, err
 	}
 	res := &searchResult{opts: o, sessionsOnly: boolParam(r.URL.Query(), "sessionsOnly")}
-	totals, err := s.eng.SearchTotals(r.Context(), o)
+	totals, err := s.cat.SearchTotals(r.Context(), o)
 	if err != nil {
 		return nil, err
 	}
 	shown := 0
 	if res.sessionsOnly {
-		res.sessions, err = s.eng.SearchSessions(r.Context(), o)
+		res.sessions, err = s.cat.SearchSessions(r.Context(), o)
 		shown = len(res.sessions)
 	} else {
-		res.hits, err = s.eng.Search(r.Context(), o)
+		res.hits, err = s.cat.Search(r.Context(), o)
 		shown = len(res.hits)
 	}
 	res.page = view.NewSearchPage(totals, o.Offset, o.Limit, shown, res.sessionsOnly)
@@ -430,7 +431,7 @@ var searchLimits = []int{20, 50, 100}
 
 func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	v := searchView{Form: q, Query: q.Get("q"), Roles: s.eng.Vocabulary().RoleGroups, Limits: searchLimits}
+	v := searchView{Form: q, Query: q.Get("q"), Roles: s.cat.Vocabulary().RoleGroups, Limits: searchLimits}
 	code := http.StatusOK
 	if v.Query != "" {
 		res, err := s.search(r)
@@ -476,7 +477,7 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 				v.NextURL = offsetURL(r.URL, res.page.Next)
 			}
 		}
-		if indexed, total, err := s.eng.TextCoverage(r.Context()); err == nil {
+		if indexed, total, err := s.cat.TextCoverage(r.Context()); err == nil {
 			if note := view.Coverage(indexed, total); note != "" {
 				v.Indexed = note + "; results will grow"
 			}

@@ -16,10 +16,25 @@ import (
 // by the same names: translated here, checked by the options' own Filter
 // (a bad value is the same usage error, answered 400).
 
+// where reads the registry's filters of operation op (pidex.Filters), by
+// their names.
+func where(q url.Values, op pidex.Op) pidex.Where {
+	var w pidex.Where
+	for _, f := range pidex.Filters(op) {
+		if v := q.Get(f.Name); v != "" {
+			if w == nil {
+				w = pidex.Where{}
+			}
+			w[f.Name] = v
+		}
+	}
+	return w
+}
+
 // listOptions reads `pidex list`'s filters.
 func listOptions(q url.Values) (pidex.ListOptions, error) {
-	o := pidex.ListOptions{Cwd: q.Get("cwd"), Project: q.Get("project"), Name: q.Get("name"), Agent: q.Get("agent"),
-		Since: q.Get("since"), Until: q.Get("until"), Sort: q.Get("sort"), Machine: q.Get("machine")}
+	o := pidex.ListOptions{Where: where(q, pidex.OpList), Since: q.Get("since"), Until: q.Get("until"), Sort: q.Get("sort"),
+		Machine: q.Get("machine")}
 	var err error
 	o.Limit, err = intParam(q, "limit")
 	return o, err
@@ -29,9 +44,8 @@ func listOptions(q url.Values) (pidex.ListOptions, error) {
 // resolved as the {id} of a URL (never a path).
 func (s *Server) searchOptions(r *http.Request) (pidex.SearchOptions, error) {
 	q := r.URL.Query()
-	o := pidex.SearchOptions{Query: q.Get("q"), Project: q.Get("project"), Cwd: q.Get("cwd"), Agent: q.Get("agent"), Role: q.Get("role"),
-		Model: q.Get("model"), Since: q.Get("since"), Until: q.Get("until"), Branch: q.Get("branch"), Sort: q.Get("sort"),
-		Machine: q.Get("machine")}
+	o := pidex.SearchOptions{Query: q.Get("q"), Where: where(q, pidex.OpSearch), Role: q.Get("role"),
+		Since: q.Get("since"), Until: q.Get("until"), Branch: q.Get("branch"), Sort: q.Get("sort"), Machine: q.Get("machine")}
 	var err error
 	if o.Limit, err = intParam(q, "limit"); err != nil {
 		return o, err
@@ -44,13 +58,13 @@ func (s *Server) searchOptions(r *http.Request) (pidex.SearchOptions, error) {
 }
 
 // costOptions reads `pidex cost`'s filters (?by ?tz ?since ?until
-// ?project ?cwd ?session ?agent ?model ?source ?branch ?noDedup=1); bare dates
-// and periods are in ?tz (the page passes the browser's zone).
+// ?session ?source ?branch ?noDedup=1, and the registry's: ?project ?cwd
+// ?agent ?model …); bare dates and periods are in ?tz (the page passes the
+// browser's zone).
 func (s *Server) costOptions(r *http.Request) (pidex.CostOptions, error) {
 	q := r.URL.Query()
 	o := pidex.CostOptions{Source: q.Get("source"), TZ: q.Get("tz"), Since: q.Get("since"), Until: q.Get("until"),
-		Project: q.Get("project"), Cwd: q.Get("cwd"), Agent: q.Get("agent"), Model: q.Get("model"), Branch: q.Get("branch"), NoDedup: boolParam(q, "noDedup"),
-		Machine: q.Get("machine")}
+		Where: where(q, pidex.OpCost), Branch: q.Get("branch"), NoDedup: boolParam(q, "noDedup"), Machine: q.Get("machine")}
 	if q.Has("by") {
 		o.By = strings.Split(q.Get("by"), ",")
 	}
@@ -107,12 +121,12 @@ func (s *Server) session(r *http.Request, arg string) (pidex.SessionRef, error) 
 		return pidex.SessionRef{}, &pidex.NotFoundError{Ref: arg}
 	}
 	machine := r.URL.Query().Get("machine")
-	ref, err := s.eng.ResolveOn(r.Context(), arg, machine)
+	ref, err := s.cat.Resolve(r.Context(), arg, machine)
 	file := r.URL.Query().Get("file")
 	if !errors.Is(err, pidex.ErrAmbiguous) || file == "" {
 		return ref, err
 	}
-	all, lerr := s.eng.List(r.Context(), pidex.ListOptions{Machine: machine})
+	all, lerr := s.cat.List(r.Context(), pidex.ListOptions{Machine: machine})
 	if lerr != nil {
 		return ref, lerr
 	}

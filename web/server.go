@@ -14,7 +14,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/pidex-dev/pidex/engine"
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/httpguard"
 )
 
@@ -38,16 +38,23 @@ type Options struct {
 	SlowRequest time.Duration
 }
 
-// Server serves one engine.
+// Catalog is what the server reads: every read of a catalog, and when it
+// changed (the pages are live).
+type Catalog interface {
+	pidex.Catalog
+	pidex.Live
+}
+
+// Server serves one catalog.
 type Server struct {
-	eng  *engine.Engine
+	cat  Catalog
 	opts Options
 	mux  *http.ServeMux
 }
 
-// New builds the server's routes over eng. It does not listen.
-func New(eng *engine.Engine, opts Options) (*Server, error) {
-	s := &Server{eng: eng, opts: opts, mux: http.NewServeMux()}
+// New builds the server's routes over cat. It does not listen.
+func New(cat Catalog, opts Options) (*Server, error) {
+	s := &Server{cat: cat, opts: opts, mux: http.NewServeMux()}
 	static, err := fs.Sub(assets, "assets/static")
 	if err != nil {
 		return nil, fmt.Errorf("load assets: %w", err)

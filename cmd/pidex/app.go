@@ -159,12 +159,12 @@ func (a *app) refresh(ctx context.Context) (*engine.Engine, error) {
 // session refreshes the catalog (unless --no-refresh) and resolves a
 // SESSION argument; a session file named by path outside the roots is
 // indexed too, with its folder.
-func (a *app) session(ctx context.Context, arg string) (*engine.Engine, pidex.SessionRef, error) {
+func (a *app) session(ctx context.Context, arg string) (pidex.Catalog, pidex.SessionRef, error) {
 	eng, err := a.refreshWith(ctx, arg)
 	if err != nil {
 		return nil, pidex.SessionRef{}, err
 	}
-	ref, err := eng.ResolveOn(ctx, arg, a.machine)
+	ref, err := eng.Resolve(ctx, arg, a.machine)
 	return eng, ref, err
 }
 
@@ -189,7 +189,7 @@ func (a *app) refreshWith(ctx context.Context, session string) (*engine.Engine, 
 // refresh wrote anything, or the early read failed (a session the refresh
 // had yet to index), read runs again after it. read only gathers its
 // answer (the caller prints it afterwards): it may run twice.
-func (a *app) readFresh(ctx context.Context, session string, text bool, read func(*engine.Engine) error) (*engine.Engine, error) {
+func (a *app) readFresh(ctx context.Context, session string, text bool, read func(pidex.Catalog) error) (pidex.Catalog, error) {
 	eng, err := a.engine(ctx)
 	if err != nil {
 		return nil, err

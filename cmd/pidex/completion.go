@@ -10,10 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/internal/render"
 	"github.com/pidex-dev/pidex/internal/text"
 	"github.com/pidex-dev/pidex/internal/view"
+	"github.com/pidex-dev/pidex/pi"
 )
 
 // Shell completion: cobra's `pidex completion bash|zsh|fish|powershell`
@@ -83,7 +83,7 @@ func (a *app) completeLeaf(cmd *cobra.Command, args []string, toComplete string)
 	if err != nil {
 		return nil, noFiles
 	}
-	ref, err := eng.Resolve(cmd.Context(), args[0])
+	ref, err := eng.Resolve(cmd.Context(), args[0], a.machine)
 	if err != nil {
 		return nil, noFiles
 	}
@@ -187,7 +187,7 @@ func zones() []string {
 // completions registers what each command's arguments and flags
 // complete to.
 func (a *app) completions(root *cobra.Command) {
-	v := engine.Vocabulary()
+	v := pi.Vocabulary()
 	byName := map[string]*cobra.Command{}
 	for _, c := range root.Commands() {
 		byName[c.Name()] = c
@@ -215,8 +215,12 @@ func (a *app) completions(root *cobra.Command) {
 	flag("cost", "branch", words(pidex.BranchAll, pidex.BranchActive, pidex.BranchAbandoned))
 	flag("cost", "tz", completeZone)
 	flag("cost", "session", a.completeSessionFlag)
-	for _, c := range []string{"list", "search", "cost"} {
-		flag(c, "agent", commaWords(pidex.Sources...))
+	for c, op := range map[string]pidex.Op{"list": pidex.OpList, "search": pidex.OpSearch, "cost": pidex.OpCost} {
+		for _, f := range pidex.Filters(op) {
+			if f.Match == pidex.OneOf {
+				flag(c, f.Name, commaWords(f.Words...))
+			}
+		}
 	}
 	flag("sql", "format", words(render.FormatTable, render.FormatTSV, render.FormatCSV, render.FormatJSON, render.FormatNDJSON))
 }

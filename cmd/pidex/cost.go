@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/internal/render"
 	"github.com/pidex-dev/pidex/pi"
 )
@@ -39,7 +38,7 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			var err error
-			if o.Cwd, err = resolveCwd(o.Cwd); err != nil {
+			if err = resolvePaths(o.Where); err != nil {
 				return err
 			}
 			if reprice != "" {
@@ -49,7 +48,7 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 			}
 			o.Machine = a.machine
 			var r *pidex.CostReport
-			if _, err := a.readFresh(ctx, o.Session, false, func(eng *engine.Engine) (err error) {
+			if _, err := a.readFresh(ctx, o.Session, false, func(eng pidex.Catalog) (err error) {
 				r, err = eng.Cost(ctx, o)
 				return err
 			}); err != nil {
@@ -75,11 +74,8 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 	fl.StringVar(&o.Since, "since", "", "only calls at or after DATE (2026-11-01 in --tz, RFC 3339, or a duration like 7d)")
 	fl.StringVar(&o.Until, "until", "", "only calls before DATE (a bare date includes that day)")
 	fl.StringVar(&o.TZ, "tz", "", "time zone of days, weeks and months (IANA, e.g. Asia/Kathmandu; default the local zone)")
-	fl.StringVar(&o.Project, "project", "", "only sessions whose working directory contains SUBSTRING")
-	fl.StringVar(&o.Cwd, "cwd", "", "only sessions whose working directory is exactly DIR")
+	filterFlags(fl, pidex.OpCost, &o.Where)
 	fl.StringVar(&o.Session, "session", "", "only this session (id, prefix, name or file)")
-	fl.StringVar(&o.Agent, "agent", "", "only sessions of these agents: "+strings.Join(pidex.Sources, ", ")+" (commas)")
-	fl.StringVar(&o.Model, "model", "", "only calls whose provider/model contains SUBSTRING")
 	fl.StringVar(&o.Source, "source", "", "only these sources: "+strings.Join(pi.Vocabulary().Sources, ", ")+" (commas)")
 	fl.StringVar(&o.Branch, "branch", pidex.BranchAll, "all, active (on a current branch) or abandoned (the rest)")
 	fl.BoolVar(&o.NoDedup, "no-dedup", false, "count every copy of a call that forks hold (the raw sum of the files)")

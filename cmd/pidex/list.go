@@ -1,15 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/internal/render"
 )
 
@@ -26,13 +22,12 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 		Args: a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			var err error
-			if o.Cwd, err = resolveCwd(o.Cwd); err != nil {
+			if err := resolvePaths(o.Where); err != nil {
 				return err
 			}
 			o.Machine = a.machine
 			var sessions []pidex.Session
-			eng, err := a.readFresh(ctx, "", false, func(eng *engine.Engine) (err error) {
+			eng, err := a.readFresh(ctx, "", false, func(eng pidex.Catalog) (err error) {
 				sessions, err = eng.List(ctx, o)
 				return err
 			})
@@ -52,10 +47,7 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.Cwd, "cwd", "", "only sessions whose working directory is exactly DIR (pi's list(cwd))")
-	fl.StringVar(&o.Project, "project", "", "only sessions whose working directory contains SUBSTRING")
-	fl.StringVar(&o.Name, "name", "", "only sessions whose name contains SUBSTRING")
-	fl.StringVar(&o.Agent, "agent", "", "only sessions of these agents: "+strings.Join(pidex.Sources, ", ")+" (commas)")
+	filterFlags(fl, pidex.OpList, &o.Where)
 	fl.StringVar(&o.Since, "since", "", "only sessions modified at or after DATE (2026-11-01, RFC 3339, or a duration like 7d, 12h)")
 	fl.StringVar(&o.Until, "until", "", "only sessions modified before DATE (a bare date includes that day)")
 	fl.IntVar(&o.Limit, "limit", 0, "at most N sessions")
@@ -69,23 +61,4 @@ func sessionIDs(ss []pidex.Session) []string {
 		ids[i] = ss[i].ID
 	}
 	return ids
-}
-
-// resolveCwd makes a relative --cwd absolute: pi compares resolved paths,
-// so `--cwd .` means here. "" stays "" (no filter).
-func resolveCwd(cwd string) (string, error) {
-	if cwd == "" || filepath.IsAbs(cwd) || isWindowsAbs(cwd) {
-		return cwd, nil
-	}
-	abs, err := filepath.Abs(cwd)
-	if err != nil {
-		return "", fmt.Errorf("resolve --cwd: %w", err)
-	}
-	return abs, nil
-}
-
-// isWindowsAbs recognises C:\ paths, which sessions written on Windows
-// carry in their header, so they are matched as given.
-func isWindowsAbs(p string) bool {
-	return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
 }

@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rogpeppe/go-internal/testscript"
+
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/pgtest"
-	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) {

@@ -13,10 +13,10 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex/engine"
-	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/js"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
+	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/web"
 )
 

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/pidex-dev/pidex/engine"
-	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // `index --full` in one process while `index --watch` runs in another:

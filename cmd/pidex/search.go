@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/internal/render"
 	"github.com/pidex-dev/pidex/internal/view"
 	"github.com/pidex-dev/pidex/pi"
@@ -52,8 +51,7 @@ firstMessage, hits}]).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			o.Query = strings.Join(args, " ")
-			var err error
-			if o.Cwd, err = resolveCwd(o.Cwd); err != nil {
+			if err := resolvePaths(o.Where); err != nil {
 				return err
 			}
 			o.Machine = a.machine
@@ -63,7 +61,7 @@ firstMessage, hits}]).`,
 				hits            []pidex.Hit
 				indexed, inText int64
 			)
-			eng, err := a.readFresh(ctx, o.Session, true, func(eng *engine.Engine) (err error) {
+			eng, err := a.readFresh(ctx, o.Session, true, func(eng pidex.Catalog) (err error) {
 				if indexed, inText, err = eng.TextCoverage(ctx); err != nil {
 					return err
 				}
@@ -106,12 +104,9 @@ firstMessage, hits}]).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.Project, "project", "", "only sessions whose working directory contains SUBSTRING")
-	fl.StringVar(&o.Cwd, "cwd", "", "only sessions whose working directory is exactly DIR")
+	filterFlags(fl, pidex.OpSearch, &o.Where)
 	fl.StringVar(&o.Session, "session", "", "only this session (id, prefix, name or file)")
-	fl.StringVar(&o.Agent, "agent", "", "only sessions of these agents: "+strings.Join(pidex.Sources, ", ")+" (commas)")
 	fl.StringVar(&o.Role, "role", "", "only entries of this role: "+strings.Join(pi.Vocabulary().RoleGroups, ", "))
-	fl.StringVar(&o.Model, "model", "", "only entries whose model contains SUBSTRING (assistant messages, model changes)")
 	fl.StringVar(&o.Since, "since", "", "only entries at or after DATE (2026-11-01, RFC 3339, or a duration like 7d)")
 	fl.StringVar(&o.Until, "until", "", "only entries before DATE (a bare date includes that day)")
 	fl.StringVar(&o.Branch, "branch", pidex.BranchAll, "all: every branch of every file; active: only entries on a session's current branch")

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // `pidex index` killed with SIGKILL at random moments of a cold index (a

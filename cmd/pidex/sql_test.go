@@ -15,9 +15,9 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 	"github.com/pidex-dev/pidex/internal/render"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // sqlEnv is a catalog of the bundled corpus and a way to run the CLI on it.

@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pidex-dev/pidex/sqlite"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
+	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // Four processes share one catalog while pi-style writers change the

@@ -29,4 +29,3 @@ func Phrases(n fts.Node) []fts.Term {
 	walk(n)
 	return out
 }
-

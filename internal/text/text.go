@@ -114,3 +114,21 @@ func Plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// ASCIILower folds ASCII capitals only, byte by byte, as SQLite's lower()
+// does: the rule of every substring filter (--project, --name, --model),
+// in SQL and in Go alike.
+func ASCIILower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}

@@ -1,4 +1,4 @@
-package query
+package sqlite
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
+	"github.com/pidex-dev/pidex/query"
 )
 
 // countCTE is the matches without their scores: counting needs no score
@@ -25,20 +26,20 @@ const confirmedCTE = `WITH RECURSIVE m(r) AS MATERIALIZED (SELECT value FROM jso
 // counts its candidates confirmed on their lines (confirmSome), at least
 // as many as the page needs: past a budget of lines read, the totals say
 // "at least".
-func (rd *Reader) SearchTotals(ctx context.Context, q fts.Node, f pidex.SearchFilter) (pidex.SearchTotals, error) {
-	from, fargs := rd.searchFrom(f)
-	expr, exact := fts.IndexMatch(q)
+func (rd *Reader) SearchTotals(ctx context.Context, p *query.SearchPlan) (pidex.SearchTotals, error) {
+	from, fargs := searchFrom(p)
+	expr, exact := fts.IndexMatch(p.Query)
 	cte, args := countCTE, []any{expr}
 	complete := true
 	if !exact {
-		ids, all, err := rd.confirmSome(ctx, q, expr, f, f.Offset+f.Limit+1)
+		ids, all, err := rd.confirmSome(ctx, p, expr, p.Offset+p.Limit+1)
 		if err != nil {
 			return pidex.SearchTotals{}, err
 		}
 		b, _ := json.Marshal(ids)
 		cte, args, complete = confirmedCTE, []any{string(b)}, all
 	}
-	if f.Active {
+	if p.Active {
 		cte += activeCTE
 	} else {
 		cte += "\n"
@@ -59,8 +60,9 @@ func (rd *Reader) SearchTotals(ctx context.Context, q fts.Node, f pidex.SearchFi
 }
 
 // confirmBudget is how many bytes of candidates' lines SearchTotals reads
-// to confirm a phrase's matches past the page it needs (see confirmSome).
-var confirmBudget int64 = 2 << 20
+// to confirm a phrase's matches past the page it needs (see confirmSome;
+// a reader's own, which tests lower).
+const confirmBudget = 2 << 20
 
 // confirmSome confirms a loose query's candidates within f (see confirmer),
 // the shortest entries first (the cheapest to read), until it has CountCap+1
@@ -70,14 +72,14 @@ var confirmBudget int64 = 2 << 20
 // was read: the count is exact (up to the cap), else at least that. A
 // phrase whose words are in thousands of long tool outputs counted every
 // candidate in seconds (`parse_header` on r3000: 6,449 candidates, 5 s).
-func (rd *Reader) confirmSome(ctx context.Context, q fts.Node, expr string, f pidex.SearchFilter, need int) (ids []int64, all bool, err error) {
+func (rd *Reader) confirmSome(ctx context.Context, p *query.SearchPlan, expr string, need int) (ids []int64, all bool, err error) {
 	join := "JOIN"
-	if !f.Active {
+	if !p.Active {
 		// m first, in its order, each row joined to its entry only when
 		// it is read (SQLite's CROSS JOIN keeps the order of the tables).
 		join = "CROSS JOIN"
 	}
-	from, args := rd.searchFromJoin(f, join)
+	from, args := searchFromJoin(p, join)
 	// Ordered inside m by the entry's size in tokens (text_sizes), so
 	// that the rows are read, and joined to their entries, only as far as
 	// the budget goes: ordering the joined rows by line length joined
@@ -85,16 +87,16 @@ func (rd *Reader) confirmSome(ctx context.Context, q fts.Node, expr string, f pi
 	// microsecond each.
 	with := `WITH RECURSIVE m0(r) AS MATERIALIZED (SELECT rowid FROM text_index WHERE text_index MATCH ?),
 	m(r) AS MATERIALIZED (SELECT m0.r FROM m0 LEFT JOIN text_sizes d ON d.id = m0.r ORDER BY d.n, m0.r DESC)`
-	if f.Active {
+	if p.Active {
 		with += activeCTE
 	}
-	rows, err := rd.db.QueryContext(ctx, with+`SELECT m.r, fl.path, e.offset, e.length FROM `+from,
+	rows, err := rd.db.QueryContext(ctx, with+`SELECT m.r, f.path, e.offset, e.length FROM `+from,
 		append([]any{expr}, args...)...)
 	if err != nil {
 		return nil, false, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
-	cf := newConfirmer(q)
+	cf := newConfirmer(p.Query)
 	defer cf.close()
 	ids = []int64{}
 	var read int64
@@ -107,7 +109,7 @@ func (rd *Reader) confirmSome(ctx context.Context, q fts.Node, expr string, f pi
 		if err := rows.Scan(&r, &path, &offset, &length); err != nil {
 			return nil, false, fmt.Errorf("search: %w", err)
 		}
-		if len(ids) > pidex.CountCap || (read+length > confirmBudget && len(ids) >= need) {
+		if len(ids) > pidex.CountCap || (read+length > rd.o.ConfirmBudget && len(ids) >= need) {
 			return ids, false, nil
 		}
 		read += length

@@ -1,52 +1,18 @@
-package readside
+package sqlite
 
 import (
 	"bytes"
 	"compress/flate"
-	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
 
-	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/pi"
-	"github.com/pidex-dev/pidex/schema"
+	"github.com/pidex-dev/pidex/query"
 )
 
-// PreviewStore is a Lines that keeps entries' previews (pi.Preview),
-// made when the entries were ingested: Previews reads them instead of the
-// lines. A local catalog keeps them (entry_previews, see PreviewBlock).
-type PreviewStore interface {
-	// StoredPreviews returns the kept previews of a session's entries, by
-	// offset; an entry without one (its line longer than PreviewMaxLine,
-	// or a catalog made before them) is missing from the map.
-	StoredPreviews(ctx context.Context, ref pidex.SessionRef) (map[int64]KeptPreview, error)
-}
-
-// KeptPreview is an entry's preview as kept, with its line's length (a
-// preview is used only for the line it was made of).
-type KeptPreview struct {
-	Length int64
-	Text   string
-}
-
-// IngestPreview is the preview Previews would make of a line read back
-// (raw, decoded as ln by the indexer), made at ingest; ok is false for a
-// line Previews does not read (longer than PreviewMaxLine). A line longer
-// than PreviewCutLine is cut first, as Previews cuts it.
-func IngestPreview(raw []byte, ln *schema.Line) (preview string, ok bool) {
-	switch n := int64(len(raw)); {
-	case n > PreviewMaxLine:
-		return "", false
-	case n > PreviewCutLine:
-		e, err := DecodeRaw(pidex.Entry{Length: n}, raw, PreviewCutLine, PreviewCutString, "")
-		if err != nil {
-			return "", false
-		}
-		return pi.Preview(e.Decoded), true
-	}
-	return pi.Preview(ln), true
-}
+// The local catalog keeps every entry's preview from ingest
+// (entry_previews, migration 00011), a deflated block per ingest batch,
+// so that a tree is shown without reading a line.
 
 // PreviewBlock builds the kept previews of a run of entries: for each,
 // its offset, its line's length and its preview, as uvarints and bytes,
@@ -93,7 +59,7 @@ func (b *PreviewBlock) Bytes() ([]byte, error) {
 }
 
 // ReadPreviewBlock adds a block's previews to out, by offset.
-func ReadPreviewBlock(data []byte, out map[int64]KeptPreview) error {
+func ReadPreviewBlock(data []byte, out map[int64]query.KeptPreview) error {
 	raw, err := io.ReadAll(flate.NewReader(bytes.NewReader(data)))
 	if err != nil {
 		return fmt.Errorf("read previews: %w", err)
@@ -114,7 +80,7 @@ func ReadPreviewBlock(data []byte, out map[int64]KeptPreview) error {
 			return fmt.Errorf("read previews: bad length")
 		}
 		raw = raw[n:]
-		out[int64(off)] = KeptPreview{Length: int64(length), Text: string(raw[:l])}
+		out[int64(off)] = query.KeptPreview{Length: int64(length), Text: string(raw[:l])}
 		raw = raw[l:]
 	}
 	return nil

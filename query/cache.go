@@ -1,11 +1,10 @@
-package engine
+package query
 
 import (
 	"context"
 	"sync"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/internal/readside"
 	"github.com/pidex-dev/pidex/pi"
 )
 
@@ -30,7 +29,7 @@ type previewKey struct {
 const previewFiles = 8
 
 // previews returns the previews of a session's entries, by offset.
-func (c *previewCache) previews(ctx context.Context, src readside.Lines, ref pidex.SessionRef, rows []pidex.Entry) (map[int64]string, error) {
+func (c *previewCache) previews(ctx context.Context, b Backend, ref pidex.SessionRef, rows []pidex.Entry) (map[int64]string, error) {
 	path := ref.Machine + "\x00" + ref.Path // a team catalog holds the same path on two machines
 	c.mu.Lock()
 	known := c.files[path]
@@ -47,7 +46,7 @@ func (c *previewCache) previews(ctx context.Context, src readside.Lines, ref pid
 	if len(missing) == 0 {
 		return out, nil
 	}
-	fresh, err := readside.Previews(ctx, src, ref, missing)
+	fresh, err := previews(ctx, b, ref, missing)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +95,7 @@ type contextCache struct {
 type contextKey struct {
 	path, machine string
 	size, entries int64
-	spec          readside.ContextSpec
+	spec          ContextSpec
 }
 
 type cachedContext struct {

@@ -1,12 +1,10 @@
-package query
+package sqlite
 
 import (
 	"context"
 	"sync"
 
 	"github.com/jmoiron/sqlx"
-
-	"github.com/pidex-dev/pidex/sqlite"
 )
 
 // cacheMemo keeps what a reader decoded of its read caches (catalog's
@@ -18,7 +16,7 @@ import (
 // one-shot command's memo is empty, so it costs that command nothing.
 // What is kept is never changed: callers filter into new slices, and a
 // blob's bytes are a copy or a mapping that is never unmapped
-// (sqlite.DB.LoadCache).
+// (DB.LoadCache).
 type cacheMemo[T any] struct {
 	mu sync.Mutex
 	m  map[string]memoEntry[T]
@@ -38,7 +36,7 @@ func (m *cacheMemo[T]) valid(ctx context.Context, tx sqlx.QueryerContext, name s
 	if !ok {
 		return v, false, nil
 	}
-	now, valid, err := sqlite.CacheGen(ctx, tx, name)
+	now, valid, err := CacheGen(ctx, tx, name)
 	if err != nil || !valid || now != got.gen {
 		return v, false, err
 	}

@@ -1,11 +1,11 @@
-package query
+package sqlite
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/internal/fts"
+	"github.com/pidex-dev/pidex/query"
 )
 
 // A query the index cannot run exactly (a phrase, an identifier, a CJK
@@ -36,8 +36,8 @@ type sessionFound struct {
 
 // searchSessionsLoose is SearchSessions for loose matches m: the same
 // rows, in the same order, as confirming every candidate first.
-func (rd *Reader) searchSessionsLoose(ctx context.Context, q fts.Node, f pidex.SearchFilter, m matched) ([]pidex.SessionHits, error) {
-	cands, err := rd.sessionCands(ctx, f, m)
+func (rd *Reader) searchSessionsLoose(ctx context.Context, p *query.SearchPlan, m matched) ([]pidex.SessionHits, error) {
+	cands, err := rd.sessionCands(ctx, p, m)
 	if err != nil {
 		return nil, err
 	}
@@ -45,18 +45,18 @@ func (rd *Reader) searchSessionsLoose(ctx context.Context, q fts.Node, f pidex.S
 	for i, c := range cands {
 		byFile[c.file] = append(byFile[c.file], i)
 	}
-	cf := newConfirmer(q)
+	cf := newConfirmer(p.Query)
 	defer cf.close()
 	var found []*sessionFound
-	if f.Newest {
-		found, err = newestSessions(ctx, cf, cands, byFile, f.Offset+f.Limit)
+	if p.Newest {
+		found, err = newestSessions(ctx, cf, cands, byFile, p.Offset+p.Limit)
 	} else {
-		found, err = bestSessions(ctx, cf, cands, f.Offset+f.Limit)
+		found, err = bestSessions(ctx, cf, cands, p.Offset+p.Limit)
 	}
 	if err != nil {
 		return nil, err
 	}
-	page := found[min(f.Offset, len(found)):min(f.Offset+f.Limit, len(found))]
+	page := found[min(p.Offset, len(found)):min(p.Offset+p.Limit, len(found))]
 	for _, s := range page {
 		rest, err := countConfirmed(ctx, cf, cands, byFile[s.file][s.next:])
 		if err != nil {
@@ -69,14 +69,14 @@ func (rd *Reader) searchSessionsLoose(ctx context.Context, q fts.Node, f pidex.S
 
 // sessionCands lists the candidates within f: by score, or (Newest) by
 // session, most recently modified first.
-func (rd *Reader) sessionCands(ctx context.Context, f pidex.SearchFilter, m matched) ([]sessionCand, error) {
-	from, fargs := rd.searchFrom(f)
-	order := "m.score, modified DESC, fl.path, e.offset"
-	if f.Newest {
-		order = "modified DESC, fl.path, e.offset"
+func (rd *Reader) sessionCands(ctx context.Context, p *query.SearchPlan, m matched) ([]sessionCand, error) {
+	from, fargs := searchFrom(p)
+	order := "m.score, modified DESC, f.path, e.offset"
+	if p.Newest {
+		order = "modified DESC, f.path, e.offset"
 	}
-	rows, err := rd.db.QueryContext(ctx, m.with+`SELECT e.file_id, fl.path, e.offset, e.length, m.score,
-		COALESCE(s.last_activity_ms, s.created_ms, fl.mtime_ns / 1000000) AS modified
+	rows, err := rd.db.QueryContext(ctx, m.with+`SELECT e.file_id, f.path, e.offset, e.length, m.score,
+		COALESCE(s.last_activity_ms, s.created_ms, f.mtime_ns / 1000000) AS modified
 		FROM `+from+` ORDER BY `+order, append(m.args, fargs...)...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)

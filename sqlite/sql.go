@@ -1,4 +1,4 @@
-package query
+package sqlite
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/sqlite"
+	"github.com/pidex-dev/pidex/query"
 )
 
 // SQLConn is a read-only connection to the catalog for ad-hoc SQL: it
@@ -42,7 +42,7 @@ type SQLConn struct {
 
 // OpenSQL opens the catalog at path for Query.
 func OpenSQL(ctx context.Context, path string) (*SQLConn, error) {
-	uri, err := sqlite.ReadOnlyURI(path, "query_only(1)", "busy_timeout(10000)", "temp_store(MEMORY)", sqlite.MmapPragma)
+	uri, err := ReadOnlyURI(path, "query_only(1)", "busy_timeout(10000)", "temp_store(MEMORY)", MmapPragma)
 	if err != nil {
 		return nil, fmt.Errorf("open catalog read-only: %w", err)
 	}
@@ -200,41 +200,14 @@ func (c *SQLConn) Stream(ctx context.Context, stmt string, params map[string]str
 		return c.sqlError(ctx, err)
 	}
 	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return c.sqlError(ctx, err)
-	}
-	if err := sink.Columns(cols); err != nil {
-		return err
-	}
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return c.sqlError(ctx, err)
-		}
-		more, err := sink.Row(vals)
-		if err != nil {
-			return err
-		}
-		if !more {
-			return nil
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return c.sqlError(ctx, err)
-	}
-	return nil
+	return query.StreamRows(rows, sink, func(v any) any { return v }, func(err error) error { return c.sqlError(ctx, err) })
 }
 
 func (c *SQLConn) sqlError(ctx context.Context, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return pidex.ErrTimeout
 	}
-	if c.denied.Load() || sqlite.IsCode(err, sqlite.CodeAuth, sqlite.CodeReadOnly) {
+	if c.denied.Load() || IsCode(err, CodeAuth, CodeReadOnly) {
 		msg := err.Error()
 		return pidex.Usagef("pidex sql is read-only: refused, the statement would write, attach or load something (%s)", msg)
 	}

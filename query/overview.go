@@ -1,10 +1,9 @@
-package engine
+package query
 
 import (
 	"context"
 
 	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/internal/readside"
 	"github.com/pidex-dev/pidex/internal/view"
 	"github.com/pidex-dev/pidex/pi"
 )
@@ -13,16 +12,16 @@ import (
 // record, branch points with where each branch ends, labels, compactions,
 // and the cost of the branches the user left. It reads from the file only
 // the entries it shows, so it stays fast on the largest sessions.
-func (e *Engine) Overview(ctx context.Context, ref pidex.SessionRef) (*pidex.Overview, error) {
-	info, err := e.backend().Session(ctx, ref.FileID)
+func (rd *Reader) Overview(ctx context.Context, ref pidex.SessionRef) (*pidex.Overview, error) {
+	info, err := rd.Info(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	roots, err := e.backend().Tree(ctx, ref.FileID)
+	roots, err := rd.tree(ctx, ref.FileID)
 	if err != nil {
 		return nil, err
 	}
-	path, err := e.backend().Path(ctx, ref.FileID, "")
+	path, err := rd.path(ctx, ref.FileID, "")
 	if err != nil {
 		return nil, err
 	}
@@ -32,11 +31,11 @@ func (e *Engine) Overview(ctx context.Context, ref pidex.SessionRef) (*pidex.Ove
 	}
 	shown, compactions := view.OverviewNeeds(roots)
 	// The backend's lines: a team catalog's files are not on this machine.
-	previews, err := readside.Previews(ctx, e.backend(), ref, shown)
+	previews, err := previews(ctx, rd.backend(), ref, shown)
 	if err != nil {
 		return nil, err
 	}
-	read, err := e.backend().Lines(ctx, ref, compactions, overviewCutLine, overviewCutString)
+	read, err := rd.backend().Lines(ctx, ref, compactions, overviewCutLine, overviewCutString)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +44,7 @@ func (e *Engine) Overview(ctx context.Context, ref pidex.SessionRef) (*pidex.Ove
 		byOffset[read[i].Offset] = &read[i]
 	}
 	o := view.Overview(view.OverviewParts{Info: info, Roots: roots, OnPath: onPath, Previews: previews, Compactions: byOffset})
-	if o.AbandonedCost, o.AbandonedCalls, err = e.Abandoned(ctx, ref); err != nil {
+	if o.AbandonedCost, o.AbandonedCalls, err = rd.Abandoned(ctx, ref); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -53,13 +52,13 @@ func (e *Engine) Overview(ctx context.Context, ref pidex.SessionRef) (*pidex.Ove
 
 // Abandoned is what a session spent on branches left behind: its own
 // calls (every copy it holds, like its total) off its current branch.
-func (e *Engine) Abandoned(ctx context.Context, ref pidex.SessionRef) (cost float64, calls int64, err error) {
-	f, err := pidex.CostOptions{By: []string{"source"}, Branch: pidex.BranchAbandoned, NoDedup: true}.Filter(e.Vocabulary())
+func (rd *Reader) Abandoned(ctx context.Context, ref pidex.SessionRef) (cost float64, calls int64, err error) {
+	f, err := pidex.CostOptions{By: []string{"source"}, Branch: pidex.BranchAbandoned, NoDedup: true}.Filter(rd.Vocabulary())
 	if err != nil {
 		return 0, 0, err
 	}
 	f.FileID = ref.FileID // the session named already: no lookup by path
-	rep, err := e.backend().Cost(ctx, f)
+	rep, err := rd.cost(ctx, f)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -77,8 +76,8 @@ const (
 // to an entry (a search hit): the session's current leaf when it lies
 // below the entry, else the newest-written continuation. An unknown entry
 // is pidex.ErrNotFound.
-func (e *Engine) BranchThrough(ctx context.Context, ref pidex.SessionRef, entryID string) (string, error) {
-	roots, err := e.backend().Tree(ctx, ref.FileID)
+func (rd *Reader) BranchThrough(ctx context.Context, ref pidex.SessionRef, entryID string) (string, error) {
+	roots, err := rd.tree(ctx, ref.FileID)
 	if err != nil {
 		return "", err
 	}
@@ -92,12 +91,12 @@ func (e *Engine) BranchThrough(ctx context.Context, ref pidex.SessionRef, entryI
 // Suggest lists sessions a reference that matched none may have meant, at
 // most n: those whose name contains it (ignoring case), else the most
 // recently modified. A face shows them with its "not found".
-func (e *Engine) Suggest(ctx context.Context, ref string, n int) ([]pidex.Session, error) {
+func (rd *Reader) Suggest(ctx context.Context, ref string, n int) ([]pidex.Session, error) {
 	if ref != "" {
-		named, err := e.List(ctx, pidex.ListOptions{Name: ref, Limit: n})
+		named, err := rd.List(ctx, pidex.ListOptions{Where: pidex.Where{"name": ref}, Limit: n})
 		if err != nil || len(named) > 0 {
 			return named, err
 		}
 	}
-	return e.List(ctx, pidex.ListOptions{Limit: n})
+	return rd.List(ctx, pidex.ListOptions{Limit: n})
 }

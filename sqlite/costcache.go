@@ -1,37 +1,31 @@
-package query
+package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"encoding/binary"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/sqlite"
-	"github.com/pidex-dev/pidex/internal/readside"
+	"github.com/pidex-dev/pidex/query"
 )
 
 // A cost report that needs nothing of a session but its file id is summed
 // in Go from the rollup's read cache (migration 00016): one blob of the
 // rollup's rows, where SQLite's grouping of the same rows (12,000 in the
 // hourly rollup of 3,000 sessions) was most of a fresh `pidex cost`. The
-// sums are SQLite's total() (readside.Total), so the answer is the SQL's
+// sums are SQLite's total() (query.Total), so the answer is the SQL's
 // (TestCostCacheIsTheSQL). Reports that group or filter by a session's
 // columns, cut buckets at --since/--until, or run over a catalog holding
-// files outside the reader's roots keep the SQL (costSQL).
+// files outside the reader's roots keep the SQL (cost.go): their
+// conditions are the plan's, tested on the rows here, written as SQL there.
 
-// rollupRow is a rollup row as the cache keeps it; provider, model and
-// source are indexes into the cache's strings.
+// rollupRow is a rollup row as the cache keeps it: the row, and the
+// indexes of its provider, model and source into the cache's strings.
 type rollupRow struct {
-	fileID, bucket          int64
+	query.UsageRow
 	provider, model, source int32
-	isCopy, active          bool
-	calls                   int64
-	sums                    [7]float64 // input, output, cache_read, cache_write, cache_write_1h, total_tokens, cost
 }
 
 // rollupCache is a rollup cache's blob (encodeRollup) and its strings,
@@ -44,13 +38,13 @@ type rollupCache struct {
 
 // openRollup reads the strings of encodeRollup's blob.
 func openRollup(b []byte) (*rollupCache, error) {
-	d, err := sqlite.NewBlobReader(b, rollupVersion)
+	d, err := NewBlobReader(b, rollupVersion)
 	if err != nil {
 		return nil, err
 	}
 	n := d.Uvarint()
 	if n > uint64(len(b)) {
-		return nil, sqlite.ErrBlob
+		return nil, ErrBlob
 	}
 	c := &rollupCache{strs: make([]string, n)}
 	for i := range c.strs {
@@ -66,7 +60,7 @@ func openRollup(b []byte) (*rollupCache, error) {
 // each hands fn every row in turn (the same rollupRow, overwritten), and
 // says ErrBlob when the rows do not read to the end as the format's.
 func (c *rollupCache) each(fn func(*rollupRow)) error {
-	d := sqlite.ContinueBlob(c.rows)
+	d := ContinueBlob(c.rows)
 	n := uint64(len(c.strs))
 	bad := false
 	index := func() int32 {
@@ -79,105 +73,75 @@ func (c *rollupCache) each(fn func(*rollupRow)) error {
 	}
 	var r rollupRow
 	for d.More() && !bad {
-		r.fileID, r.bucket = d.Varint(), d.Varint()
+		r.FileID, r.Bucket = d.Varint(), d.Varint()
 		r.provider, r.model, r.source = index(), index(), index()
 		flags := d.Byte()
-		r.isCopy, r.active = flags&1 != 0, flags&2 != 0
-		r.calls = d.Varint()
-		for j := range r.sums {
-			r.sums[j] = d.Float()
+		r.IsCopy, r.Active = flags&1 != 0, flags&2 != 0
+		r.Calls = d.Varint()
+		for j := range r.Sums {
+			r.Sums[j] = d.Float()
 		}
 		if d.Err() != nil || bad {
 			break
 		}
+		r.Provider, r.Model, r.Source = c.strs[r.provider], c.strs[r.model], c.strs[r.source]
 		fn(&r)
 	}
 	if d.Err() != nil || bad {
-		return sqlite.ErrBlob
+		return ErrBlob
 	}
 	return nil
 }
 
-// cachedCostAnswers says whether f is a report the rollup cache answers.
-func cachedCostAnswers(f pidex.CostFilter) bool {
-	if f.Cwd != "" || f.Project != "" || len(f.Agents) > 0 {
-		return false
-	}
-	for _, k := range f.By {
-		if k == "project" || k == "session" || k == "agent" {
-			return false
-		}
-	}
-	return true
-}
-
-// costFromCache answers f from the rollup cache; ok is false when the SQL
-// must (see above).
-func (rd *Reader) costFromCache(ctx context.Context, f pidex.CostFilter) (parts []readside.CostPart, ok bool, err error) {
-	if !cachedCostAnswers(f) || rd.noCostCache {
+// usageFromCache answers p from the rollup cache; ok is false when the
+// SQL must (see above): a condition or key the cache's rows lack, or
+// edge records read one by one.
+func (r *Reader) usageFromCache(ctx context.Context, p *query.CostPlan) (parts []query.CostPart, ok bool, err error) {
+	keep, ok := append(p.Flags[:len(p.Flags):len(p.Flags)], p.Where...).Usage()
+	if !ok || p.Keys.Sessions() || p.Keys.Machine || len(p.Edges.Edges) > 0 || r.o.NoCostCache {
 		return nil, false, nil
 	}
-	tx, err := rd.db.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := r.db.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, false, fmt.Errorf("sum usage: %w", err)
 	}
 	defer tx.Rollback()
-	if len(rd.roots) > 0 {
-		if outside, err := filesOutside(ctx, tx, rd.roots); err != nil || outside {
-			return nil, false, err
-		}
-	}
-	rollup := sqlite.HourRollup
-	var spans []readside.ZoneSpan
-	if readside.ByTime(f.By) {
-		lo, hi, err := bucketRange(ctx, tx, f)
-		if err != nil {
-			return nil, false, err
-		}
-		spans = readside.ZoneSpans(f.TZ, lo, hi)
-		if !readside.WholeHours(spans) {
-			rollup = sqlite.QuarterRollup
-		}
-	}
-	e := readside.CostEdges(f, rollup.Unit)
-	if len(e.Edges) > 0 {
-		return nil, false, nil // records read one by one: the SQL's
-	}
-	if c, ok, err := rd.rollups.valid(ctx, tx, rollup.Table); err != nil {
+	table := p.Rollup.Table
+	if c, ok, err := r.rollups.valid(ctx, tx, table); err != nil {
 		return nil, false, err
 	} else if ok {
-		if parts, err := c.sum(f, e, spans); err == nil {
+		if parts, err := c.sum(p, keep); err == nil {
 			return parts, true, nil
 		}
 	}
-	ca, err := rd.db.LoadCache(ctx, tx, rollup.Table)
+	ca, err := r.db.LoadCache(ctx, tx, table)
 	if err != nil {
 		return nil, false, err
 	}
 	if ca.Data != nil {
 		if c, err := openRollup(ca.Data); err == nil {
-			if parts, err := c.sum(f, e, spans); err == nil {
-				rd.rollups.set(rollup.Table, ca.Gen, c)
+			if parts, err := c.sum(p, keep); err == nil {
+				r.rollups.set(table, ca.Gen, c)
 				return parts, true, nil
 			}
 		}
 	}
 	// No valid blob: the rows, and the blob made of them kept for the
 	// next report.
-	blob, err := rollupBlob(ctx, tx, rollup.Table)
+	blob, err := rollupBlob(ctx, tx, table)
 	if err != nil {
 		return nil, false, err
 	}
 	tx.Rollback() // read: the snapshot can go before the blob is stored
-	if rd.keep != nil {
-		_ = rd.keep(ctx, rollup.Table, ca.Gen, blob) // made again next time if not kept
+	if r.keep != nil {
+		_ = r.keep(ctx, table, ca.Gen, blob) // made again next time if not kept
 	}
 	c, err := openRollup(blob)
 	if err != nil {
 		return nil, false, err
 	}
-	rd.rollups.set(rollup.Table, ca.Gen, c) // valid once kept (the memo checks)
-	parts, err = c.sum(f, e, spans)
+	r.rollups.set(table, ca.Gen, c) // valid once kept (the memo checks)
+	parts, err = c.sum(p, keep)
 	return parts, err == nil, err
 }
 
@@ -203,8 +167,8 @@ func rollupBlob(ctx context.Context, tx *sqlx.Tx, table string) ([]byte, error) 
 	for rows.Next() {
 		var r rollupRow
 		var provider, model, source string
-		if err := rows.Scan(&r.fileID, &r.bucket, &provider, &model, &source, &r.isCopy, &r.active, &r.calls,
-			&r.sums[0], &r.sums[1], &r.sums[2], &r.sums[3], &r.sums[4], &r.sums[5], &r.sums[6]); err != nil {
+		if err := rows.Scan(&r.FileID, &r.Bucket, &provider, &model, &source, &r.IsCopy, &r.Active, &r.Calls,
+			&r.Sums[0], &r.Sums[1], &r.Sums[2], &r.Sums[3], &r.Sums[4], &r.Sums[5], &r.Sums[6]); err != nil {
 			return nil, fmt.Errorf("sum usage: %w", err)
 		}
 		r.provider, r.model, r.source = intern(provider), intern(model), intern(source)
@@ -225,35 +189,28 @@ type partKey struct {
 
 type partSums struct {
 	calls int64
-	sums  [7]readside.Total
+	sums  [7]query.Total
 }
 
-// sum is costSQL's statement over the cache: the rows f selects among
-// the whole buckets e allows, grouped by day and readside.KeyCols's keys,
-// each sum a total() of its rows.
-func (c *rollupCache) sum(f pidex.CostFilter, e readside.Edges, spans []readside.ZoneSpan) ([]readside.CostPart, error) {
-	keep := c.filter(f)
-	byTime := readside.ByTime(f.By)
-	by := func(k string) bool { return slices.Contains(f.By, k) }
-	model := by("model") || f.Prices != nil
-	withProvider, withSource := model || by("provider"), by("source")
+// sum is p's statement over the cache: the rows keep selects among the
+// whole buckets p allows, grouped by day and p's keys, each sum a total()
+// of its rows.
+func (c *rollupCache) sum(p *query.CostPlan, keep func(*query.UsageRow) bool) ([]query.CostPart, error) {
+	e := p.Edges
 	groups := map[partKey]*partSums{}
 	var order []partKey
 	err := c.each(func(r *rollupRow) {
-		if !keep(r) || (!e.All && (r.bucket < e.First || r.bucket >= e.Last)) {
+		if !keep(&r.UsageRow) || (!e.All && (r.Bucket < e.First || r.Bucket >= e.Last)) {
 			return
 		}
-		k := partKey{day: -1, provider: -1, model: -1, source: -1}
-		if byTime {
-			k.day = readside.DayOf(r.bucket, spans)
-		}
-		if withProvider {
+		k := partKey{day: p.Days.Of(r.Bucket), provider: -1, model: -1, source: -1}
+		if p.Keys.Provider {
 			k.provider = r.provider
 		}
-		if model {
+		if p.Keys.Model {
 			k.model = r.model
 		}
-		if withSource {
+		if p.Keys.Source {
 			k.source = r.source
 		}
 		g := groups[k]
@@ -262,15 +219,15 @@ func (c *rollupCache) sum(f pidex.CostFilter, e readside.Edges, spans []readside
 			groups[k] = g
 			order = append(order, k)
 		}
-		g.calls += r.calls
-		for j, v := range r.sums {
+		g.calls += r.Calls
+		for j, v := range r.Sums {
 			g.sums[j].AddFloat(v)
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	parts := make([]readside.CostPart, 0, len(order))
+	parts := make([]query.CostPart, 0, len(order))
 	str := func(i int32) string {
 		if i < 0 {
 			return ""
@@ -279,38 +236,12 @@ func (c *rollupCache) sum(f pidex.CostFilter, e readside.Edges, spans []readside
 	}
 	for _, k := range order {
 		g := groups[k]
-		parts = append(parts, readside.CostPart{Day: k.day, Provider: str(k.provider), Model: str(k.model),
+		parts = append(parts, query.CostPart{Day: k.day, Provider: str(k.provider), Model: str(k.model),
 			Source: str(k.source), Calls: g.calls, Input: g.sums[0].Value(), Output: g.sums[1].Value(),
 			CacheRead: g.sums[2].Value(), CacheWrite: g.sums[3].Value(), CacheWrite1h: g.sums[4].Value(),
 			TotalTokens: g.sums[5].Value(), Cost: g.sums[6].Value()})
 	}
 	return parts, nil
-}
-
-// filter is costSQL's conditions on a rollup row.
-func (c *rollupCache) filter(f pidex.CostFilter) func(*rollupRow) bool {
-	// Per string, not per row: whether a source or a provider/model pair
-	// passes.
-	sourceOK := make([]bool, len(c.strs))
-	for i, s := range c.strs {
-		sourceOK[i] = len(f.Sources) == 0 || slices.Contains(f.Sources, s)
-	}
-	needle := readside.ASCIILower(f.Model)
-	return func(r *rollupRow) bool {
-		switch {
-		case !f.NoDedup && r.isCopy,
-			f.Branch == "active" && !r.active,
-			f.Branch == "abandoned" && r.active,
-			!sourceOK[r.source],
-			f.FileID != 0 && r.fileID != f.FileID:
-			return false
-		case f.Model != "":
-			// instr(lower(provider || '/' || model), lower(?)) > 0, lower()
-			// folding ASCII only as SQLite's does.
-			return strings.Contains(readside.ASCIILower(c.strs[r.provider]+"/"+c.strs[r.model]), needle)
-		}
-		return true
-	}
 }
 
 // rollupVersion is the cache blob's format.
@@ -323,10 +254,10 @@ func encodeRollup(strs []string, rows []byte) []byte {
 	for _, s := range strs {
 		n += len(s) + 2
 	}
-	b := sqlite.NewBlob(rollupVersion, n)
+	b := NewBlob(rollupVersion, n)
 	b = binary.AppendUvarint(b, uint64(len(strs)))
 	for _, s := range strs {
-		b = sqlite.AppendString(b, s)
+		b = AppendString(b, s)
 	}
 	return append(b, rows...)
 }
@@ -335,22 +266,22 @@ func encodeRollup(strs []string, rows []byte) []byte {
 // strings' indexes as uvarints, a flags byte (1: a fork's copy, 2: on the
 // active branch), its calls as a varint and its seven sums' bits.
 func appendRollupRow(b []byte, r *rollupRow) []byte {
-	b = binary.AppendVarint(b, r.fileID)
-	b = binary.AppendVarint(b, r.bucket)
+	b = binary.AppendVarint(b, r.FileID)
+	b = binary.AppendVarint(b, r.Bucket)
 	b = binary.AppendUvarint(b, uint64(r.provider))
 	b = binary.AppendUvarint(b, uint64(r.model))
 	b = binary.AppendUvarint(b, uint64(r.source))
 	var flags byte
-	if r.isCopy {
+	if r.IsCopy {
 		flags |= 1
 	}
-	if r.active {
+	if r.Active {
 		flags |= 2
 	}
 	b = append(b, flags)
-	b = binary.AppendVarint(b, r.calls)
-	for _, v := range r.sums {
-		b = sqlite.AppendFloat(b, v)
+	b = binary.AppendVarint(b, r.Calls)
+	for _, v := range r.Sums {
+		b = AppendFloat(b, v)
 	}
 	return b
 }
