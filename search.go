@@ -21,7 +21,7 @@ const (
 
 // SearchOptions are a search in the user's words.
 type SearchOptions struct {
-	Query   string // the query language (README, Search); required
+	Query   string // the query language (docs/search.md); required
 	Project string // the session's working directory contains this, ignoring case
 	Cwd     string // the session's working directory is exactly this
 	Session string // one session: an id, a unique prefix or name, or a file path

@@ -279,7 +279,7 @@ func (e *Engine) TextCoverage(ctx context.Context) (indexed, total int64, err er
 	return e.backend().TextCoverage(ctx)
 }
 
-// Cost sums the usage records o selects (see README, Cost).
+// Cost sums the usage records o selects (see docs/cost.md).
 func (e *Engine) Cost(ctx context.Context, o pidex.CostOptions) (*pidex.CostReport, error) {
 	f, err := o.Filter(e.Vocabulary())
 	if err != nil {
