@@ -44,8 +44,8 @@ type Options struct {
 	// engine then refreshes nothing, and DBPath and Roots play no part.
 	Catalog string
 	// Roots are the session roots (a folder, or source:folder, see
-	// indexer.ParseRoot); none means every agent's own (README, Session
-	// roots: pi's with its sessionDir settings, oh-my-pi's profiles and
+	// indexer.ParseRoot); none means every agent's own (docs/sources.md,
+	// Session roots: pi's with its sessionDir settings, oh-my-pi's profiles and
 	// OpenClaw's agents where they exist).
 	Roots []string
 	// Notify receives one-line messages meant for the user, such as an

@@ -88,7 +88,7 @@ func TestWatchMaxWaitUnderSteadyAppends(t *testing.T) {
 // latency is never less than the true one.
 //
 // The limit is generous on purpose: the watcher's figure (within 200 ms,
-// README) is a measurement (logged here, and in BENCHMARKS.md), not a
+// docs/commands.md) is a measurement (logged here, and in BENCHMARKS.md), not a
 // test's assertion, which a loaded machine would break. What the test
 // holds is the mechanism: a watcher that waited for quiet folders would
 // leave the first entries of the burst unqueryable for its whole 3 s.

@@ -202,7 +202,7 @@ func eachSession(t *testing.T, fn func(t *testing.T, db *sqlite.DB, g golden, re
 
 // A file is a session for pidex exactly when pi's loader accepts it (pi can
 // open it). pi's listing deviates from its own loader in three fixtures;
-// README.md explains why pidex follows the loader there.
+// docs/design.md (Semantics) explains why pidex follows the loader there.
 func TestGoldenWhichFilesAreSessions(t *testing.T) {
 	for _, gs := range goldenSets {
 		db := corpusOf(t, gs)
@@ -417,8 +417,8 @@ func testGoldenListOrder(t *testing.T, gs goldenSet) {
 	}
 }
 
-// deviates names the fixtures pi lists but cannot open (README: pidex
-// follows pi's loader).
+// deviates names the fixtures pi lists but cannot open (docs/design.md,
+// Semantics: pidex follows pi's loader).
 func deviates(rel string) bool {
 	return strings.Contains(rel, "cr-line-endings") || strings.Contains(rel, "header-numeric-id")
 }
@@ -461,7 +461,7 @@ type goldenNode struct {
 
 // The tree matches pi's getTree(). Files with duplicate ids are left out:
 // pi pushes the surviving node once per occurrence, repeating subtrees;
-// pidex shows each id once (README).
+// pidex shows each id once (docs/design.md, Semantics).
 func TestGoldenTree(t *testing.T) {
 	for _, gs := range goldenSets {
 		testGoldenTree(t, gs)

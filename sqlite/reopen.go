@@ -19,7 +19,7 @@ import (
 // a new one at its path, while a process has it open (`pidex serve`,
 // `index --watch`). SQLite would go on with the deleted file through the
 // connections already open and, through new ones, create an empty file
-// with the default mode (0644: the README promises 0600), on which every
+// with the default mode (0644: docs/reliability.md promises 0600), on which every
 // refresh fails with "no such table". So the handle remembers which file
 // it set up; before a refresh, and before opening any connection, it
 // checks that the path still names that file (Verify). When it does not,

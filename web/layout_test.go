@@ -19,13 +19,13 @@ import (
 // last entries; a search says how many hits it has, pages through them,
 // groups them by session, and the words it found are highlighted in the
 // conversation a hit opens. With PIDEX_SCREENSHOTS=DIR the phone pages
-// the README shows are saved there as phone-*.png.
+// docs/serve.md shows are saved there as phone-*.png.
 func TestBrowserLayout(t *testing.T) {
 	f := newFixtureWith(t, Options{}, "")
 	const long = "5fd1e58c-9635-410e-a644-133a96057c90" // 461 entries: a page shows 200
 	pages := []struct {
 		name, path, ready string
-		shot              bool // the README shows it
+		shot              bool // docs/serve.md shows it
 	}{
 		{"sessions", "/", `table.sessions tbody tr`, true},
 		{"session", "/s/" + branchy, `ol.entries`, false},

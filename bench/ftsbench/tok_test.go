@@ -1,6 +1,6 @@
 // Package ftsbench compares FTS5 table designs on real session text:
 // insert speed and index size for the tokenizer and detail choices behind
-// pidex's text index (see README, "Search design"). It reads a corpus
+// pidex's text index (see docs/search.md, "Search design"). It reads a corpus
 // named by PIDEX_BENCH_CORPUS (go run ./bench/gencorpus -text realistic)
 // and is skipped without one:
 //

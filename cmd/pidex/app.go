@@ -96,7 +96,7 @@ func (a *app) rootCmd() *cobra.Command {
 	f.StringVar(&a.catalog, "catalog", os.Getenv("PIDEX_CATALOG"), "read a team catalog instead: a postgres:// URL that pidex push fills (env PIDEX_CATALOG; credentials from the URL, the environment or ~/.pgpass, never printed)")
 	f.StringVar(&a.machine, "machine", "", "team catalogs: read only this machine's sessions; pidex push: the name this machine pushes as (default its host name)")
 	f.StringArrayVar(&a.sessions, "sessions", nil, "session root to index, DIR or SOURCE:DIR (pi, omp, openclaw) (repeatable; default: every agent's own, see pidex roots)")
-	f.BoolVar(&a.json, "json", false, "print JSON on stdout (see README for the format)")
+	f.BoolVar(&a.json, "json", false, "print JSON on stdout (see docs/output.md for the format)")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress or warning summary on stderr")
 	f.BoolVar(&a.noRefresh, "no-refresh", false, "answer from the catalog as it is, without refreshing it first")
 	f.BoolVar(&a.noPager, "no-pager", false, "write show and tree directly, not through $PIDEX_PAGER, $PAGER or less")

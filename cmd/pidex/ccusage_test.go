@@ -14,7 +14,7 @@ import (
 // holds ccusage 20.0.24's answers for two corpora (its README says how
 // they were made): a pi corpus without forks, and OpenClaw's (whose runs
 // write several assistant messages with one time and one usage). The
-// relation the README states is checked as it is: pidex's per-call
+// relation docs/cost.md states is checked as it is: pidex's per-call
 // records, with ccusage's rules applied — one record per (project folder,
 // session id of the file name, time, model, token counts, cost), none
 // without tokens — give ccusage's daily rows (tokens to the unit, cost to

@@ -33,7 +33,7 @@ to the recorded one, and names the models it lacks.
 On a terminal: an aligned table with a totals row; piped: tab-separated;
 --csv: CSV; --chart: cost per period as bars stacked by model.
 --json: {"rows":[{<key>…, "input", "output", "cacheRead", "cacheWrite",
-"totalTokens", "cost", "calls"}], "totals":{…}} (see README).`,
+"totalTokens", "cost", "calls"}], "totals":{…}} (see docs/output.md).`,
 		Args: a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()

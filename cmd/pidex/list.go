@@ -18,7 +18,7 @@ func (a *app) listCmd() *cobra.Command {
 pi's SessionInfo plus pidex's own (entries, branch points, models, tokens,
 cost, size). On a terminal: aligned columns, relative times, the first
 message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
---json: an array of objects (see README).`,
+--json: an array of objects (see docs/output.md).`,
 		Args: a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()

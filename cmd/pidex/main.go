@@ -14,8 +14,8 @@ import (
 	"github.com/pidex-dev/pidex"
 )
 
-// Exit codes, mapped from errors in exactly one place (exitCode); README,
-// Output contract, lists them.
+// Exit codes, mapped from errors in exactly one place (exitCode); docs/output.md,
+// Exit codes, lists them.
 const (
 	exitOK       = 0
 	exitError    = 1

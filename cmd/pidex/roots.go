@@ -10,7 +10,7 @@ func (a *app) rootsCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "roots",
 		Short: "List the session folders pidex reads, whose they are and why",
-		Long: `List the session roots: --sessions, or without it every agent's own (README,
+		Long: `List the session roots: --sessions, or without it every agent's own (docs/sources.md,
 Session roots): pi's sessions root and the folders its sessionDir settings
 name (the global one, and each project's .pi/settings.json found through the
 working directories of the sessions read), oh-my-pi's profiles, OpenClaw's

@@ -32,7 +32,7 @@ func (a *app) serveCmd() *cobra.Command {
 		Short: "Browse, search and count sessions in a web browser (read-only, on loopback)",
 		Long: `Serve the catalog over HTTP: the sessions, each session's conversation and
 tree, search as you type, the cost report, and a JSON API under /api/ with the
-shapes of the CLI's --json (see README). Pages update within a second when
+shapes of the CLI's --json (see docs/serve.md). Pages update within a second when
 session files change: the catalog is watched as by 'pidex index --watch'.
 With --catalog postgres://… it serves a team catalog, every machine's sessions,
 and its pages update within a few seconds of each push (?machine= filters).
