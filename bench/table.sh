@@ -175,9 +175,9 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 pi_ver=$(grep -oE '"pi":"[^"]*"' "$work/listall.json" | cut -d'"' -f4)
 log "done in $elapsed s"
 
-echo "Machine: nproc $(nproc), $cpu, $(free -g | awk '/^Mem:/ {print $2}') GiB, $(uname -sr), $(command -v go >/dev/null && go version | cut -d' ' -f3- || echo 'go: not installed'); pidex: $ver."
-echo "Host: steal $steal_s s during the run's $elapsed s ($(calc '%.1f' "100 * $steal_s / ($elapsed * $(nproc))")% of the CPUs' time); load average $load0 before, $(cut -d' ' -f1-3 /proc/loadavg) after."
-echo "Peers: pi $pi_ver \`SessionManager.listAll()\` on node $(node --version), $(rg --version | head -1), ccusage $($ccusage --version 2>/dev/null | tail -1 | grep -oE '[0-9][0-9.]*' | head -1), $(hyperfine --version). Cold index: $n run(s), each between two \`listAll()\` runs; reads: hyperfine -N medians ($runs runs, refresh $((runs * 3))), output piped, catalog warm."
+echo "- Machine: nproc $(nproc), $cpu, $(free -g | awk '/^Mem:/ {print $2}') GiB, $(uname -sr), $(command -v go >/dev/null && go version | cut -d' ' -f3- || echo 'go: not installed'); pidex: $ver."
+echo "- Host: steal $steal_s s during the run's $elapsed s ($(calc '%.1f' "100 * $steal_s / ($elapsed * $(nproc))")% of the CPUs' time); load average $load0 before, $(cut -d' ' -f1-3 /proc/loadavg) after."
+echo "- Peers: pi $pi_ver \`SessionManager.listAll()\` on node $(node --version), $(rg --version | head -1), ccusage $($ccusage --version 2>/dev/null | tail -1 | grep -oE '[0-9][0-9.]*' | head -1), $(hyperfine --version). Cold index: $n run(s), each between two \`listAll()\` runs; reads: hyperfine -N medians ($runs runs, refresh $((runs * 3))), output piped, catalog warm."
 echo
 echo "| goal | pidex | peer | ratio | corpus | date | command |"
 echo "|---|---|---|---|---|---|---|"
