@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compares pidex's daily cost report with ccusage's on one corpus and prints
-# the figures recorded in BENCHMARKS.md ("Cost reports (issue 8)"). Usage:
+# the figures recorded in docs/benchmarks-history.md ("Cost reports (issue 8)"). Usage:
 #   bench/cost.sh CORPUS_DIR [WORK_DIR]
 # CORPUS_DIR: a sessions root (go run ./bench/gencorpus -out DIR ... [-forks N]).
 # CCUSAGE: the ccusage command (default: ccusage on PATH; npm install ccusage).

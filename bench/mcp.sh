@@ -3,7 +3,8 @@
 # stdio for a rare and a common search and for read_session of the
 # largest session's latest window, against `pidex search --json` run as a
 # process, the same tools in process (the server's own time), and the
-# server's idle CPU. Prints the figures recorded in BENCHMARKS.md. Usage:
+# server's idle CPU. Prints the figures recorded in docs/benchmarks-history.md.
+# Usage:
 #   bench/mcp.sh CORPUS_DIR [WORK_DIR]
 # CORPUS_DIR: e.g. go run ./bench/gencorpus -out /work/scratch/corpus/r3000 -files 3000 -size 1.7GB -seed 1 -text realistic
 # (its planted rare words are in CORPUS_DIR.plants.json). ROUNDS and IDLE

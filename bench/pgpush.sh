@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures a team catalog in PostgreSQL (pidex push, and reads with
 # --catalog) against a local catalog of the same sessions, and prints the
-# figures recorded in BENCHMARKS.md ("Team catalog"). Usage:
+# figures recorded in docs/benchmarks-history.md ("Team catalog"). Usage:
 #   bench/pgpush.sh WORK_DIR CORPUS...
 # Each CORPUS is one machine's sessions root, e.g. ten of
 #   go run ./bench/gencorpus -out DIR/mN -files 300 -size 170MB -seed N -text realistic

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures pidex against pi on one corpus and prints the figures recorded in
-# BENCHMARKS.md. Usage:
+# docs/benchmarks-history.md (the current ones: bench/table.sh). Usage:
 #   bench/run.sh CORPUS_DIR [WORK_DIR]
 # CORPUS_DIR: a sessions root (go run ./bench/gencorpus -out DIR -files 3000 -size 1.7GB).
 # Needs /usr/bin/time (Debian: time) and hyperfine; the pi peer needs

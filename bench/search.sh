@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures pidex search against ripgrep, and the cold index with search
 # against pi's listAll(), on one corpus. Prints the figures recorded in
-# BENCHMARKS.md. Usage:
+# docs/benchmarks-history.md (the current ones: bench/table.sh). Usage:
 #   bench/search.sh CORPUS_DIR [WORK_DIR]
 # CORPUS_DIR: a sessions root with realistic text, e.g.
 #   go run ./bench/gencorpus -out /work/scratch/corpus/r3000 -files 3000 -size 1.7GB -seed 1 -text realistic

@@ -3,7 +3,8 @@
 # the largest session's page, searches and the cost page (the first
 # request, then the median and slowest of 21 more, over loopback: curl's
 # time to first byte, as the server renders a page whole before sending
-# it), and the server's idle CPU over a minute. Prints the figures recorded in BENCHMARKS.md. Usage:
+# it), and the server's idle CPU over a minute. Prints the figures recorded in
+# docs/benchmarks-history.md. Usage:
 #   bench/serve.sh CORPUS_DIR [WORK_DIR]
 # CORPUS_DIR: e.g. go run ./bench/gencorpus -out /tmp/r3000 -files 3000 -size 1.7GB -seed 1 -text realistic
 set -euo pipefail
