@@ -37,7 +37,7 @@ func (e *sessionNotFound) Error() string {
 			b.WriteString(" The most recent sessions:")
 		}
 		for _, s := range e.Suggestions {
-			fmt.Fprintf(&b, "\n- %s  %s  (%s)", s.ID, view.SessionTitle(&s, 80), projectOf(s.Cwd))
+			fmt.Fprintf(&b, "\n- %s  %s  (%s)", s.ID, view.SessionTitle(&s, 80), view.Project(s.Cwd))
 		}
 	}
 	b.WriteString("\nsearch_sessions finds a session by what was said in it; list_sessions lists them.")

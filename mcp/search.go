@@ -117,7 +117,7 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 		for i := range ss[:min(len(ss), limit)] {
 			h := &ss[i]
 			title := view.Title(h.Name, h.FirstMessage, 80)
-			sh := sessionHit{Session: sessionRef{ID: h.SessionID, Title: title, Path: h.Path, Machine: h.Machine}, Project: projectOf(h.Cwd), Cwd: h.Cwd,
+			sh := sessionHit{Session: sessionRef{ID: h.SessionID, Title: title, Path: h.Path, Machine: h.Machine}, Project: view.Project(h.Cwd), Cwd: h.Cwd,
 				Hits: h.Hits, Modified: h.Modified.String()}
 			id := s.handle(ctx, h.SessionID, h.Path, h.Machine, shared)
 			ref := quoted(id) + onMachine(h.Machine)
@@ -135,7 +135,7 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 			h := &hits[i]
 			title := view.Title(&h.Name, h.FirstMessage, 80)
 			id := s.handle(ctx, h.SessionID, h.Path, h.Machine, shared)
-			ho := hitOut{Session: sessionRef{ID: h.SessionID, Title: title, Path: h.Path, Machine: h.Machine}, Project: projectOf(h.Cwd), Cwd: h.Cwd,
+			ho := hitOut{Session: sessionRef{ID: h.SessionID, Title: title, Path: h.Path, Machine: h.Machine}, Project: view.Project(h.Cwd), Cwd: h.Cwd,
 				EntryID: h.EntryID, Role: h.Role, Time: isoTime(h.Timestamp), Snippet: bolded(h.Segments),
 				Open: openRef{Session: id, Around: h.EntryID, Machine: h.Machine}, Line: h.Line}
 			lines = append(lines, fmt.Sprintf("%d. %s · %s · %s · %s\n   %s\n   open: read_session session=%s around=%s\n",

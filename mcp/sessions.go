@@ -138,7 +138,7 @@ func branchWord(n int64) string {
 
 // sessionInfo is a listing record as the tools give it.
 func sessionInfo(si *pidex.Session) sessionOut {
-	so := sessionOut{Session: sessionRef{ID: si.ID, Title: view.SessionTitle(si, 80), Path: si.Path, Machine: si.Machine}, Project: projectOf(si.Cwd), Cwd: si.Cwd,
+	so := sessionOut{Session: sessionRef{ID: si.ID, Title: view.SessionTitle(si, 80), Path: si.Path, Machine: si.Machine}, Project: view.Project(si.Cwd), Cwd: si.Cwd,
 		Created: isoTime(si.Created), Modified: si.Modified.String(), Messages: si.MessageCount, Entries: si.EntryCount,
 		BranchPoints: si.BranchPoints, Models: si.Models, Tokens: si.Tokens.Total, Cost: si.Cost, SizeBytes: si.SizeBytes}
 	if so.Models == nil {

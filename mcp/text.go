@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -55,14 +54,6 @@ func shortTime(t *pidex.Time) string {
 		return "time unknown"
 	}
 	return t.UTC().Format("2006-01-02 15:04 UTC")
-}
-
-// projectOf is the last element of a working directory.
-func projectOf(cwd string) string {
-	if cwd == "" {
-		return "no project"
-	}
-	return filepath.Base(strings.ReplaceAll(cwd, `\`, "/"))
 }
 
 // chars counts characters (code points), the unit of every budget.

@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/text"
@@ -30,11 +31,12 @@ func Title(name *string, firstMessage string, n int) string {
 // SessionTitle is Title of a listing row.
 func SessionTitle(s *pidex.Session, n int) string { return Title(s.Name, s.FirstMessage, n) }
 
-// Project is what a session's working directory is called in a listing:
-// its last element, "-" without one.
+// Project is what a session's working directory is called, by every face:
+// its last element (a Windows path's too, as sessions written on Windows
+// carry), "-" without one.
 func Project(cwd string) string {
 	if cwd == "" {
 		return "-"
 	}
-	return filepath.Base(cwd)
+	return filepath.Base(strings.ReplaceAll(cwd, `\`, "/"))
 }
