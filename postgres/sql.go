@@ -25,7 +25,7 @@ import (
 // its own, closed after the statement, so that nothing a statement sets
 // (set_config on the session) outlives it. The timeout is the
 // transaction's statement_timeout (and the context's deadline).
-func (r *Reader) SQL(ctx context.Context, o pidex.SQLOptions, sink pidex.RowSink) error {
+func (r *Reader) SQL(ctx context.Context, o pidex.SQLOptions, _ []string, sink pidex.RowSink) error {
 	if err := o.Check(); err != nil {
 		return err
 	}

@@ -172,7 +172,7 @@ func TestPushRedact(t *testing.T) {
 		t.Fatalf("listing: %+v", ss)
 	}
 	var rows pidex.RowCollector
-	err := r.pg.SQL(context.Background(), pidex.SQLOptions{Statement: `SELECT convert_from(raw, 'UTF8') FROM entry_lines
+	err := r.SQLStream(context.Background(), pidex.SQLOptions{Statement: `SELECT convert_from(raw, 'UTF8') FROM entry_lines
 		UNION ALL SELECT text FROM entry_text UNION ALL SELECT label FROM labels UNION ALL SELECT tsv::text FROM text_index`}, &rows)
 	if err != nil {
 		t.Fatal(err)
@@ -361,6 +361,6 @@ func TestViewsPinned(t *testing.T) {
 // collect runs a statement and keeps every row.
 func collect(ctx context.Context, r teamReader, o pidex.SQLOptions) (pidex.Rows, error) {
 	var c pidex.RowCollector
-	err := r.pg.SQL(ctx, o, &c)
+	err := r.SQLStream(ctx, o, &c)
 	return c.Rows, err
 }

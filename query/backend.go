@@ -52,8 +52,10 @@ type Backend interface {
 	Kept(ref pidex.SessionRef) Kept
 
 	// SQL runs one read-only statement (checked already) on the catalog's
-	// views, on a connection that cannot change anything.
-	SQL(ctx context.Context, o pidex.SQLOptions, sink pidex.RowSink) error
+	// views, on a connection that cannot change anything; the views show
+	// the sessions under roots (none: every session, as a team catalog's
+	// always do).
+	SQL(ctx context.Context, o pidex.SQLOptions, roots []string, sink pidex.RowSink) error
 }
 
 // Kept is what a catalog keeps of a session beside its rows and lines

@@ -111,13 +111,18 @@ func entryNotFound(err error, ref pidex.SessionRef, leaf string) error {
 	return err
 }
 
-// Warnings lists every line the catalog skipped, by file and line.
+// Warnings lists every line the catalog skipped under the reader's roots,
+// by file and line.
 func (rd *Reader) Warnings(ctx context.Context) ([]pidex.Warning, error) {
 	b := rd.backend()
 	d, db := b.Dialect(), b.Rows()
+	scope, args := inRoots(rd.roots()).SQL(d)
+	if scope != "" {
+		scope = " WHERE " + scope
+	}
 	ws := []pidex.Warning{}
-	err := db.SelectContext(ctx, &ws, `SELECT f.path, w.line, w.message, `+d.machineCol()+` AS machine
-		FROM warnings w JOIN files f ON f.id = w.file_id`+d.machineJoin()+` ORDER BY f.path, w.line, machine, w.message`)
+	err := db.SelectContext(ctx, &ws, db.Rebind(`SELECT f.path, w.line, w.message, `+d.machineCol()+` AS machine
+		FROM warnings w JOIN files f ON f.id = w.file_id`+d.machineJoin()+scope+` ORDER BY f.path, w.line, machine, w.message`), args...)
 	if err != nil {
 		return nil, fmt.Errorf("list warnings: %w", err)
 	}
@@ -163,12 +168,14 @@ func (rd *Reader) SQL(ctx context.Context, o pidex.SQLOptions) (*pidex.Rows, err
 
 // SQLStream runs one read-only statement as SQL does, handing each row to
 // sink as it is read (o.MaxRows does not apply: sink stops when it wants),
-// so that a result of any size costs the memory of a row.
+// so that a result of any size costs the memory of a row. The views show
+// the sessions under the reader's roots, as every other read does: a
+// catalog also holds what other runs read (another --sessions folder).
 func (rd *Reader) SQLStream(ctx context.Context, o pidex.SQLOptions, sink pidex.RowSink) error {
 	if err := o.Check(); err != nil {
 		return err
 	}
-	return rd.backend().SQL(ctx, o, sink)
+	return rd.backend().SQL(ctx, o, rd.roots(), sink)
 }
 
 // StreamRows hands rows to sink as they are read, each value as value

@@ -19,7 +19,7 @@ import (
 // first value.
 func sqlOne(t *testing.T, e *searchEnv, stmt string, params map[string]string) (any, error) {
 	t.Helper()
-	c, err := sqlite.OpenSQL(context.Background(), e.ix.DB.Path)
+	c, err := sqlite.OpenSQL(context.Background(), e.ix.DB.Path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

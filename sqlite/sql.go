@@ -40,9 +40,10 @@ type SQLConn struct {
 	cached  int
 }
 
-// OpenSQL opens the catalog at path for Query.
-func OpenSQL(ctx context.Context, path string) (*SQLConn, error) {
-	uri, err := ReadOnlyURI(path, "query_only(1)", "busy_timeout(10000)", "temp_store(MEMORY)", MmapPragma)
+// OpenSQL opens the catalog at path for Query; its views show the
+// sessions under roots (none: every session of the catalog).
+func OpenSQL(ctx context.Context, path string, roots []string) (*SQLConn, error) {
+	uri, err := ReadOnlyURI(path, "busy_timeout(10000)", "temp_store(MEMORY)", MmapPragma)
 	if err != nil {
 		return nil, fmt.Errorf("open catalog read-only: %w", err)
 	}
@@ -56,6 +57,11 @@ func OpenSQL(ctx context.Context, path string) (*SQLConn, error) {
 		return nil, fmt.Errorf("open catalog read-only: %w", err)
 	}
 	c := &SQLConn{db: db, conn: conn, files: map[string]sqlFile{}, offsets: map[int64][]entrySpan{}}
+	if err := c.scope(ctx, roots); err != nil {
+		c.conn.Close()
+		c.db.Close()
+		return nil, err
+	}
 	if err := c.loadFiles(ctx); err != nil {
 		c.conn.Close()
 		c.db.Close()
@@ -86,6 +92,29 @@ func OpenSQL(ctx context.Context, path string) (*SQLConn, error) {
 	return c, nil
 }
 
+// scope shadows each view with a temporary one of the same name that
+// shows only the sessions under roots, then makes the connection
+// query-only (the temporary views are made before: query_only refuses
+// them too).
+func (c *SQLConn) scope(ctx context.Context, roots []string) error {
+	if len(roots) > 0 {
+		quoted := make([]string, len(roots))
+		for i, r := range roots {
+			quoted[i] = "'" + strings.ReplaceAll(r, "'", "''") + "'" // a view holds no parameters
+		}
+		under := ` WHERE path IN (SELECT path FROM main.files WHERE root IN (` + strings.Join(quoted, ", ") + `))`
+		for _, v := range pidex.Views {
+			if _, err := c.conn.ExecContext(ctx, `CREATE TEMP VIEW `+v.Name+` AS SELECT * FROM main.`+v.Name+under); err != nil {
+				return fmt.Errorf("open catalog read-only: %w", err)
+			}
+		}
+	}
+	if _, err := c.conn.ExecContext(ctx, `PRAGMA query_only = 1`); err != nil {
+		return fmt.Errorf("open catalog read-only: %w", err)
+	}
+	return nil
+}
+
 // loadFiles records the catalog's session files with their indexed size
 // and mtime, the only files entry_json and entry_text read.
 func (c *SQLConn) loadFiles(ctx context.Context) error {
@@ -110,11 +139,11 @@ func (c *SQLConn) loadFiles(ctx context.Context) error {
 
 // SQL runs one read-only statement on the catalog's views, on a
 // connection of its own that cannot change anything (see SQLConn).
-func (rd *Reader) SQL(ctx context.Context, o pidex.SQLOptions, sink pidex.RowSink) error {
+func (rd *Reader) SQL(ctx context.Context, o pidex.SQLOptions, roots []string, sink pidex.RowSink) error {
 	if err := o.Check(); err != nil {
 		return err
 	}
-	c, err := OpenSQL(ctx, rd.db.Path) // SQL's own read-only connection
+	c, err := OpenSQL(ctx, rd.db.Path, roots) // SQL's own read-only connection
 	if err != nil {
 		return err
 	}

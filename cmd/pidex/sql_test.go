@@ -363,3 +363,37 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	*c += countingWriter(len(p))
 	return len(p), nil
 }
+
+// A catalog holds whatever any run read into it (the demo's --sessions
+// folder, another root), but sql, like every read, answers for the roots
+// being read: each view shows their sessions only, and so do warnings.
+func TestSQLAnswersForTheRootsRead(t *testing.T) {
+	base := t.TempDir()
+	mine, demo := filepath.Join(base, "mine"), filepath.Join(base, "demo")
+	copyTree(t, "../../testdata/sessions/--home-ann-proj-alpha--", filepath.Join(mine, "--home-ann-proj-alpha--"))
+	copyTree(t, "../../testdata/sessions", demo) // damaged files among them: warnings
+	db := filepath.Join(base, "c.sqlite")
+	cli(t, -1, "--db", db, "--sessions", demo, "-q", "index")
+	cli(t, 0, "--db", db, "--sessions", mine, "-q", "index")
+	count := func(args ...string) string {
+		return strings.TrimSpace(cli(t, -1, append([]string{"--db", db, "--no-refresh"}, args...)...))
+	}
+	for _, v := range pidex.Views {
+		q := "SELECT count(*), sum(path LIKE '%/demo/%') FROM " + v.Name
+		if got := count("--sessions", mine, "sql", "--format", "tsv", q); !strings.HasSuffix(got, "\t0") && !strings.HasSuffix(got, "\t") {
+			t.Errorf("%s read for mine counts the demo's sessions: %q", v.Name, got)
+		}
+	}
+	if got := count("--sessions", mine, "sql", "--format", "tsv", "SELECT count(*) FROM sessions_v"); !strings.HasSuffix(got, "\n4") {
+		t.Errorf("sessions_v for mine: %q, want its 4 sessions", got)
+	}
+	if got := count("--sessions", demo, "sql", "--format", "tsv", "SELECT count(*) > 4 FROM sessions_v"); !strings.HasSuffix(got, "\n1") {
+		t.Errorf("sessions_v for the demo: %q, want its sessions", got)
+	}
+	if got := count("--sessions", mine, "warnings"); got != "FILE\tLINE\tWARNING" {
+		t.Errorf("warnings for mine list the demo's files:\n%s", got)
+	}
+	if got := count("--sessions", demo, "warnings"); !strings.Contains(got, "malformed-middle") {
+		t.Errorf("warnings for the demo:\n%s", got)
+	}
+}
