@@ -2,8 +2,10 @@ package pidex_test
 
 import (
 	"bufio"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -96,4 +98,45 @@ func short(path string) string {
 		return "pidex"
 	}
 	return strings.TrimPrefix(path, module+"/")
+}
+
+// The README's first command (a demo on the bundled sessions) writes a
+// throwaway catalog, never the user's: run with an empty HOME, as a fresh
+// clone would, it exits 0 and leaves nothing under ~/.cache/pidex (nor
+// $XDG_CACHE_HOME/pidex).
+func TestREADMEFirstRunLeavesNoCatalog(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "go run ./cmd/pidex ") {
+			first = line
+			break
+		}
+	}
+	if first == "" {
+		t.Fatal("README.md shows no `go run ./cmd/pidex …` command")
+	}
+	bin := filepath.Join(t.TempDir(), "pidex")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/pidex").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	home := t.TempDir()
+	cmd := exec.Command("sh", "-c", bin+strings.TrimPrefix(first, "go run ./cmd/pidex"))
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + t.TempDir()}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", first, err, out)
+	}
+	if !strings.Contains(string(out), "proj-alpha") {
+		t.Errorf("%s printed no session:\n%s", first, out)
+	}
+	filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			t.Errorf("the first command left %s in HOME", p)
+		}
+		return err
+	})
 }
