@@ -91,22 +91,20 @@ func (r *Reader) rollupParts(ctx context.Context, p *query.CostPlan, parts map[p
 	}
 	q, args := p.Statement(query.Postgres, src, srcArgs, query.Sums{Calls: "sum(x.calls)::bigint",
 		Sum: func(c string) string { return "sum(x." + c + ")::text" }})
-	rows, err := r.s.db.QueryContext(ctx, r.s.db.Rebind(q), args...)
-	if err != nil {
-		return fmt.Errorf("sum usage: %w", err)
+	type rollupSum struct {
+		k     partKey
+		calls int64
+		sums  [7]*string // exact decimals; NULL: no rows
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var k partKey
-		var calls int64
-		var sums [7]*string
-		if err := rows.Scan(&k.day, &k.provider, &k.model, &k.source, &k.cwd, &k.session, &k.machine, &k.agent, &calls,
-			&sums[0], &sums[1], &sums[2], &sums[3], &sums[4], &sums[5], &sums[6]); err != nil {
-			return fmt.Errorf("sum usage: %w", err)
-		}
-		pt := part(parts, k)
-		pt.calls += calls
-		for i, s := range sums {
+	rows, err := query.Collect(ctx, r.s.db, "sum usage", r.s.db.Rebind(q), args, func(x *rollupSum) []any {
+		k := &x.k
+		return []any{&k.day, &k.provider, &k.model, &k.source, &k.cwd, &k.session, &k.machine, &k.agent, &x.calls,
+			&x.sums[0], &x.sums[1], &x.sums[2], &x.sums[3], &x.sums[4], &x.sums[5], &x.sums[6]}
+	})
+	for _, x := range rows {
+		pt := part(parts, x.k)
+		pt.calls += x.calls
+		for i, s := range x.sums {
 			v := new(big.Rat)
 			if s != nil {
 				if _, ok := v.SetString(*s); !ok {
@@ -116,10 +114,7 @@ func (r *Reader) rollupParts(ctx context.Context, p *query.CostPlan, parts map[p
 			pt.add(i, v)
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("sum usage: %w", err)
-	}
-	return nil
+	return err
 }
 
 func part(parts map[partKey]*exactPart, k partKey) *exactPart {

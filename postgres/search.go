@@ -234,18 +234,12 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPla
 		all = append(append(all, keepArgs...), keepArgs...)
 	}
 	all = append(all, fargs...)
-	rows, err := tx.QueryContext(ctx, rebind(stmt, 3), all...)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	var out []candidate
-	for rows.Next() {
-		var c candidate
-		if err := rows.Scan(&c.fileID, &c.Path, &c.SessionID, &c.EntryID, &c.Offset, &c.Line, &c.Role, &c.ts,
-			&c.name, &c.fm, &c.Cwd, &c.Machine, &c.base, &c.text, &c.positions, &c.tokens, &c.modified); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
+	out, err := query.Collect(ctx, tx, "search", rebind(stmt, 3), all, func(c *candidate) []any {
+		return []any{&c.fileID, &c.Path, &c.SessionID, &c.EntryID, &c.Offset, &c.Line, &c.Role, &c.ts,
+			&c.name, &c.fm, &c.Cwd, &c.Machine, &c.base, &c.text, &c.positions, &c.tokens, &c.modified}
+	})
+	for i := range out {
+		c := &out[i]
 		if c.name != nil {
 			c.Name = *c.name
 		}
@@ -256,12 +250,8 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPla
 			t := pidex.Time(*c.ts)
 			c.Timestamp = &t
 		}
-		out = append(out, c)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	return out, nil
+	return out, err
 }
 
 // score confirms each candidate against the query on its tokens (dropping

@@ -334,21 +334,9 @@ func RunSessions(ctx context.Context, db *sqlx.DB, d Dialect, p *ListPlan) ([]Se
 		}
 		return nil, n, nil
 	}
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list sessions: %w", err)
+	out, err := Collect(ctx, db, "list sessions", q, args, (*SessionRow).Dest)
+	if out == nil && err == nil {
+		out = []SessionRow{}
 	}
-	defer rows.Close()
-	out := []SessionRow{}
-	for rows.Next() {
-		var r SessionRow
-		if err := rows.Scan(r.Dest()...); err != nil {
-			return nil, 0, fmt.Errorf("list sessions: %w", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("list sessions: %w", err)
-	}
-	return out, len(out), nil
+	return out, len(out), err
 }

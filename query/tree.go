@@ -120,25 +120,12 @@ func (rd *Reader) labels(ctx context.Context, fileID int64) ([]pidex.Label, erro
 	return ls, nil
 }
 
-// entryRows runs a statement whose columns are entryColumns and scans
-// them by hand: reflection-based scanning was half of reading a
-// 9,000-entry path.
+// entryRows runs a statement whose columns are entryColumns.
 func (rd *Reader) entryRows(ctx context.Context, q string, args ...any) ([]pidex.Entry, error) {
 	db := rd.backend().Rows()
-	rows, err := db.QueryContext(ctx, db.Rebind(q), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []pidex.Entry
-	for rows.Next() {
-		var e pidex.Entry
-		if err := rows.Scan(&e.ID, &e.ParentID, &e.Type, &e.Role, &e.Timestamp, &e.Offset, &e.Length, &e.Line); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return Collect(ctx, db, "read entries", db.Rebind(q), args, func(e *pidex.Entry) []any {
+		return []any{&e.ID, &e.ParentID, &e.Type, &e.Role, &e.Timestamp, &e.Offset, &e.Length, &e.Line}
+	})
 }
 
 // pathOnly keeps only the nodes on the way to the leaf. Iterative: a

@@ -240,36 +240,27 @@ func (cs Conds) needs(t string) bool {
 // Sessions is the conditions as a test on cached session rows; ok is
 // false when a field is not in them.
 func (cs Conds) Sessions() (test func(*SessionRow) bool, ok bool) {
-	tests := make([]func(*SessionRow) bool, 0, len(cs))
-	for _, c := range cs {
-		get, cmp := c.field.session, c.test()
-		if get == nil || cmp == nil {
-			return nil, false
-		}
-		tests = append(tests, func(r *SessionRow) bool { return cmp(get(r)) })
-	}
-	return func(r *SessionRow) bool {
-		for _, t := range tests {
-			if !t(r) {
-				return false
-			}
-		}
-		return true
-	}, true
+	return rowTest(cs, func(f field) func(*SessionRow) value { return f.session })
 }
 
 // Usage is the conditions as a test on cached usage rows; ok is false
 // when a field is not in them.
 func (cs Conds) Usage() (test func(*UsageRow) bool, ok bool) {
-	tests := make([]func(*UsageRow) bool, 0, len(cs))
+	return rowTest(cs, func(f field) func(*UsageRow) value { return f.usage })
+}
+
+// rowTest is the conditions as a test on rows of type R, each field read
+// by what of returns for it (nil: R does not hold it).
+func rowTest[R any](cs Conds, of func(field) func(*R) value) (func(*R) bool, bool) {
+	tests := make([]func(*R) bool, 0, len(cs))
 	for _, c := range cs {
-		get, cmp := c.field.usage, c.test()
+		get, cmp := of(c.field), c.test()
 		if get == nil || cmp == nil {
 			return nil, false
 		}
-		tests = append(tests, func(r *UsageRow) bool { return cmp(get(r)) })
+		tests = append(tests, func(r *R) bool { return cmp(get(r)) })
 	}
-	return func(r *UsageRow) bool {
+	return func(r *R) bool {
 		for _, t := range tests {
 			if !t(r) {
 				return false

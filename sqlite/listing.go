@@ -69,23 +69,7 @@ func (r *Reader) listing(ctx context.Context) ([]query.SessionRow, error) {
 }
 
 func listingRows(ctx context.Context, tx *sqlx.Tx) ([]query.SessionRow, error) {
-	rows, err := tx.QueryContext(ctx, query.SessionsSQL(query.SQLite))
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	defer rows.Close()
-	var all []query.SessionRow
-	for rows.Next() {
-		var r query.SessionRow
-		if err := rows.Scan(r.Dest()...); err != nil {
-			return nil, fmt.Errorf("list sessions: %w", err)
-		}
-		all = append(all, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	return all, nil
+	return query.Collect(ctx, tx, "list sessions", query.SessionsSQL(query.SQLite), nil, (*query.SessionRow).Dest)
 }
 
 // listingVersion is the blob's format; a blob of another version is read

@@ -75,22 +75,11 @@ func (rd *Reader) sessionCands(ctx context.Context, p *query.SearchPlan, m match
 	if p.Newest {
 		order = "modified DESC, f.path, e.offset"
 	}
-	rows, err := rd.db.QueryContext(ctx, m.with+`SELECT e.file_id, f.path, e.offset, e.length, m.score,
+	return query.Collect(ctx, rd.db, "search", m.with+`SELECT e.file_id, f.path, e.offset, e.length, m.score,
 		COALESCE(s.last_activity_ms, s.created_ms, f.mtime_ns / 1000000) AS modified
-		FROM `+from+` ORDER BY `+order, append(m.args, fargs...)...)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	var out []sessionCand
-	for rows.Next() {
-		var c sessionCand
-		if err := rows.Scan(&c.file, &c.path, &c.offset, &c.length, &c.score, &c.modified); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+		FROM `+from+` ORDER BY `+order, append(m.args, fargs...), func(c *sessionCand) []any {
+		return []any{&c.file, &c.path, &c.offset, &c.length, &c.score, &c.modified}
+	})
 }
 
 // bestSessions finds the first n sessions by best score (then modified,

@@ -118,23 +118,16 @@ func (c *SQLConn) scope(ctx context.Context, roots []string) error {
 // loadFiles records the catalog's session files with their indexed size
 // and mtime, the only files entry_json and entry_text read.
 func (c *SQLConn) loadFiles(ctx context.Context) error {
-	rows, err := c.conn.QueryContext(ctx, "SELECT id, path, size, mtime_ns FROM files WHERE kind = 'session'")
-	if err != nil {
-		return fmt.Errorf("open catalog read-only: %w", err)
+	type file struct {
+		path string
+		sqlFile
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var p string
-		var f sqlFile
-		if err := rows.Scan(&f.id, &p, &f.size, &f.mtime); err != nil {
-			return fmt.Errorf("open catalog read-only: %w", err)
-		}
-		c.files[p] = f
+	files, err := query.Collect(ctx, c.conn, "open catalog read-only", "SELECT id, path, size, mtime_ns FROM files WHERE kind = 'session'", nil,
+		func(f *file) []any { return []any{&f.id, &f.path, &f.size, &f.mtime} })
+	for _, f := range files {
+		c.files[f.path] = f.sqlFile
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("open catalog read-only: %w", err)
-	}
-	return nil
+	return err
 }
 
 // SQL runs one read-only statement on the catalog's views, on a
