@@ -123,7 +123,3 @@ type Cuts struct {
 	Next    int
 }
 
-// Any reports whether anything was left out.
-func (c Cuts) Any() bool {
-	return c.Filtered > 0 || len(c.Cut) > 0 || c.Thinking > 0 || c.ToolOutput > 0 || c.Stopped
-}

@@ -206,14 +206,6 @@ func piNormalize(env Env, p string) string {
 	return p
 }
 
-// PiCwdFolder is the name of pi's per-cwd session folder (session-manager
-// getDefaultSessionDirPath): the resolved cwd without its leading
-// separator, every /, \ and : a -, between "--".
-func PiCwdFolder(cwd string) string {
-	cwd = strings.TrimPrefix(strings.TrimPrefix(cwd, "/"), `\`)
-	return "--" + strings.NewReplacer("/", "-", `\`, "-", ":", "-").Replace(cwd) + "--"
-}
-
 // piRoots are pi's roots for processes started in each of cwds: the
 // per-cwd root, and the flat folder pi would write to, resolved against
 // that cwd (a relative setting names a folder per project).

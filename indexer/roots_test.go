@@ -134,7 +134,7 @@ func TestPiSessionDirPrecedence(t *testing.T) {
 				if loc.SessionDir != "" {
 					t.Errorf("pidex has a flat folder %q (%s), pi writes per-cwd folders", loc.SessionDir, loc.SessionDirWhy)
 				}
-				got = filepath.Join(abs(env.Cwd, loc.SessionsRoot), PiCwdFolder(env.Cwd))
+				got = filepath.Join(abs(env.Cwd, loc.SessionsRoot), piCwdFolder(env.Cwd))
 			}
 			if want := str(c.Pi["absoluteDir"]); got != want {
 				t.Errorf("sessions go to %q (%s), pi %q", got, loc.SessionDirWhy, want)
@@ -231,4 +231,12 @@ func boolStr(b bool) string {
 		return "true"
 	}
 	return "false"
+}
+
+// piCwdFolder is the name of pi's per-cwd session folder (session-manager
+// getDefaultSessionDirPath): the resolved cwd without its leading
+// separator, every /, \ and : a -, between "--".
+func piCwdFolder(cwd string) string {
+	cwd = strings.TrimPrefix(strings.TrimPrefix(cwd, "/"), `\`)
+	return "--" + strings.NewReplacer("/", "-", `\`, "-", ":", "-").Replace(cwd) + "--"
 }

@@ -114,19 +114,6 @@ func local(cfg *pgx.ConnConfig) bool {
 	return true
 }
 
-// TLS reports whether every connection cfg may make is encrypted.
-func TLS(cfg *pgx.ConnConfig) bool {
-	if cfg.TLSConfig == nil {
-		return false
-	}
-	for _, fb := range cfg.Fallbacks {
-		if fb.TLSConfig == nil {
-			return false
-		}
-	}
-	return true
-}
-
 // redactErr keeps a password that an error message might quote out of it.
 func redactErr(err error, raw string) error {
 	u, perr := url.Parse(raw)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
@@ -41,7 +43,7 @@ func TestConfigTLS(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", raw, err)
 		}
-		if got := postgres.TLS(cfg); got != want {
+		if got := allTLS(cfg); got != want {
 			t.Errorf("%s: TLS %v, want %v", raw, got, want)
 		}
 		if want && !strings.Contains(raw, "sslmode") && (cfg.TLSConfig == nil || cfg.TLSConfig.InsecureSkipVerify) {
@@ -49,8 +51,8 @@ func TestConfigTLS(t *testing.T) {
 		}
 	}
 	t.Setenv("PGSSLMODE", "disable")
-	if cfg, err := postgres.Config("postgres://u@db.example.com/team"); err != nil || postgres.TLS(cfg) {
-		t.Errorf("PGSSLMODE=disable: TLS %v (%v)", cfg != nil && postgres.TLS(cfg), err)
+	if cfg, err := postgres.Config("postgres://u@db.example.com/team"); err != nil || allTLS(cfg) {
+		t.Errorf("PGSSLMODE=disable: TLS %v (%v)", cfg != nil && allTLS(cfg), err)
 	}
 	if _, err := postgres.Config("/home/me/catalog.sqlite"); !errors.Is(err, pidex.ErrUsage) {
 		t.Errorf("a path as a team catalog: %v", err)
@@ -363,4 +365,17 @@ func collect(ctx context.Context, r teamReader, o pidex.SQLOptions) (pidex.Rows,
 	var c pidex.RowCollector
 	err := r.SQLStream(ctx, o, &c)
 	return c.Rows, err
+}
+
+// allTLS reports whether every connection cfg may make is encrypted.
+func allTLS(cfg *pgx.ConnConfig) bool {
+	if cfg.TLSConfig == nil {
+		return false
+	}
+	for _, fb := range cfg.Fallbacks {
+		if fb.TLSConfig == nil {
+			return false
+		}
+	}
+	return true
 }

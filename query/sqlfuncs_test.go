@@ -24,7 +24,9 @@ func sqlOne(t *testing.T, e *searchEnv, stmt string, params map[string]string) (
 		t.Fatal(err)
 	}
 	defer c.Close()
-	r, err := c.Query(context.Background(), stmt, params, 0)
+	var rc pidex.RowCollector
+	err = c.Stream(context.Background(), stmt, params, &rc)
+	r := &rc.Rows
 	if err != nil {
 		return nil, err
 	}

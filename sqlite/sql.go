@@ -192,17 +192,6 @@ var readPragmas = map[string]bool{
 	"encoding": true, "schema_version": true, "data_version": true, "journal_mode": true,
 }
 
-// Query runs one read-only statement with named parameters (:name),
-// reading at most maxRows rows (0: all; Rows.More says whether there were
-// more).
-func (c *SQLConn) Query(ctx context.Context, stmt string, params map[string]string, maxRows int) (*pidex.Rows, error) {
-	out := &pidex.RowCollector{Max: maxRows}
-	if err := c.Stream(ctx, stmt, params, out); err != nil {
-		return nil, err
-	}
-	return &out.Rows, nil
-}
-
 // Stream runs one read-only statement with named parameters (:name) and
 // hands its rows to sink as SQLite produces them, until there are no more
 // or sink says stop. An error of the sink (writing the output) is

@@ -211,3 +211,14 @@ func TestSparseEqualsTokens(t *testing.T) {
 		}
 	}
 }
+
+// Place writes the lexemes of a tsvector literal into buf at their
+// positions shifted by at (position p goes to buf[at+p-1]); positions past
+// buf are dropped.
+func Place(buf []string, tsv string, at int64) {
+	eachPosition(tsv, func(pos int64, word string) {
+		if at+pos <= int64(len(buf)) {
+			buf[at+pos-1] = word
+		}
+	})
+}

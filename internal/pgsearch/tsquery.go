@@ -396,17 +396,6 @@ func eachPosition(tsv string, fn func(pos int64, word string)) {
 	}
 }
 
-// Place writes the lexemes of a tsvector literal into buf at their
-// positions shifted by at (position p goes to buf[at+p-1]); positions past
-// buf are dropped.
-func Place(buf []string, tsv string, at int64) {
-	eachPosition(tsv, func(pos int64, word string) {
-		if at+pos <= int64(len(buf)) {
-			buf[at+pos-1] = word
-		}
-	})
-}
-
 // Sparse is an entry's tokens as far as a query can tell: the query's
 // words at their positions (read from the entry's search rows, reduced to
 // them), the tokens between left out, a blank (NUL: no token holds one)
