@@ -32,7 +32,7 @@ func (r *Reader) Rows() *sqlx.DB { return r.s.db }
 func (r *Reader) Dialect() query.Dialect { return query.Postgres }
 
 // Sessions runs p's statement: a team catalog keeps no listing cache.
-func (r *Reader) Sessions(ctx context.Context, p *query.ListPlan) ([]query.SessionRow, int, error) {
+func (r *Reader) Sessions(ctx context.Context, p *query.ListPlan) ([]*query.SessionRow, int, error) {
 	return query.RunSessions(ctx, r.s.db, query.Postgres, p)
 }
 

@@ -26,8 +26,9 @@ type Backend interface {
 
 	// Sessions are the listed sessions p selects, sorted and paged as p
 	// says (all of them, and only their number when p.Count). A catalog
-	// may answer from a cache of its rows, with p's filters tested in Go.
-	Sessions(ctx context.Context, p *ListPlan) ([]SessionRow, int, error)
+	// may answer from a cache of its rows, with p's filters tested in Go:
+	// the rows are then the cache's, to be read, never changed.
+	Sessions(ctx context.Context, p *ListPlan) ([]*SessionRow, int, error)
 	// Usage sums the usage rows p selects, per the report's keys: the
 	// rollups' whole buckets and, at the edges, single records.
 	Usage(ctx context.Context, p *CostPlan) ([]CostPart, error)

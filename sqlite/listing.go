@@ -20,7 +20,7 @@ import (
 
 // Sessions is p over every listed session, filtered, sorted and paged
 // in Go (query.ListPlan.Page), or by SQL when a condition needs it.
-func (r *Reader) Sessions(ctx context.Context, p *query.ListPlan) ([]query.SessionRow, int, error) {
+func (r *Reader) Sessions(ctx context.Context, p *query.ListPlan) ([]*query.SessionRow, int, error) {
 	all, err := r.listing(ctx)
 	if err != nil {
 		return nil, 0, err
