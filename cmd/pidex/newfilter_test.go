@@ -98,26 +98,7 @@ func TestNewFilterIsOneEdit(t *testing.T) {
 			}
 			defer eng.Close()
 			// The web API: a parameter of each endpoint.
-			ts := httptest.NewServer(nil)
-			defer ts.Close()
-			srv, err := web.New(eng, web.Options{Addr: ts.Listener.Addr().String()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ts.Config.Handler = srv.Handler()
-			get := func(path string) string {
-				t.Helper()
-				resp, err := http.Get(ts.URL + path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer resp.Body.Close()
-				b, _ := io.ReadAll(resp.Body)
-				if resp.StatusCode != 200 {
-					t.Fatalf("GET %s: %d %s", path, resp.StatusCode, b)
-				}
-				return string(b)
-			}
+			get := webGetter(t, eng)
 			check("/api/sessions, /api/search, /api/cost ?opening=",
 				append(sessionIDsOf(t, get("/api/sessions?opening=Refactor"), "id"),
 					sessionIDsOf(t, get("/api/search?q=zebra&opening=refactor"), "sessionId")...),
@@ -192,4 +173,29 @@ func mcpClient(t *testing.T, srv *mcp.Server) *sdk.ClientSession {
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
+}
+
+// webGetter serves cat with pidex serve's handler for the test's life and
+// returns a GET of a path that must answer 200, as the body.
+func webGetter(t *testing.T, cat web.Catalog) func(path string) string {
+	ts := httptest.NewServer(nil)
+	t.Cleanup(ts.Close)
+	srv, err := web.New(cat, web.Options{Addr: ts.Listener.Addr().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Config.Handler = srv.Handler()
+	return func(path string) string {
+		t.Helper()
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d %s", path, resp.StatusCode, b)
+		}
+		return string(b)
+	}
 }

@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +14,6 @@ import (
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
 	"github.com/pidex-dev/pidex/sqlite"
-	"github.com/pidex-dev/pidex/web"
 )
 
 // A new entry kind is one edit: this test registers a kind pidex has never
@@ -135,26 +131,7 @@ func TestNewKindIsOneEdit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	ts := httptest.NewServer(nil)
-	defer ts.Close()
-	srv, err := web.New(eng, web.Options{Addr: ts.Listener.Addr().String()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.Config.Handler = srv.Handler()
-	get := func(path string) string {
-		t.Helper()
-		resp, err := http.Get(ts.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != 200 {
-			t.Fatalf("GET %s: %d %s", path, resp.StatusCode, b)
-		}
-		return string(b)
-	}
+	get := webGetter(t, eng)
 	has("the session page", get("/s/newkind-1"), `class="entry summary`, "before the refactor")
 	has("the tree panel", get("/s/newkind-1"), `<span class="k">checkpoint</span>`, "⚑ before the refactor")
 	has("/api/cost?source=", get("/api/cost?source=checkpoint&by=source"), `"source": "checkpoint"`)
