@@ -122,4 +122,3 @@ type Cuts struct {
 	Stopped bool
 	Next    int
 }
-

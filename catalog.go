@@ -29,9 +29,10 @@ type Catalog interface {
 	// Suggest lists sessions a reference that matched none may have
 	// meant, at most n.
 	Suggest(ctx context.Context, ref string, n int) ([]Session, error)
-	// ShortIDs is the shortest unique prefix of each of ids among every
-	// session of the catalog.
-	ShortIDs(ctx context.Context, ids []string) (map[string]string, error)
+	// Handles are the references that open exactly each of refs' files,
+	// in their order: the session id (its shortest unique prefix when
+	// short), and @N where several files hold that id. Resolve takes them.
+	Handles(ctx context.Context, refs []SessionRef, short bool) ([]string, error)
 
 	// List lists the sessions o selects; Count says how many there are
 	// past any page.

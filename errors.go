@@ -74,13 +74,20 @@ type AmbiguousError struct {
 	Ref        string
 	Matches    int
 	Candidates []SessionRef
+	// Handles are the candidates' handles, in their order: each opens
+	// exactly that file (ID@N where files share an id).
+	Handles []string
 }
 
 func (e *AmbiguousError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "session %q matches %d sessions:", e.Ref, e.Matches)
-	for _, r := range e.Candidates {
-		fmt.Fprintf(&b, "\n  %s  %s", r.SessionID, r.Path)
+	for i, r := range e.Candidates {
+		h := r.SessionID
+		if i < len(e.Handles) {
+			h = e.Handles[i]
+		}
+		fmt.Fprintf(&b, "\n  %s  %s", h, r.Path)
 		if r.Name != "" {
 			fmt.Fprintf(&b, "  (%s)", r.Name)
 		}
@@ -88,7 +95,7 @@ func (e *AmbiguousError) Error() string {
 	if more := e.Matches - len(e.Candidates); more > 0 {
 		fmt.Fprintf(&b, "\n  … and %d more", more)
 	}
-	b.WriteString("\nname one by more of its id, or by its file's path")
+	b.WriteString("\nname one by its handle as shown, more of its id, or its file's path")
 	return b.String()
 }
 

@@ -28,12 +28,16 @@ func TestShortIDsResolveAndAmbiguity(t *testing.T) {
 	e := open(t, filepath.Join(t.TempDir(), "c.sqlite"), root, nil)
 	refresh(t, e)
 	ctx := context.Background()
-	short, err := e.ShortIDs(ctx, ids)
+	refs := make([]pidex.SessionRef, len(ids))
+	for i, id := range ids {
+		refs[i] = pidex.SessionRef{SessionID: id, Path: filepath.Join(root, "--w--", fmt.Sprintf("s%02d.jsonl", i))}
+	}
+	short, err := e.Handles(ctx, refs, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range ids {
-		p := short[id]
+	for i, id := range ids {
+		p := short[i]
 		if len(p) >= len(id) || !strings.HasPrefix(id, p) {
 			t.Errorf("short id %q of %q", p, id)
 			continue
@@ -53,7 +57,7 @@ func TestShortIDsResolveAndAmbiguity(t *testing.T) {
 		t.Fatalf("Resolve of a shared prefix: %v", err)
 	}
 	msg := err.Error()
-	for _, want := range []string{`session "019f5be5" matches 30 sessions:`, "… and 10 more\n", "name one by more of its id"} {
+	for _, want := range []string{`session "019f5be5" matches 30 sessions:`, "… and 10 more\n", "name one by its handle as shown, more of its id"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message lacks %q:\n%s", want, msg)
 		}

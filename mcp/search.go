@@ -107,7 +107,7 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 	}
 	var lines []string // one block of text per hit or session
 	more := false
-	shared := map[string]bool{}
+	shared := map[string]string{}
 	if in.SessionsOnly {
 		ss, err := s.cat.SearchSessions(ctx, o)
 		if err != nil {

@@ -81,7 +81,7 @@ func (s *Server) list(ctx context.Context, in *listArgs) (reply[listResult], err
 	out := listResult{Sessions: []sessionOut{}, Total: total}
 	out.Offset = offset
 	var lines []string
-	shared := map[string]bool{}
+	shared := map[string]string{}
 	for i := range rows {
 		so := sessionInfo(&rows[i])
 		id := s.handle(ctx, so.Session.ID, so.Session.Path, so.Session.Machine, shared)
@@ -246,7 +246,7 @@ func (s *Server) overview(ctx context.Context, in *sessionArgs) (reply[overviewO
 	if si.LeafID != nil {
 		out.LeafID = *si.LeafID
 	}
-	id := s.handle(ctx, si.ID, si.Path, si.Machine, map[string]bool{})
+	id := s.handle(ctx, si.ID, si.Path, si.Machine, map[string]string{})
 	var b strings.Builder
 	fmt.Fprintf(&b, "Session %s\n", si.ID)
 	if out.Session.Name != "" {

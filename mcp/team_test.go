@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/pidex-dev/pidex/engine"
@@ -80,12 +81,17 @@ func TestTeamCatalog(t *testing.T) {
 	if open["machine"] != "laptop" || digStr(hits.data, "hits", 0, "session", "machine") != "laptop" {
 		t.Errorf("a hit's session and open: %s", hits.raw)
 	}
-	// A hit's open arguments read it, machine included; without the
-	// machine the id is on two and the call says so.
+	// A hit's open arguments read it, machine included; the session is on
+	// two machines, and its handle (id@N) names the one file even without
+	// the machine, where the id alone is ambiguous.
 	team.ok(t, "read_session", open)
 	team.ok(t, "get_session", map[string]any{"session": open["session"], "machine": "laptop"})
 	delete(open, "machine")
-	team.fail(t, "read_session", open)
+	if r := team.ok(t, "read_session", open); digStr(r.data, "session", "machine") != "laptop" {
+		t.Errorf("the handle %v alone read another machine's file: %s", open["session"], r.raw)
+	}
+	id, _, _ := strings.Cut(open["session"].(string), "@")
+	team.fail(t, "read_session", map[string]any{"session": id, "around": open["around"]})
 
 	// A call copied between machines counts once (the fork rule), unless
 	// every copy is asked for.

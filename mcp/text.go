@@ -97,21 +97,20 @@ func (s *Server) session(ctx context.Context, arg, machine string) (pidex.Sessio
 	return ref, &sessionNotFound{Ref: arg, Suggestions: sugg, Named: named}
 }
 
-// handle is what a result tells the model to pass as session: the id, or
-// the path when another file shares the id (a copy).
-func (s *Server) handle(ctx context.Context, id, path, machine string, cache map[string]bool) string {
-	key := machine + "\x00" + id
-	shared, ok := cache[key]
+// handle is what a result tells the model to pass as session: the id,
+// with @N when other files share it (a copy: see query.Reader.Handles);
+// the id alone if the handle cannot be had.
+func (s *Server) handle(ctx context.Context, id, path, machine string, cache map[string]string) string {
+	key := machine + "\x00" + path
+	h, ok := cache[key]
 	if !ok {
-		_, err := s.cat.Resolve(ctx, id, machine)
-		var amb *pidex.AmbiguousError
-		shared = errors.As(err, &amb)
-		cache[key] = shared
+		h = id
+		if hs, err := s.cat.Handles(ctx, []pidex.SessionRef{{Path: path, SessionID: id, Machine: machine}}, false); err == nil {
+			h = hs[0]
+		}
+		cache[key] = h
 	}
-	if shared {
-		return path
-	}
-	return id
+	return h
 }
 
 // onMachine is what follows a session handle in a result's text on a

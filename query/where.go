@@ -89,6 +89,7 @@ func textOf(s string) value { return value{s: s} }
 var fields = map[string]field{
 	"session.cwd":           {sql: "s.cwd", needs: "s", session: func(r *SessionRow) value { return textOf(r.Cwd) }},
 	"session.name":          {sql: "s.name", needs: "s", session: func(r *SessionRow) value { return optText(r.Name) }},
+	"session.id":            {sql: "s.session_id", needs: "s", session: func(r *SessionRow) value { return textOf(r.SessionID) }},
 	"session.agent":         {sql: "s.source", needs: "s", session: func(r *SessionRow) value { return textOf(r.Source) }},
 	"session.first_message": {sql: "s.first_message", needs: "s", session: func(r *SessionRow) value { return textOf(r.FirstMessage) }},
 	"session.modified":      {sql: modifiedSQL, session: func(r *SessionRow) value { return value{n: r.Modified} }},

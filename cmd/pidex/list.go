@@ -37,13 +37,17 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 			if a.json {
 				return render.WriteSessionsJSON(a.jsonOut(), sessions)
 			}
-			var short map[string]string
+			var handles []string
 			if a.io.OutTTY {
-				if short, err = eng.ShortIDs(ctx, sessionIDs(sessions)); err != nil {
+				refs := make([]pidex.SessionRef, len(sessions))
+				for i := range sessions {
+					refs[i] = sessions[i].Ref()
+				}
+				if handles, err = eng.Handles(ctx, refs, true); err != nil {
 					return err
 				}
 			}
-			return render.Sessions(a.stdout, sessions, a.io.OutTTY, a.io.Width, time.Now(), short)
+			return render.Sessions(a.stdout, sessions, a.io.OutTTY, a.io.Width, time.Now(), handles)
 		},
 	}
 	fl := cmd.Flags()
@@ -53,12 +57,4 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 	fl.IntVar(&o.Limit, "limit", 0, "at most N sessions")
 	fl.StringVar(&o.Sort, "sort", pidex.SortModified, "order: modified, created, cost or size (all descending)")
 	return cmd
-}
-
-func sessionIDs(ss []pidex.Session) []string {
-	ids := make([]string, len(ss))
-	for i := range ss {
-		ids[i] = ss[i].ID
-	}
-	return ids
 }

@@ -84,23 +84,33 @@ firstMessage, hits}]).`,
 				if a.json {
 					return render.WriteJSONLines(a.jsonOut(), ss)
 				}
-				var short map[string]string
+				var handles []string
 				if a.io.OutTTY {
-					ids := make([]string, len(ss))
-					for i := range ss {
-						ids[i] = ss[i].SessionID
+					refs := make([]pidex.SessionRef, len(ss))
+					for i, s := range ss {
+						refs[i] = pidex.SessionRef{Path: s.Path, SessionID: s.SessionID, Machine: s.Machine}
 					}
-					if short, err = eng.ShortIDs(ctx, ids); err != nil {
+					if handles, err = eng.Handles(ctx, refs, true); err != nil {
 						return err
 					}
 				}
-				return render.SessionHits(a.stdout, ss, a.io.OutTTY, a.io.Width, short)
+				return render.SessionHits(a.stdout, ss, a.io.OutTTY, a.io.Width, handles)
 			}
 			a.pageNote(view.NewSearchPage(totals, o.Offset, o.Limit, len(hits), false))
 			if a.json {
 				return render.WriteJSONLines(a.jsonOut(), hits)
 			}
-			return render.Hits(a.stdout, hits, a.io.OutTTY, a.io.Width)
+			// Each hit's open command names its file by handle: a short one
+			// to type on a terminal, the whole id piped.
+			refs := make([]pidex.SessionRef, len(hits))
+			for i, h := range hits {
+				refs[i] = pidex.SessionRef{Path: h.Path, SessionID: h.SessionID, Machine: h.Machine}
+			}
+			handles, err := eng.Handles(ctx, refs, a.io.OutTTY)
+			if err != nil {
+				return err
+			}
+			return render.Hits(a.stdout, hits, a.io.OutTTY, a.io.Width, handles)
 		},
 	}
 	fl := cmd.Flags()

@@ -12,11 +12,11 @@ import (
 )
 
 // Sessions writes a session listing. On a terminal: aligned columns,
-// relative times, each id as its shortest unique prefix (short, by full
-// id: pidex.ShortIDs; an id it lacks is shown whole), the first message
-// cut to the width. Piped: tab-separated, full values, RFC 3339 times, a
-// header line.
-func Sessions(w io.Writer, ss []pidex.Session, tty bool, width int, now time.Time, short map[string]string) error {
+// relative times, each session as its handle (handles, in ss's order:
+// the shortest reference that opens exactly its file; where there is
+// none, the id whole), the first message cut to the width. Piped:
+// tab-separated, full values, RFC 3339 times, a header line.
+func Sessions(w io.Writer, ss []pidex.Session, tty bool, width int, now time.Time, handles []string) error {
 	// A team catalog's sessions name their machine: a column of its own
 	// (the last one piped, so the others keep their places).
 	team := slices.ContainsFunc(ss, func(s pidex.Session) bool { return s.Machine != "" })
@@ -31,7 +31,7 @@ func Sessions(w io.Writer, ss []pidex.Session, tty bool, width int, now time.Tim
 	default:
 		t = NewTable(w, false, "modified", "created", "id", "messages", "entries", "tokens", "cost", "size", "cwd", "name", "first_message", "path")
 	}
-	for _, s := range ss {
+	for i, s := range ss {
 		name := ""
 		if s.Name != nil {
 			name = *s.Name
@@ -55,7 +55,7 @@ func Sessions(w io.Writer, ss []pidex.Session, tty bool, width int, now time.Tim
 		}
 		// The title gives way first, then the project (then the machine):
 		// the other columns are short and never cut.
-		cells := []string{RelTime(now, s.Modified.UTC()), shortID(short, s.ID), text.Count(s.MessageCount), text.Money(s.Cost),
+		cells := []string{RelTime(now, s.Modified.UTC()), handleOf(handles, i, s.ID), text.Count(s.MessageCount), text.Money(s.Cost),
 			view.Project(s.Cwd), title}
 		if team {
 			cells = slices.Insert(cells, 1, s.Machine)
@@ -68,10 +68,10 @@ func Sessions(w io.Writer, ss []pidex.Session, tty bool, width int, now time.Tim
 	return t.Fit(width, 5, 4).Flush()
 }
 
-// shortID is id as short[id], else whole.
-func shortID(short map[string]string, id string) string {
-	if p, ok := short[id]; ok {
-		return p
+// handleOf is the i-th of handles, else id whole.
+func handleOf(handles []string, i int, id string) string {
+	if i < len(handles) && handles[i] != "" {
+		return handles[i]
 	}
 	return id
 }

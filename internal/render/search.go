@@ -13,9 +13,10 @@ import (
 
 // Hits writes search hits. On a terminal each hit is a block: time,
 // project, session, role and entry; the snippet with the matched words in
-// bold; and the command that opens it. Piped: tab-separated, one hit a
-// line, with a header.
-func Hits(w io.Writer, hits []pidex.Hit, tty bool, width int) error {
+// bold; and the command that opens it, by the session's handle (handles,
+// in the hits' order: each opens exactly the hit's file). Piped:
+// tab-separated, one hit a line, with a header.
+func Hits(w io.Writer, hits []pidex.Hit, tty bool, width int, handles []string) error {
 	if !tty {
 		cols := []string{"score", "time", "session_id", "session", "entry_id", "role", "cwd", "path", "line", "snippet", "open"}
 		team := slices.ContainsFunc(hits, func(h pidex.Hit) bool { return h.Machine != "" })
@@ -23,9 +24,9 @@ func Hits(w io.Writer, hits []pidex.Hit, tty bool, width int) error {
 			cols = append(cols, "machine")
 		}
 		t := NewTable(w, false, cols...)
-		for _, h := range hits {
+		for i, h := range hits {
 			cells := []string{fmt.Sprintf("%.3f", h.Score), hitTime(h, false), h.SessionID, sessionTitle(h, 80), h.EntryID, h.Role, h.Cwd, h.Path,
-				Itoa(h.Line), h.Snippet, openCommand(h)}
+				Itoa(h.Line), h.Snippet, openCommand(h, handleOf(handles, i, h.SessionID))}
 			if team {
 				cells = append(cells, h.Machine)
 			}
@@ -45,14 +46,14 @@ func Hits(w io.Writer, hits []pidex.Hit, tty bool, width int) error {
 		head := Safe(fmt.Sprintf("%s  %s  %s  %s %s", hitTime(h, true), where, sessionTitle(h, 200), h.Role, h.EntryID))
 		ew.str(text.CutWidth(head, width) + "\n")
 		ew.str("  " + highlighted(h.Segments) + "\n")
-		ew.str("  " + Safe(openCommand(h)) + "\n")
+		ew.str("  " + Safe(openCommand(h, handleOf(handles, i, h.SessionID))) + "\n")
 	}
 	return ew.err
 }
 
 // SessionHits writes sessions with their hit counts; on a terminal each
-// id is its shortest unique prefix (short, as Sessions).
-func SessionHits(w io.Writer, ss []pidex.SessionHits, tty bool, width int, short map[string]string) error {
+// session is its handle (handles, as Sessions).
+func SessionHits(w io.Writer, ss []pidex.SessionHits, tty bool, width int, handles []string) error {
 	if !tty {
 		t := NewTable(w, false, "hits", "session_id", "cwd", "name", "first_message", "path")
 		for _, s := range ss {
@@ -65,12 +66,12 @@ func SessionHits(w io.Writer, ss []pidex.SessionHits, tty bool, width int, short
 		return t.Flush()
 	}
 	t := NewTable(w, true, "HITS", "ID", "PROJECT", "NAME / FIRST MESSAGE")
-	for _, s := range ss {
+	for i, s := range ss {
 		title := text.OneLine(text.Cut(s.FirstMessage, 4*width))
 		if s.Name != nil {
 			title = *s.Name + " — " + title
 		}
-		t.Row(text.Count(s.Hits), shortID(short, s.SessionID), view.Project(s.Cwd), title)
+		t.Row(text.Count(s.Hits), handleOf(handles, i, s.SessionID), view.Project(s.Cwd), title)
 	}
 	return t.Fit(width, 3, 2).Flush()
 }
@@ -93,12 +94,13 @@ func hitTime(h pidex.Hit, short bool) string {
 	return h.Timestamp.UTC().Format("2006-01-02T15:04:05Z07:00")
 }
 
-// openCommand is how to see the hit in its conversation.
-func openCommand(h pidex.Hit) string {
+// openCommand is how to see the hit in its conversation: its session by
+// handle.
+func openCommand(h pidex.Hit, handle string) string {
 	if h.Machine != "" { // a team catalog: the session may be on several machines
-		return "pidex --machine " + h.Machine + " show " + h.SessionID + " --leaf " + h.EntryID
+		return "pidex --machine " + h.Machine + " show " + handle + " --leaf " + h.EntryID
 	}
-	return "pidex show " + h.SessionID + " --leaf " + h.EntryID
+	return "pidex show " + handle + " --leaf " + h.EntryID
 }
 
 // highlighted joins snippet segments with the matches in bold.

@@ -16,7 +16,7 @@ func TestHits(t *testing.T) {
 		Segments: []pidex.Segment{{Text: "fix the "}, {Text: "build", Hit: true}, {Text: "\tnow"}},
 		Snippet:  "fix the build now", FirstMessage: "first\nmessage", Cwd: "/w/app"}
 	var b bytes.Buffer
-	if err := Hits(&b, []pidex.Hit{h}, true, 80); err != nil {
+	if err := Hits(&b, []pidex.Hit{h}, true, 80, nil); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -26,7 +26,7 @@ func TestHits(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := Hits(&b, []pidex.Hit{h}, false, 80); err != nil {
+	if err := Hits(&b, []pidex.Hit{h}, false, 80, nil); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
