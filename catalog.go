@@ -33,6 +33,9 @@ type Catalog interface {
 	// in their order: the session id (its shortest unique prefix when
 	// short), and @N where several files hold that id. Resolve takes them.
 	Handles(ctx context.Context, refs []SessionRef, short bool) ([]string, error)
+	// Resume is the command that continues a session in the agent that
+	// wrote it (NewResume): o.Leaf must be one of its entries.
+	Resume(ctx context.Context, ref SessionRef, o ResumeOptions) (*Resume, error)
 
 	// List lists the sessions o selects; Count says how many there are
 	// past any page.

@@ -1,0 +1,98 @@
+// Package export writes a session for someone else: Markdown for a
+// person or another agent to read, one self-contained HTML page, or JSON
+// (pidex export, the web page's downloads, the MCP server's hand-off).
+// Each format is built from the catalog's reads (pidex.Catalog), and
+// redacted, when asked, before it is written: nothing unredacted reaches
+// the writer.
+package export
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/redact"
+	"github.com/pidex-dev/pidex/internal/render"
+)
+
+// Write writes the session ref names to w in o.Format (o filtered first).
+// The export is built whole before the first byte is written: a session
+// that cannot be read leaves w empty, not half a file.
+func Write(ctx context.Context, cat pidex.Catalog, ref pidex.SessionRef, o pidex.ExportOptions, w io.Writer) error {
+	if err := o.Filter(); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	var err error
+	switch o.Format {
+	case pidex.FormatJSON:
+		err = writeJSON(ctx, cat, ref, o, &buf)
+	case pidex.FormatHTML:
+		err = writeHTML(ctx, cat, ref, o, &buf)
+	default:
+		err = Markdown(ctx, cat, ref, o, &buf)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = buf.WriteTo(w)
+	return err
+}
+
+// Markdown writes the branch (or with o.Context the model context) as
+// Markdown: render.Markdown, with the command that resumes the session.
+func Markdown(ctx context.Context, cat pidex.Catalog, ref pidex.SessionRef, o pidex.ExportOptions, w io.Writer) error {
+	info, err := cat.Info(ctx, ref)
+	if err != nil {
+		return err
+	}
+	doc, err := cat.Read(ctx, ref, pidex.ReadOptions{Leaf: o.Leaf, Context: o.Context})
+	if err != nil {
+		return err
+	}
+	mo := render.MarkdownOptions{Thinking: o.Thinking, MaxOutput: o.MaxOutput}
+	if r, err := cat.Resume(ctx, ref, pidex.ResumeOptions{}); err == nil {
+		mo.Resume = r.Command
+	}
+	if o.Redact {
+		redact.Document(doc, &info)
+		mo.Resume, _ = redact.String(mo.Resume)
+	}
+	return render.Markdown(w, doc, info, mo)
+}
+
+// writeJSON writes what `pidex show --json` prints: the entries of the
+// branch, each as pi holds it, or with o.Context the model context pi
+// rebuilds (`pidex show --context --json`).
+func writeJSON(ctx context.Context, cat pidex.Catalog, ref pidex.SessionRef, o pidex.ExportOptions, w io.Writer) error {
+	var v any
+	if o.Context {
+		sc, err := cat.Context(ctx, ref, o.Leaf)
+		if err != nil {
+			return err
+		}
+		v = sc
+	} else {
+		es, err := cat.EntryObjects(ctx, ref, o.Leaf)
+		if err != nil {
+			return err
+		}
+		v = es
+	}
+	if !o.Redact {
+		return render.WriteJSON(w, v)
+	}
+	var buf bytes.Buffer
+	if err := render.WriteJSON(&buf, v); err != nil {
+		return err
+	}
+	out, _ := redact.Line(buf.Bytes())
+	if !json.Valid(out) {
+		return fmt.Errorf("redact session %s: the redacted JSON is not valid", ref.SessionID)
+	}
+	_, err := w.Write(out)
+	return err
+}
