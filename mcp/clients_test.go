@@ -3,8 +3,6 @@ package mcp
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -12,52 +10,23 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pidex-dev/pidex/internal/tooltest"
 )
 
 // Real clients against the built binary: the SDK's own over stdio and
 // HTTP, the MCP Inspector's CLI, and pi's (`pi mcp add`, `pi mcp list`).
-// The Node clients are installed by npm from mcp/testdata/clients (its
-// package-lock.json pins them, Node 22 included, as npm's node package)
-// into a cache folder outside the repository; they skip, saying why, only
-// where npm cannot be had, unless PIDEX_REQUIRE_CLIENTS is set (CI).
-
-var binary struct {
-	once sync.Once
-	path string
-	err  error
-}
+// The Node clients are installed by internal/tooltest (its clients/
+// package-lock.json pins them, Node 22 included).
 
 // pidexBinary builds cmd/pidex once for the package's tests.
-func pidexBinary(t *testing.T) string {
-	t.Helper()
-	binary.once.Do(func() {
-		dir, err := os.MkdirTemp("", "pidex-mcp-bin")
-		if err != nil {
-			binary.err = err
-			return
-		}
-		binary.path = filepath.Join(dir, "pidex")
-		if runtime.GOOS == "windows" {
-			binary.path += ".exe"
-		}
-		out, err := exec.Command("go", "build", "-o", binary.path, "../cmd/pidex").CombinedOutput()
-		if err != nil {
-			binary.err = errors.New("go build: " + string(out))
-		}
-	})
-	if binary.err != nil {
-		t.Fatal(binary.err)
-	}
-	return binary.path
-}
+func pidexBinary(t *testing.T) string { return tooltest.Pidex(t) }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
@@ -221,117 +190,12 @@ func TestBinaryRefuses(t *testing.T) {
 
 // nodeClients is the folder where the Node clients are installed, and
 // the PATH that runs them under their Node 22.
-func nodeClients(t *testing.T) (dir, path string) {
-	t.Helper()
-	dir = os.Getenv("PIDEX_MCP_CLIENTS")
-	if dir == "" {
-		dir = installClients(t)
-	}
-	nodeBin := filepath.Join(dir, "node_modules", "node", "bin")
-	if !fileExists(filepath.Join(nodeBin, "node")) {
-		t.Fatalf("no Node 22 in %s (npm's node package): reinstall the clients", dir)
-	}
-	return dir, nodeBin + string(os.PathListSeparator) + os.Getenv("PATH")
-}
-
-var clients struct {
-	once      sync.Once
-	dir, skip string
-	err       error
-}
-
-// installClients installs testdata/clients with `npm ci` into a cache
-// folder named after its lock file, once (later runs reuse it).
-func installClients(t *testing.T) string {
-	t.Helper()
-	clients.once.Do(func() {
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			clients.skip = "npm not found: install Node.js and npm (Debian: apt-get install nodejs npm) to run the MCP Inspector and pi client tests"
-			return
-		}
-		lock, err := os.ReadFile(filepath.Join("testdata", "clients", "package-lock.json"))
-		if err != nil {
-			clients.err = err
-			return
-		}
-		sum := sha256.Sum256(lock)
-		cache := os.Getenv("PIDEX_CI_CACHE")
-		if cache == "" {
-			if c, err := os.UserCacheDir(); err == nil {
-				cache = filepath.Join(c, "pidex-ci")
-			} else {
-				cache = filepath.Join(os.TempDir(), "pidex-ci")
-			}
-		}
-		dir := filepath.Join(cache, "mcp-clients-"+hex.EncodeToString(sum[:6]))
-		if fileExists(filepath.Join(dir, "node_modules", ".bin", "pi")) {
-			clients.dir = dir
-			return
-		}
-		tmp, err := os.MkdirTemp(cache+string(os.PathSeparator), "install-")
-		if err := firstErr(err, os.MkdirAll(cache, 0o755)); err != nil {
-			if tmp, err = os.MkdirTemp("", "pidex-ci-install-"); err != nil {
-				clients.err = err
-				return
-			}
-		}
-		for _, f := range []string{"package.json", "package-lock.json"} {
-			b, err := os.ReadFile(filepath.Join("testdata", "clients", f))
-			if err == nil {
-				err = os.WriteFile(filepath.Join(tmp, f), b, 0o644)
-			}
-			if err != nil {
-				clients.err = err
-				return
-			}
-		}
-		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
-		cmd.Dir = tmp
-		if out, err := cmd.CombinedOutput(); err != nil {
-			os.RemoveAll(tmp)
-			clients.skip = "npm ci of testdata/clients failed (is the npm registry reachable?): " + err.Error() + "\n" + string(out)
-			return
-		}
-		if err := os.Rename(tmp, dir); err != nil && !fileExists(filepath.Join(dir, "node_modules")) {
-			clients.err = err
-			return
-		}
-		os.RemoveAll(tmp) // another run installed it first
-		clients.dir = dir
-	})
-	switch {
-	case clients.err != nil:
-		t.Fatal(clients.err)
-	case clients.skip != "" && os.Getenv("PIDEX_REQUIRE_CLIENTS") != "":
-		t.Fatal(clients.skip)
-	case clients.skip != "":
-		t.Skip(clients.skip)
-	}
-	return clients.dir
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
-}
+func nodeClients(t *testing.T) (dir, path string) { return tooltest.Clients(t) }
 
 // node runs a client's command from dir's node_modules/.bin.
 func node(t *testing.T, dir, path string, env []string, name string, args ...string) []byte {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(dir, "node_modules", ".bin", name), args...)
-	cmd.Env = append(append(os.Environ(), "PATH="+path), env...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s %s: %v\nstdout: %s\nstderr: %s", name, strings.Join(args, " "), err, out, stderr.String())
-	}
-	return out
+	return tooltest.Run(t, dir, path, env, name, args...)
 }
 
 // The MCP Inspector's CLI starts `pidex mcp` on the bundled corpus, lists
