@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/pidex-dev/pidex/internal/htmltest"
 )
 
 // The pages laid out for phones and wide windows, in Chromium: at 390 px
@@ -38,130 +40,106 @@ func TestBrowserLayout(t *testing.T) {
 		{"cost-week", "/cost?tz=UTC&period=week&stack=project", `#results p.count`, true},
 		{"error", "/s/nosuch", `section.error`, false},
 	}
-	for _, size := range []struct {
-		name          string
-		width, height int64
-		phone         bool
-	}{{"phone", 390, 844, true}, {"desktop", 1400, 900, false}} {
-		t.Run(size.name, func(t *testing.T) {
+	for _, size := range htmltest.Sizes {
+		t.Run(size.Name, func(t *testing.T) {
 			b := browser(t)
-			opts := []chromedp.EmulateViewportOption{}
-			if size.phone {
-				opts = append(opts, chromedp.EmulateMobile, chromedp.EmulateTouch, chromedp.EmulateScale(2), chromedp.EmulatePortrait)
-			}
-			b.do("size", chromedp.EmulateViewport(size.width, size.height, opts...))
+			b.Do("size", size.Emulate())
 			for _, p := range pages {
-				b.do(p.name, chromedp.Navigate(f.ts.URL+p.path), chromedp.WaitVisible(css(p.ready)))
-				if size.phone && p.shot {
-					b.do(p.name, shot("phone-"+p.name))
+				b.Do(p.name, chromedp.Navigate(f.ts.URL+p.path), chromedp.WaitVisible(css(p.ready)))
+				if size.Phone && p.shot {
+					b.Do(p.name, shot("phone-"+p.name))
 				}
 				if w, cw := js[int](b, `document.documentElement.scrollWidth`), js[int](b, `document.documentElement.clientWidth`); w > cw {
-					t.Errorf("%s at %d px: the page is %d px wide", p.name, size.width, w)
+					t.Errorf("%s at %d px: the page is %d px wide", p.name, size.Width, w)
 				}
-				if out := js[[]string](b, outOfScreen); len(out) > 0 {
-					t.Errorf("%s at %d px: %d elements pass the screen's right edge: %s", p.name, size.width, len(out), strings.Join(out[:min(5, len(out))], "; "))
+				if out := js[[]string](b, htmltest.OutOfScreen); len(out) > 0 {
+					t.Errorf("%s at %d px: %d elements pass the screen's right edge: %s", p.name, size.Width, len(out), strings.Join(out[:min(5, len(out))], "; "))
 				}
 				if wrapped := js[int](b, `[...document.querySelectorAll("td.time time, .hit time")].filter(e => e.getClientRects().length > 1).length`); wrapped > 0 {
-					t.Errorf("%s at %d px: %d dates wrap", p.name, size.width, wrapped)
+					t.Errorf("%s at %d px: %d dates wrap", p.name, size.Width, wrapped)
 				}
 			}
 
 			// Sessions: on the phone each row is a card that shows the
 			// project, the messages and the cost; on the desktop a table.
-			b.do("sessions", chromedp.Navigate(f.ts.URL+"/"), chromedp.WaitVisible(css(`table.sessions tbody tr`)))
+			b.Do("sessions", chromedp.Navigate(f.ts.URL+"/"), chromedp.WaitVisible(css(`table.sessions tbody tr`)))
 			display := js[string](b, `getComputedStyle(document.querySelector("table.sessions tbody tr")).display`)
-			if size.phone != (display == "grid") {
-				t.Errorf("a session row is laid out as %q at %d px", display, size.width)
+			if size.Phone != (display == "grid") {
+				t.Errorf("a session row is laid out as %q at %d px", display, size.Width)
 			}
 			for _, cell := range []string{"td.project", "td.num"} {
-				if r := js[float64](b, `document.querySelector("table.sessions tbody tr `+cell+`").getBoundingClientRect().right`); r > float64(size.width) {
-					t.Errorf("%s ends at %.0f px, past the %d px screen", cell, r, size.width)
+				if r := js[float64](b, `document.querySelector("table.sessions tbody tr `+cell+`").getBoundingClientRect().right`); r > float64(size.Width) {
+					t.Errorf("%s ends at %.0f px, past the %d px screen", cell, r, size.Width)
 				}
 			}
 
 			// A long session opens at its end and says so, with the way
 			// to its first entries.
-			b.do("long session", chromedp.Navigate(f.ts.URL+"/s/"+long), chromedp.WaitVisible(css(`#window-top`)))
+			b.Do("long session", chromedp.Navigate(f.ts.URL+"/s/"+long), chromedp.WaitVisible(css(`#window-top`)))
 			if where := value(b, chromedp.Text(css(`#window-top .where`))); where != "Entries 262–461 of 461, the latest." {
 				t.Errorf("a long session says %q", where)
 			}
-			b.click("first entries", `#window-top a.first`)
-			b.do("first entries", chromedp.WaitVisible(css(`#window-top a.last`)))
+			b.Click("first entries", `#window-top a.first`)
+			b.Do("first entries", chromedp.WaitVisible(css(`#window-top a.last`)))
 			if where := value(b, chromedp.Text(css(`#window-top .where`))); where != "Entries 1–200 of 461, the first." {
 				t.Errorf("its first page says %q", where)
 			}
 
 			// The tree: a drawer on the phone, a panel on the desktop that
 			// can be widened (kept for the next page) and hidden.
-			b.do("branchy", chromedp.Navigate(f.ts.URL+"/s/"+branchy), chromedp.WaitVisible(css(`ol.entries`)))
+			b.Do("branchy", chromedp.Navigate(f.ts.URL+"/s/"+branchy), chromedp.WaitVisible(css(`ol.entries`)))
 			visible := `(() => { const r = document.getElementById("tree").getBoundingClientRect(); return getComputedStyle(document.getElementById("tree")).display !== "none" && r.width > 0 })()`
-			if size.phone {
+			if size.Phone {
 				if js[bool](b, visible) {
 					t.Error("the tree is open on a phone before it is asked for")
 				}
-				b.do("open the tree", chromedp.Click(css(`#tree-toggle`)), until(visible), shot("phone-tree"))
-				if r := js[float64](b, `document.getElementById("tree").getBoundingClientRect().right`); r > float64(size.width)+1 {
+				b.Do("open the tree", chromedp.Click(css(`#tree-toggle`)), until(visible), shot("phone-tree"))
+				if r := js[float64](b, `document.getElementById("tree").getBoundingClientRect().right`); r > float64(size.Width)+1 {
 					t.Errorf("the tree drawer ends at %.0f px", r)
 				}
-				if h := js[float64](b, `document.getElementById("tree").getBoundingClientRect().height`); h < float64(size.height)-1 {
-					t.Errorf("the tree drawer is %.0f px high on a %d px screen", h, size.height)
+				if h := js[float64](b, `document.getElementById("tree").getBoundingClientRect().height`); h < float64(size.Height)-1 {
+					t.Errorf("the tree drawer is %.0f px high on a %d px screen", h, size.Height)
 				}
-				b.do("close the tree", chromedp.Click(css(`#tree-close`)), until("!"+visible))
+				b.Do("close the tree", chromedp.Click(css(`#tree-close`)), until("!"+visible))
 			} else {
 				before := js[float64](b, `document.getElementById("tree").getBoundingClientRect().width`)
-				b.do("widen the tree", chromedp.Click(css(`#tree-wider`)),
+				b.Do("widen the tree", chromedp.Click(css(`#tree-wider`)),
 					until(fmt.Sprintf(`document.getElementById("tree").getBoundingClientRect().width > %f`, before+60)))
-				b.do("reload", chromedp.Reload(), chromedp.WaitVisible(css(`ol.entries`)))
+				b.Do("reload", chromedp.Reload(), chromedp.WaitVisible(css(`ol.entries`)))
 				if w := js[float64](b, `document.getElementById("tree").getBoundingClientRect().width`); w < before+60 {
 					t.Errorf("the tree's width (%.0f px, was %.0f) was not kept", w, before)
 				}
 				conv := js[float64](b, `document.querySelector("section.conversation").getBoundingClientRect().width`)
-				b.do("hide the tree", chromedp.Click(css(`#tree-close`)), until("!"+visible),
+				b.Do("hide the tree", chromedp.Click(css(`#tree-close`)), until("!"+visible),
 					until(fmt.Sprintf(`document.querySelector("section.conversation").getBoundingClientRect().width > %f`, conv+100)))
-				b.do("show the tree", chromedp.Click(css(`#tree-toggle`)), until(visible))
-				b.do("forget", chromedp.Evaluate[chromedp.Void](`void localStorage.clear()`))
+				b.Do("show the tree", chromedp.Click(css(`#tree-toggle`)), until(visible))
+				b.Do("forget", chromedp.Evaluate[chromedp.Void](`void localStorage.clear()`))
 			}
 
 			// Search: how many hits, the next page, and the words found
 			// highlighted in the conversation a hit opens.
-			b.do("search", chromedp.Navigate(f.ts.URL+"/search?q=test&limit=20"), chromedp.WaitVisible(css(`#search-count`)))
+			b.Do("search", chromedp.Navigate(f.ts.URL+"/search?q=test&limit=20"), chromedp.WaitVisible(css(`#search-count`)))
 			count := value(b, chromedp.Text(css(`#search-count`)))
 			if !strings.HasPrefix(strings.ToLower(count), "hits 1–20 of ") || !strings.Contains(count, " sessions") {
 				t.Errorf("search count %q", count)
 			}
-			b.click("next page", `nav.pager a[rel=next]`)
-			b.do("next page", until(`document.getElementById("search-count").textContent.startsWith("hits 21–")`))
-			b.click("open a hit", `ol.hits li a`)
-			b.do("highlighted", chromedp.WaitVisible(css(`#marks`)))
+			b.Click("next page", `nav.pager a[rel=next]`)
+			b.Do("next page", until(`document.getElementById("search-count").textContent.startsWith("hits 21–")`))
+			b.Click("open a hit", `ol.hits li a`)
+			b.Do("highlighted", chromedp.WaitVisible(css(`#marks`)))
 			if n := js[int](b, `document.querySelectorAll("mark.q").length`); n == 0 || !strings.Contains(value(b, chromedp.Text(css(`#marks`))), "test") {
 				t.Errorf("%d words highlighted: %q", n, value(b, chromedp.Text(css(`#marks`))))
 			}
 			if u := value(b, chromedp.Location()); !strings.Contains(u, "q=test") {
 				t.Errorf("the hit's link %s does not carry the query", u)
 			}
-			b.do("next match", chromedp.Click(css(`#next-mark`)), until(`document.querySelector("mark.q.current") !== null`))
+			b.Do("next match", chromedp.Click(css(`#next-mark`)), until(`document.querySelector("mark.q.current") !== null`))
 			if u, _ := url.Parse(value(b, chromedp.Location())); u != nil && u.Query().Get("q") != "test" {
 				t.Errorf("query %q", u.Query().Get("q"))
 			}
-			if n := b.dialogs.Load(); n != 0 {
+			if n := b.Dialogs.Load(); n != 0 {
 				t.Errorf("%d dialogs opened", n)
 			}
 		})
 	}
 }
-
-// outOfScreen lists the visible elements whose right edge passes the
-// screen, except inside a box that scrolls on its own (code, output,
-// wide tables), which is where a wide thing belongs.
-const outOfScreen = `(() => {
-	const w = document.documentElement.clientWidth, out = [];
-	const scrolls = (e) => { for (let p = e.parentElement; p; p = p.parentElement) {
-		const o = getComputedStyle(p).overflowX; if (o === "auto" || o === "scroll" || o === "hidden") return true; } return false; };
-	for (const e of document.querySelectorAll("body *")) {
-		const r = e.getBoundingClientRect();
-		if (r.width === 0 || r.height === 0 || r.right <= w + 1) continue;
-		if (getComputedStyle(e).position === "fixed" || scrolls(e)) continue;
-		out.push(e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.className && typeof e.className === "string" ? "." + e.className.split(" ").join(".") : "") + " to " + Math.round(r.right));
-	}
-	return out;
-})()`

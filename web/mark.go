@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/htmlview"
 )
 
 // Highlighting a search's words in the conversation it opened: the
@@ -14,7 +15,7 @@ import (
 // wrapped in <mark> in the HTML the page already made.
 
 // markHTML marks the matches in the text of h, HTML made by this package
-// (the Markdown renderer): its tags are left alone, each run of text
+// (htmlview's Markdown renderer): its tags are left alone, each run of text
 // between them is unescaped, marked and escaped again. It returns the
 // number of matches too.
 func markHTML(h template.HTML, mark pidex.Marker) (template.HTML, int) {
@@ -62,7 +63,7 @@ func markText(text string, mark pidex.Marker) (string, int) {
 
 // markBlocks highlights the query in the blocks of an entry and opens the
 // folds that hold a match; it returns how many it marked.
-func markBlocks(bs []block, mark pidex.Marker) int {
+func markBlocks(bs []htmlview.Block, mark pidex.Marker) int {
 	n := 0
 	for i := range bs {
 		b := &bs[i]

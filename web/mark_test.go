@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/htmlview"
 )
 
 // word marks every "script" (a stand-in for the engine's Marker).
@@ -23,7 +24,7 @@ func word(text string) []pidex.Segment {
 // Marks go around escaped text, never into tags or around markup: text
 // that looks like a tag stays text.
 func TestMarkHTML(t *testing.T) {
-	h, n := markHTML(markdown("a <script>alert(1)</script> and **Script** in `script()`\n\n[script](https://example.com/script)"), word)
+	h, n := markHTML(htmlview.Markdown("a <script>alert(1)</script> and **Script** in `script()`\n\n[script](https://example.com/script)"), word)
 	got := string(h)
 	for _, want := range []string{
 		`a &lt;<mark class="q">script</mark>&gt;alert(1)&lt;/<mark class="q">script</mark>&gt;`,
@@ -38,7 +39,7 @@ func TestMarkHTML(t *testing.T) {
 	if n != 5 || strings.Contains(got, "<script") {
 		t.Errorf("%d marks:\n%s", n, got)
 	}
-	bs := []block{{Kind: "fold", Inner: []block{{Kind: "pre", Text: "<b>script</b>"}}}, {Kind: "line", Text: "nothing"}}
+	bs := []htmlview.Block{{Kind: "fold", Inner: []htmlview.Block{{Kind: "pre", Text: "<b>script</b>"}}}, {Kind: "line", Text: "nothing"}}
 	if n := markBlocks(bs, word); n != 1 || !bs[0].Open || string(bs[0].Inner[0].HTML) != `&lt;b&gt;<mark class="q">script</mark>&lt;/b&gt;` || bs[1].HTML != "" {
 		t.Errorf("blocks: %d marks, %+v", n, bs)
 	}

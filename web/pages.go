@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/htmlview"
 	"github.com/pidex-dev/pidex/internal/text"
 	"github.com/pidex-dev/pidex/internal/view"
 )
@@ -61,8 +62,8 @@ func parsePages() map[string]*template.Template {
 	}
 	out := map[string]*template.Template{}
 	for _, name := range []string{"sessions", "session", "search", "cost", "error"} {
-		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS,
-			"assets/templates/layout.html", "assets/templates/"+name+".html"))
+		t := template.Must(htmlview.Parse(template.New(name).Funcs(funcs)))
+		out[name] = template.Must(t.ParseFS(templateFS, "assets/templates/layout.html", "assets/templates/"+name+".html"))
 	}
 	return out
 }
@@ -173,8 +174,8 @@ type sessionView struct {
 	Full       bool
 	Leaf       string // the end of the path shown
 	Current    bool   // it is pi's leaf
-	Entries    []entryView
-	Tree       template.HTML // the tree panel (treePanel)
+	Entries    []htmlview.Entry
+	Tree       template.HTML // the tree panel (htmlview.TreePanel)
 	Abandoned  *float64      // cost on abandoned branches, when known
 	BranchURL  string
 	ContextURL string
@@ -278,14 +279,14 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 		onPath[id] = true
 	}
 	nodeURL := func(id string) string { return treeBase + url.QueryEscape(id) + "#e-" + url.PathEscape(id) }
-	v.Tree = (&treePanel{previews: previews, onPath: onPath, selected: v.Leaf, link: nodeURL}).html(view.Layout(roots))
+	v.Tree = (&htmlview.TreePanel{Previews: previews, OnPath: onPath, Selected: v.Leaf, Link: nodeURL}).HTML(view.Layout(roots))
 	abandoned, _, err := s.cat.Abandoned(ctx, ref)
 	if err != nil {
 		s.httpError(w, r, err)
 		return
 	}
 	v.Abandoned = &abandoned
-	vw := viewer{full: v.Full}
+	vw := htmlview.Viewer{Full: v.Full}
 	var mark pidex.Marker
 	if v.Query != "" {
 		// A query that does not parse highlights nothing (it came from a
@@ -295,7 +296,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 	}
 	for _, it := range doc.Items {
 		it.Target = it.ID == at
-		e := vw.item(doc, it)
+		e := vw.Item(doc, it)
 		if mark != nil {
 			e.Marks = markBlocks(e.Blocks, mark)
 			v.Marks += e.Marks

@@ -12,9 +12,11 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/htmlview"
 	"github.com/pidex-dev/pidex/internal/httpguard"
 )
 
@@ -61,6 +63,9 @@ func New(cat Catalog, opts Options) (*Server, error) {
 	}
 	m := s.mux
 	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	// The stylesheet and the script an exported page holds too.
+	m.HandleFunc("GET /static/app.css", serveAsset("app.css", htmlview.Stylesheet))
+	m.HandleFunc("GET /static/shared.js", serveAsset("shared.js", htmlview.Script))
 	m.HandleFunc("GET /{$}", s.sessionsPage)
 	m.HandleFunc("GET /s/{id}", s.withSession(s.sessionPage))
 	m.HandleFunc("GET /search", s.searchPage)
@@ -78,6 +83,13 @@ func New(cat Catalog, opts Options) (*Server, error) {
 		s.httpError(w, r, errNotFound)
 	})
 	return s, nil
+}
+
+// serveAsset serves a file held in a string (content type by its name).
+func serveAsset(name, content string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		http.ServeContent(w, r, name, time.Time{}, strings.NewReader(content))
+	}
 }
 
 // Handler is the server's whole HTTP surface, guarded (see guard) and

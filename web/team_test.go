@@ -4,15 +4,22 @@ import (
 	"context"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/pidex-dev/pidex/engine"
+	"github.com/pidex-dev/pidex/internal/htmltest"
 	"github.com/pidex-dev/pidex/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.Stop()
+	htmltest.Stop()
+	os.Exit(code)
+}
 
 // serve --catalog postgres://…: the pages and the API answer from a team
 // catalog, the API with the local catalog's bytes plus each object's

@@ -1,4 +1,4 @@
-package web
+package htmlview
 
 import (
 	"html"
@@ -16,22 +16,26 @@ import (
 // indents its children), each entry a link that shows the path to it
 // (pi's /tree navigation, read-only).
 
-// treePanel writes the panel's markup, the nested lists the stylesheet
+// TreePanel writes the panel's markup, the nested lists the stylesheet
 // and the script expect, from the laid-out tree. It is written here
 // rather than by a template: a session of 9,186 entries made
 // html/template call its escapers through reflection some 55,000 times,
 // 50 ms of every view of the page. Every value is escaped as text
 // (html.EscapeString: & < > ' "), URLs included.
-type treePanel struct {
-	previews map[int64]string
-	onPath   map[string]bool // on the path being shown
-	selected string          // the end of the path being shown
-	link     func(id string) string
-	b        strings.Builder
+type TreePanel struct {
+	Previews map[int64]string
+	OnPath   map[string]bool // on the path being shown
+	Selected string          // the end of the path being shown
+	Link     func(id string) string
+	// Ends, when set, gives each entry's link the line of the end of the
+	// branch through it (data-end) and the entry's own line (data-line):
+	// what a page that switches branches itself needs.
+	Ends map[*pidex.TreeNode]*pidex.TreeNode
+	b    strings.Builder
 }
 
-// html is the markup of g.
-func (p *treePanel) html(g *view.TreeGroup) template.HTML {
+// HTML is the markup of g.
+func (p *TreePanel) HTML(g *view.TreeGroup) template.HTML {
 	p.group(g)
 	return template.HTML(p.b.String()) // escaped as written
 }
@@ -39,7 +43,7 @@ func (p *treePanel) html(g *view.TreeGroup) template.HTML {
 // group writes a run of entries and, after its last one, the branches
 // that start there (groups nest as deep as the tree branches, not as it
 // is long).
-func (p *treePanel) group(g *view.TreeGroup) {
+func (p *TreePanel) group(g *view.TreeGroup) {
 	p.b.WriteString(`<ul class="run">`)
 	for _, n := range g.Rows {
 		p.node(n)
@@ -52,13 +56,13 @@ func (p *treePanel) group(g *view.TreeGroup) {
 	p.b.WriteString(`</ul>`)
 }
 
-func (p *treePanel) node(n *pidex.TreeNode) {
+func (p *TreePanel) node(n *pidex.TreeNode) {
 	b := &p.b
 	b.WriteString(`<li class="node`)
-	if p.onPath[n.ID] {
+	if p.OnPath[n.ID] {
 		b.WriteString(" onpath")
 	}
-	if n.ID == p.selected {
+	if n.ID == p.Selected {
 		b.WriteString(" sel")
 	}
 	fork := len(n.Children) > 1
@@ -66,9 +70,15 @@ func (p *treePanel) node(n *pidex.TreeNode) {
 		b.WriteString(" bp")
 	}
 	b.WriteString("\">\n<a href=\"")
-	b.WriteString(html.EscapeString(p.link(n.ID)))
+	b.WriteString(html.EscapeString(p.Link(n.ID)))
 	b.WriteString(`" data-id="`)
 	b.WriteString(html.EscapeString(n.ID))
+	if end := p.Ends[n]; end != nil {
+		b.WriteString(`" data-line="`)
+		b.WriteString(strconv.FormatInt(n.Line, 10))
+		b.WriteString(`" data-end="`)
+		b.WriteString(strconv.FormatInt(end.Line, 10))
+	}
 	b.WriteString(`"><span class="mark">`)
 	if n.Leaf {
 		b.WriteString("*")
@@ -82,7 +92,7 @@ func (p *treePanel) node(n *pidex.TreeNode) {
 		b.WriteString(`</span>`)
 	}
 	b.WriteString(` <span class="p">`)
-	b.WriteString(html.EscapeString(text.Cut(p.previews[n.Offset], 120)))
+	b.WriteString(html.EscapeString(text.Cut(p.Previews[n.Offset], 120)))
 	b.WriteString(`</span>`)
 	if fork {
 		b.WriteString(` <span class="fork">`)

@@ -1,4 +1,4 @@
-package web
+package htmlview
 
 import (
 	"html"
@@ -18,15 +18,15 @@ import (
 // fenced code (highlighted), inline code, bold, italic, strikethrough,
 // links, lists, quotes, tables and rules.
 
-// markdown renders src.
-func markdown(src string) template.HTML {
+// Markdown renders src.
+func Markdown(src string) template.HTML {
 	var b strings.Builder
 	renderBlocks(&b, strings.Split(strings.ReplaceAll(src, "\r\n", "\n"), "\n"), 0)
 	return template.HTML(b.String())
 }
 
 // The block patterns, matched on raw lines; compiled on first use (only
-// pidex serve renders markdown).
+// a page renders Markdown).
 var (
 	reFence   = text.LazyRegexp("^ {0,3}(```+|~~~+)\\s*([^`\\s]*)")
 	reHeading = text.LazyRegexp(`^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)

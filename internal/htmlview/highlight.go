@@ -1,4 +1,4 @@
-package web
+package htmlview
 
 import (
 	"html"
@@ -134,8 +134,8 @@ var (
 	famDiff = &family{}
 )
 
-// families and keywords are built on first use (a code block on a pidex
-// serve page), not at package init, which every command pays for at start.
+// families and keywords are built on first use (a code block on a page),
+// not at package init, which every command pays for at start.
 var families = sync.OnceValue(func() map[string]*family {
 	families := map[string]*family{}
 	for fam, langs := range map[*family]string{

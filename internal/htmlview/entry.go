@@ -1,4 +1,4 @@
-package web
+package htmlview
 
 import (
 	"fmt"
@@ -11,41 +11,43 @@ import (
 	"github.com/pidex-dev/pidex/internal/view"
 )
 
-// How a session reads in the browser: the HTML rendering of a
+// How a session reads in a browser: the HTML rendering of a
 // pidex.Document (built by the engine, as for `pidex show`). Conversation
 // text is Markdown, thinking, tool calls and output are folded, images
 // come from the file. This file only decides how each block looks.
 
-// entryView is one item of the Document, as the page shows it.
-type entryView struct {
+// Entry is one item of the Document, as a page shows it.
+type Entry struct {
 	pidex.DocItem
 	Heading string // the title, numbered in the context view
 	Time    string // ISO 8601 UTC, "" when it does not parse
 	Notes   []string
-	Blocks  []block
+	Blocks  []Block
 	Marks   int // a search's words marked in it
 }
 
-// block is one piece of an item's body; Kind picks its template.
-type block struct {
+// Block is one piece of an item's body; Kind picks its template.
+type Block struct {
 	Kind    string        // md | line | pre | fold | image
 	HTML    template.HTML // md: rendered Markdown; line, pre: Text with a search's words marked, when any
 	Open    bool          // fold: open, since it holds a search's words
 	Text    string        // line, pre: text (escaped by the template); fold: its summary
 	Src     template.URL  // image: a data: URL of a checked raster type
 	Alt     string        // image: its type and size
-	Inner   []block       // fold: what it hides
+	Inner   []Block       // fold: what it hides
 	Cut     string        // pre: what was left out ("… 1,234 more lines")
 	FoldCls string        // fold: thinking | tool | output | system
 }
 
-type viewer struct {
-	full bool
+// Viewer makes the views. Full shows tool output whole; otherwise a
+// long one is cut to the fold limits (view.FoldLines, view.FoldBytes).
+type Viewer struct {
+	Full bool
 }
 
-// item is the page's view of a Document item.
-func (v viewer) item(doc *pidex.Document, it pidex.DocItem) entryView {
-	e := entryView{DocItem: it, Heading: it.Title, Blocks: v.blocks(it.Blocks)}
+// Item is the page's view of a Document item.
+func (v Viewer) Item(doc *pidex.Document, it pidex.DocItem) Entry {
+	e := Entry{DocItem: it, Heading: it.Title, Blocks: v.Blocks(it.Blocks)}
 	if doc.Context {
 		e.Heading = fmt.Sprintf("#%d %s", it.N, it.Title)
 	}
@@ -61,58 +63,59 @@ func (v viewer) item(doc *pidex.Document, it pidex.DocItem) entryView {
 	return e
 }
 
-func (v viewer) blocks(bs []pidex.Block) []block {
-	var out []block
+// Blocks are the views of an item's blocks.
+func (v Viewer) Blocks(bs []pidex.Block) []Block {
+	var out []Block
 	for _, b := range bs {
 		out = append(out, v.block(b))
 	}
 	return out
 }
 
-func (v viewer) block(b pidex.Block) block {
+func (v Viewer) block(b pidex.Block) Block {
 	switch b.Kind {
 	case pidex.BlockProse:
-		return block{Kind: "md", HTML: markdown(b.Text)}
+		return Block{Kind: "md", HTML: Markdown(b.Text)}
 	case pidex.BlockLine:
-		return block{Kind: "line", Text: b.Text}
+		return Block{Kind: "line", Text: b.Text}
 	case pidex.BlockPre:
 		return v.pre(b.Text)
 	case pidex.BlockOutput:
-		return v.fold("output", "output", v.blocks(b.Inner), outputText(b.Inner))
+		return v.fold("output", "output", v.Blocks(b.Inner), outputText(b.Inner))
 	case pidex.BlockThinking:
 		if b.Redacted {
-			return block{Kind: "line", Text: "[thinking: redacted]"}
+			return Block{Kind: "line", Text: "[thinking: redacted]"}
 		}
-		return block{Kind: "fold", FoldCls: "thinking", Text: "thinking · " + text.Count(int64(utf8.RuneCountInString(b.Text))) + " chars",
-			Inner: []block{{Kind: "md", HTML: markdown(b.Text)}}}
+		return Block{Kind: "fold", FoldCls: "thinking", Text: "thinking · " + text.Count(int64(utf8.RuneCountInString(b.Text))) + " chars",
+			Inner: []Block{{Kind: "md", HTML: Markdown(b.Text)}}}
 	case pidex.BlockToolCall:
 		args := toolArgs(b)
-		return v.fold("tool", "→ "+b.Name+"("+text.Cut(text.OneLine(args), 100)+")", []block{v.pre(args)}, args)
+		return v.fold("tool", "→ "+b.Name+"("+text.Cut(text.OneLine(args), 100)+")", []Block{v.pre(args)}, args)
 	case pidex.BlockImage:
 		return image(b)
 	case pidex.BlockSystem:
 		t := systemText(b)
-		return v.fold("system", "system prompt", []block{v.pre(t)}, t)
+		return v.fold("system", "system prompt", []Block{v.pre(t)}, t)
 	}
 	if b.Name != "" {
-		return block{Kind: "line", Text: "[" + b.Name + " block]"}
+		return Block{Kind: "line", Text: "[" + b.Name + " block]"}
 	}
 	return v.pre(b.Text)
 }
 
 // fold hides inner behind a summary with the size of what it hides.
-func (v viewer) fold(class, summary string, inner []block, t string) block {
+func (v Viewer) fold(class, summary string, inner []Block, t string) Block {
 	if t != "" {
 		n := strings.Count(t, "\n") + 1
 		summary += fmt.Sprintf(" · %s %s, %s", text.Count(int64(n)), text.Plural(n, "line", "lines"), text.Bytes(int64(len(t))))
 	}
-	return block{Kind: "fold", FoldCls: class, Text: summary, Inner: inner}
+	return Block{Kind: "fold", FoldCls: class, Text: summary, Inner: inner}
 }
 
 // pre is preformatted text, cut to the fold limits unless full.
-func (v viewer) pre(s string) block {
-	if v.full || (len(s) <= view.FoldBytes && strings.Count(s, "\n") < view.FoldLines) {
-		return block{Kind: "pre", Text: s}
+func (v Viewer) pre(s string) Block {
+	if v.Full || (len(s) <= view.FoldBytes && strings.Count(s, "\n") < view.FoldLines) {
+		return Block{Kind: "pre", Text: s}
 	}
 	lines := strings.SplitAfter(s, "\n")
 	keep, n := 0, 0
@@ -122,10 +125,10 @@ func (v viewer) pre(s string) block {
 	}
 	if keep == 0 { // one enormous line
 		cut := text.Cut(s, view.FoldBytes)
-		return block{Kind: "pre", Text: cut, Cut: fmt.Sprintf("… %s more", text.Bytes(int64(len(s)-len(cut))))}
+		return Block{Kind: "pre", Text: cut, Cut: fmt.Sprintf("… %s more", text.Bytes(int64(len(s)-len(cut))))}
 	}
 	rest := len(lines) - keep
-	return block{Kind: "pre", Text: strings.Join(lines[:keep], ""),
+	return Block{Kind: "pre", Text: strings.Join(lines[:keep], ""),
 		Cut: fmt.Sprintf("… %s more %s (%s)", text.Count(int64(rest)), text.Plural(rest, "line", "lines"), text.Bytes(int64(len(s)-n)))}
 }
 
@@ -173,12 +176,12 @@ func systemText(b pidex.Block) string {
 // carry script) is described, not shown.
 var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
 
-func image(b pidex.Block) block {
+func image(b pidex.Block) Block {
 	alt := fmt.Sprintf("image %s, %s", b.Mime, text.Bytes(b.Size))
 	if !imageTypes[b.Mime] || !isBase64(b.Data) {
-		return block{Kind: "line", Text: "[" + alt + "]"}
+		return Block{Kind: "line", Text: "[" + alt + "]"}
 	}
-	return block{Kind: "image", Src: template.URL("data:" + b.Mime + ";base64," + b.Data), Alt: alt}
+	return Block{Kind: "image", Src: template.URL("data:" + b.Mime + ";base64," + b.Data), Alt: alt}
 }
 
 // isBase64: only the base64 alphabet, so the data: URL is exactly what it

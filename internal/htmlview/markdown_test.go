@@ -1,8 +1,10 @@
-package web
+package htmlview
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/pidex-dev/pidex/internal/htmltest"
 )
 
 func TestMarkdown(t *testing.T) {
@@ -30,8 +32,8 @@ func TestMarkdown(t *testing.T) {
 		{"diff", "```diff\n+a\n-b\n```", `<pre class="code" data-lang="diff"><code><span class="add">+a</span>` + "\n" + `<span class="del">-b</span></code></pre>` + "\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := string(markdown(tc.in)); got != tc.want {
-				t.Errorf("markdown(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+			if got := string(Markdown(tc.in)); got != tc.want {
+				t.Errorf("Markdown(%q)\n got %q\nwant %q", tc.in, got, tc.want)
 			}
 		})
 	}
@@ -47,7 +49,7 @@ func TestMarkdownDegenerate(t *testing.T) {
 		strings.Repeat("[a](https://x", 1000),
 		"|\n|-|\n" + strings.Repeat("|", 1000),
 	} {
-		out := string(markdown(in))
+		out := string(Markdown(in))
 		if strings.Contains(out, "<script") {
 			t.Error("script")
 		}
@@ -58,10 +60,10 @@ func FuzzMarkdown(f *testing.F) {
 	f.Add("**a** `b` [c](https://d) <e>")
 	f.Add("```go\n\"x\n```")
 	f.Fuzz(func(t *testing.T, in string) {
-		out := string(markdown(in))
-		assertInert(t, out)
+		out := string(Markdown(in))
+		htmltest.AssertInert(t, out)
 		// Every < of the input is escaped: a tag in the output is the renderer's own.
-		for _, tag := range reTag.FindAllString(out, -1) {
+		for _, tag := range htmltest.Tag.FindAllString(out, -1) {
 			if !ownTag(tag) {
 				t.Fatalf("foreign tag %q from %q", tag, in)
 			}
