@@ -97,26 +97,45 @@ func Walk(roots []*pidex.TreeNode, visit func(*pidex.TreeNode) bool) {
 // when jumping to n (a search hit): the session's current leaf if it lies
 // below n, else the newest-written continuation, last child at each step.
 func BranchLeaf(n *pidex.TreeNode) string {
-	leaf := ""
-	Walk([]*pidex.TreeNode{n}, func(m *pidex.TreeNode) bool {
-		if m.Leaf {
-			leaf = m.ID
-		}
-		return leaf == ""
+	return BranchEnds([]*pidex.TreeNode{n})[n].ID
+}
+
+// BranchEnds is BranchLeaf's node for every node of a tree at once, for a
+// page that switches branches itself (the HTML export). Children before
+// parents: each end is its children's, one pass, however long the
+// conversation.
+func BranchEnds(roots []*pidex.TreeNode) map[*pidex.TreeNode]*pidex.TreeNode {
+	var order []*pidex.TreeNode // parents before children
+	Walk(roots, func(n *pidex.TreeNode) bool {
+		order = append(order, n)
+		return true
 	})
-	if leaf != "" {
-		return leaf
-	}
-	for len(n.Children) > 0 {
-		last := n.Children[0]
-		for _, c := range n.Children[1:] {
-			if c.Offset > last.Offset {
-				last = c
+	ends := make(map[*pidex.TreeNode]*pidex.TreeNode, len(order))
+	for i := len(order) - 1; i >= 0; i-- {
+		n := order[i]
+		if n.Leaf {
+			ends[n] = n
+			continue
+		}
+		var current, newest *pidex.TreeNode
+		for _, c := range n.Children {
+			if e := ends[c]; e.Leaf {
+				current = e
+			}
+			if newest == nil || c.Offset > newest.Offset {
+				newest = c
 			}
 		}
-		n = last
+		switch {
+		case current != nil:
+			ends[n] = current
+		case newest != nil:
+			ends[n] = ends[newest]
+		default:
+			ends[n] = n
+		}
 	}
-	return n.ID
+	return ends
 }
 
 // NodeClass is a tree node's reading class (pi.Class: user, assistant,
