@@ -458,7 +458,9 @@ func (ix *Indexer) addError(st *pidex.IndexStats, path string, err error) {
 //	   openclaw) and oh-my-pi's format (title slot, kinds, usage)
 //	7: the text index without positions, by line (migration 00010); entry
 //	   previews kept at ingest (entry_previews)
-const Derivation = 7
+//	8: a line of JSON null is skipped, as pi skips it (it was an entry
+//	   without id or type)
+const Derivation = 8
 
 // reserveIDs gives new files their catalog ids in the order of their
 // names before they are read (in parallel, biggest first): pi names a

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 
@@ -103,6 +104,9 @@ var ErrNotObject = errors.New("line is not a JSON object")
 // offending field left zero). The second comes back as a *json.UnmarshalTypeError
 // together with a usable Line.
 func DecodeLine(b []byte) (*Line, error) {
+	if isNull(b) {
+		return nil, ErrNotObject
+	}
 	l := Line{Raw: b}
 	err := json.Unmarshal(b, &l)
 	if err == nil {
@@ -123,6 +127,10 @@ func DecodeLine(b []byte) (*Line, error) {
 	return nil, err
 }
 
+// isNull: the line is JSON's null, which Go decodes into any struct
+// without an error, and which pi skips (it keeps truthy values only).
+func isNull(b []byte) bool { return string(bytes.TrimSpace(b)) == "null" }
+
 // DecodeLineFast is DecodeLine, faster: goccy/go-json decodes the same
 // struct about five times faster and rejects the same malformed input
 // (indexer's TestDecodeLineMatchesStdlib and FuzzDecodeLine). Anything
@@ -130,6 +138,9 @@ func DecodeLine(b []byte) (*Line, error) {
 // non-object line — goes to DecodeLine, so those rare lines get exactly
 // the standard library's semantics (which keeps the other fields).
 func DecodeLineFast(b []byte) (*Line, error) {
+	if isNull(b) {
+		return nil, ErrNotObject
+	}
 	var l Line
 	err := gojson.Unmarshal(b, &l)
 	if err == nil {

@@ -41,6 +41,7 @@ func TestDecodeLine(t *testing.T) {
 		{"numeric header id", `{"type":"session","id":7}`, false, nil,
 			func(l *Line) bool { return l.ID == nil }},
 		{"not an object", `[1,2]`, true, ErrNotObject, nil},
+		{"null is not an object", " null ", true, ErrNotObject, nil}, // Go would decode it into an empty Line
 		{"syntax error", `{"type":`, true, nil, nil},
 		{"wrong-typed field keeps the rest", `{"type":"message","parentId":5,"message":{"role":"user"}}`, false, nil,
 			func(l *Line) bool { return l.ParentID == nil && l.Message != nil && l.Message.Role == "user" }},
