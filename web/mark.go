@@ -52,10 +52,10 @@ func markText(text string, mark pidex.Marker) (string, int) {
 	n := 0
 	for _, s := range mark(text) {
 		if s.Hit {
-			b.WriteString(`<mark class="q">` + html.EscapeString(s.Text) + "</mark>")
+			b.WriteString(`<mark class="q">` + htmlview.Escape(s.Text) + "</mark>")
 			n++
 		} else {
-			b.WriteString(html.EscapeString(s.Text))
+			b.WriteString(htmlview.Escape(s.Text))
 		}
 	}
 	return b.String(), n

@@ -1,14 +1,371 @@
 package export
 
 import (
+	"cmp"
 	"context"
-	"errors"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
 	"io"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/htmlview"
+	"github.com/pidex-dev/pidex/internal/redact"
+	"github.com/pidex-dev/pidex/internal/text"
+	"github.com/pidex-dev/pidex/internal/view"
 )
 
-// writeHTML writes one self-contained page. (Being written.)
+// The HTML export: one file that holds the whole session (every entry of
+// every branch, once), the entry tree, and serve's look, and that asks for
+// nothing over the network (the stylesheet and the script are inline, images
+// are data: URLs, and its Content-Security-Policy forbids anything else).
+// It opens on one branch, the one a page without script shows; choosing an
+// entry in the tree shows the branch through it, by a small script that
+// walks the entries' parent links. What depends on the branch (an entry's
+// notes, the resume command's notes) is written for each branch it
+// differs on and shown by that script.
+
+//go:embed assets
+var assets embed.FS
+
+// page is the template, parsed on first use.
+var page = sync.OnceValue(func() *template.Template {
+	funcs := template.FuncMap{
+		"money":  text.Money,
+		"tokens": text.Round,
+		"count":  func(n int64) string { return text.Count(n) },
+		"ptime":  func(t pidex.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+		"iso":    func(t pidex.Time) string { return t.String() },
+	}
+	t := template.Must(htmlview.Parse(template.New("page").Funcs(funcs)))
+	return template.Must(t.ParseFS(assets, "assets/page.html"))
+})
+
+// The page's stylesheet and script, inline, and the policy that lets only
+// them run: their hashes (a script that got into the page some other way
+// would not run), images from data: URLs, and nothing from anywhere.
+var inline = sync.OnceValue(func() (in struct {
+	CSS template.CSS
+	JS  template.JS
+	CSP string
+}) {
+	css, err := assets.ReadFile("assets/export.css")
+	if err != nil {
+		panic(err)
+	}
+	js, err := assets.ReadFile("assets/export.js")
+	if err != nil {
+		panic(err)
+	}
+	in.CSS = template.CSS(htmlview.Stylesheet + "\n" + string(css))
+	in.JS = template.JS(htmlview.Script + "\n" + string(js))
+	hash := func(s string) string {
+		sum := sha256.Sum256([]byte(s))
+		return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	}
+	in.CSP = "default-src 'none'; img-src data:; style-src " + hash(string(in.CSS)) + "; script-src " + hash(string(in.JS)) +
+		"; base-uri 'none'; form-action 'none'"
+	return in
+})
+
+// htmlPage is what the page shows.
+type htmlPage struct {
+	Title     string
+	Info      pidex.Session
+	Kinds     string // the entries by kind: "12 user, 30 assistant, …"
+	ToolCalls int
+	Abandoned float64
+	// Resume is the command that continues the session; its notes depend
+	// on the branch.
+	Resume      string
+	ResumeNotes []variant
+	// Current is the session's current leaf, Shown the end of the branch
+	// the page opens on.
+	Current, Shown string
+	Entries        []pageEntry
+	Tree           template.HTML
+	CSS            template.CSS
+	JS             template.JS
+	CSP            string
+}
+
+// pageEntry is one entry: its view, its parent (the script walks them),
+// whether the branch the page opens on holds it, and its notes that hold
+// on some branches only.
+type pageEntry struct {
+	htmlview.Entry
+	Parent   string
+	Hidden   bool
+	Dim      bool
+	Variants []variant
+}
+
+// variant is a text that holds on some branches: On lists their ends
+// (JSON, for the script), Hidden says the branch the page opens on is not
+// one of them.
+type variant struct {
+	Text   string
+	On     string
+	Hidden bool
+}
+
+// writeHTML writes one self-contained page.
 func writeHTML(ctx context.Context, cat pidex.Catalog, ref pidex.SessionRef, o pidex.ExportOptions, w io.Writer) error {
-	return errors.New("export html: not written yet")
+	p, err := buildPage(ctx, cat, ref, o)
+	if err != nil {
+		return err
+	}
+	if err := page().ExecuteTemplate(w, "page", p); err != nil {
+		return fmt.Errorf("write session %s as HTML: %w", ref.SessionID, err)
+	}
+	return nil
+}
+
+// buildPage reads the session: its record, tree and previews, and each
+// branch once (an entry on several branches is shown once).
+func buildPage(ctx context.Context, cat pidex.Catalog, ref pidex.SessionRef, o pidex.ExportOptions) (*htmlPage, error) {
+	info, err := cat.Info(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	roots, err := cat.Tree(ctx, ref, pidex.TreeOptions{})
+	if err != nil {
+		return nil, err
+	}
+	previews, err := cat.Previews(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	abandoned, _, err := cat.Abandoned(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	in := inline()
+	p := &htmlPage{Info: info, Abandoned: abandoned, CSS: in.CSS, JS: in.JS, CSP: in.CSP}
+	if info.LeafID != nil {
+		p.Current = *info.LeafID
+	}
+	p.Shown = cmp.Or(o.Leaf, p.Current)
+	ends := view.BranchEnds(roots)
+	bs, err := readBranches(ctx, cat, ref, branchEnds(ends, p.Shown), o.Redact)
+	if err != nil {
+		return nil, err
+	}
+	if o.Redact {
+		redact.Document(nil, &p.Info)
+		p.Info.Path, _ = redact.String(p.Info.Path)
+		p.Info.Cwd, _ = redact.String(p.Info.Cwd)
+		previews = redactPreviews(previews)
+		redactLabels(roots)
+	}
+	p.Title = view.SessionTitle(&p.Info, 120)
+	if p.Title == "" {
+		p.Title = "Session " + info.ID
+	}
+	p.Kinds = kinds(roots)
+	p.entries(bs, roots)
+	p.resume(bs)
+	onPath := map[string]bool{}
+	if b := bs.byEnd[p.Shown]; b != nil {
+		for _, id := range b.doc.Path {
+			onPath[id] = true
+		}
+	}
+	p.Tree = (&htmlview.TreePanel{Previews: previews, OnPath: onPath, Selected: p.Shown, Ends: ends,
+		Link: func(id string) string { return "#e-" + url.PathEscape(id) }}).HTML(view.Layout(roots))
+	return p, nil
+}
+
+// branchEnds are the ends of the branches a reader can choose in the tree,
+// and shown (the branch the page opens on), each once, in file order.
+func branchEnds(ends map[*pidex.TreeNode]*pidex.TreeNode, shown string) []string {
+	var nodes []*pidex.TreeNode
+	seen := map[*pidex.TreeNode]bool{}
+	for _, e := range ends {
+		if !seen[e] {
+			seen[e] = true
+			nodes = append(nodes, e)
+		}
+	}
+	slices.SortFunc(nodes, func(a, b *pidex.TreeNode) int { return cmp.Compare(a.Offset, b.Offset) })
+	ids := make([]string, 0, len(nodes)+1)
+	for _, n := range nodes {
+		ids = append(ids, n.ID)
+	}
+	if shown != "" && !slices.Contains(ids, shown) {
+		ids = append(ids, shown) // --leaf inside a branch: the path to it
+	}
+	return ids
+}
+
+// branch is one branch as the catalog reads it, and the command that
+// resumes the session there (nil: none known).
+type branch struct {
+	end    string
+	doc    *pidex.Document
+	resume *pidex.Resume
+}
+
+type branches struct {
+	list  []*branch
+	byEnd map[string]*branch
+}
+
+// readBranches reads each branch whole (every line, however long: the
+// page is the whole session) and, redacted when asked, before anything
+// of it is kept.
+func readBranches(ctx context.Context, cat pidex.Catalog, ref pidex.SessionRef, ends []string, redacted bool) (*branches, error) {
+	bs := &branches{byEnd: map[string]*branch{}}
+	for _, end := range ends {
+		doc, err := cat.Read(ctx, ref, pidex.ReadOptions{Leaf: end, Whole: true})
+		if err != nil {
+			return nil, err
+		}
+		b := &branch{end: end, doc: doc}
+		// As the Markdown export: a session whose agent pidex cannot
+		// resume is still written, without the command.
+		if r, err := cat.Resume(ctx, ref, pidex.ResumeOptions{Leaf: end}); err == nil {
+			b.resume = r
+		}
+		if redacted {
+			redact.Document(doc, nil)
+			if b.resume != nil {
+				b.resume.Command, _ = redact.String(b.resume.Command)
+				for i := range b.resume.Notes {
+					b.resume.Notes[i], _ = redact.String(b.resume.Notes[i])
+				}
+			}
+		}
+		bs.list = append(bs.list, b)
+		bs.byEnd[end] = b
+	}
+	return bs, nil
+}
+
+// entries merges the branches' items, each entry once, in the order of
+// the tree (parents before children: a branch's entries show in its
+// order), each with the notes it has on the branches that hold it.
+func (p *htmlPage) entries(bs *branches, roots []*pidex.TreeNode) {
+	type merged struct {
+		item   pidex.DocItem
+		parent string
+		notes  map[string]string // by the end of each branch that holds it
+		order  int
+	}
+	order := treeOrder(roots)
+	byID := map[string]*merged{}
+	var all []*merged
+	for _, b := range bs.list {
+		for i, it := range b.doc.Items {
+			m := byID[it.ID]
+			if m == nil {
+				m = &merged{item: it, notes: map[string]string{}, order: len(order) + int(it.Line)}
+				if n, ok := order[it.ID]; ok {
+					m.order = n
+				}
+				if i > 0 {
+					m.parent = b.doc.Items[i-1].ID
+				}
+				byID[it.ID] = m
+				all = append(all, m)
+			}
+			m.notes[b.end] = it.Note
+		}
+	}
+	slices.SortStableFunc(all, func(a, b *merged) int { return cmp.Compare(a.order, b.order) })
+	shown := map[string]bool{}
+	if b := bs.byEnd[p.Shown]; b != nil {
+		for _, id := range b.doc.Path {
+			shown[id] = true
+		}
+	}
+	v := htmlview.Viewer{Full: true}
+	doc := &pidex.Document{}
+	for _, m := range all {
+		it := m.item
+		it.Note = "" // below, for each branch
+		e := pageEntry{Entry: v.Item(doc, it), Parent: m.parent, Hidden: !shown[it.ID]}
+		p.ToolCalls += toolCalls(it.Blocks)
+		always, variants := variants(m.notes, p.Shown)
+		if always != "" {
+			e.Notes = append(e.Notes, always)
+		}
+		e.Variants = variants
+		e.Dim = len(e.Notes) > 0 || slices.ContainsFunc(variants, func(v variant) bool { return !v.Hidden })
+		p.Entries = append(p.Entries, e)
+	}
+}
+
+// resume is the command (the same on every branch) and its notes, which
+// say how to reach each branch in the agent.
+func (p *htmlPage) resume(bs *branches) {
+	notes := map[string][]string{}
+	for _, b := range bs.list {
+		if b.resume == nil {
+			continue
+		}
+		p.Resume = b.resume.Command
+		for _, n := range b.resume.Notes {
+			notes[n] = append(notes[n], b.end)
+		}
+	}
+	var texts []string
+	for t := range notes {
+		texts = append(texts, t)
+	}
+	slices.Sort(texts)
+	for _, t := range texts {
+		if len(notes[t]) == len(bs.list) {
+			p.ResumeNotes = append(p.ResumeNotes, variant{Text: t})
+			continue
+		}
+		p.ResumeNotes = append(p.ResumeNotes, onBranches(t, notes[t], p.Shown))
+	}
+}
+
+// variants sorts an entry's notes by branch (its end → the note there):
+// the note every branch agrees on, or each note with the branches it
+// holds on.
+func variants(notes map[string]string, shown string) (always string, vs []variant) {
+	on := map[string][]string{}
+	for end, n := range notes {
+		on[n] = append(on[n], end)
+	}
+	if len(on) == 1 {
+		for n := range on {
+			return n, nil
+		}
+	}
+	var texts []string
+	for t := range on {
+		if t != "" {
+			texts = append(texts, t)
+		}
+	}
+	slices.Sort(texts)
+	for _, t := range texts {
+		vs = append(vs, onBranches(t, on[t], shown))
+	}
+	return "", vs
+}
+
+// onBranches is text that holds on the branches ending at ends.
+func onBranches(t string, ends []string, shown string) variant {
+	slices.Sort(ends)
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, e := range ends {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(jsonString(e))
+	}
+	b.WriteByte(']')
+	return variant{Text: t, On: b.String(), Hidden: !slices.Contains(ends, shown)}
 }

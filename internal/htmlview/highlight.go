@@ -1,7 +1,6 @@
 package htmlview
 
 import (
-	"html"
 	"html/template"
 	"strings"
 	"sync"
@@ -14,7 +13,7 @@ import (
 func highlight(lang, code string) template.HTML {
 	fam, ok := families()[lang]
 	if !ok {
-		return template.HTML(html.EscapeString(code))
+		return template.HTML(Escape(code))
 	}
 	if fam == famDiff {
 		return highlightDiff(code)
@@ -22,7 +21,7 @@ func highlight(lang, code string) template.HTML {
 	kw := keywords()
 	var b strings.Builder
 	span := func(class, s string) {
-		b.WriteString(`<span class="` + class + `">` + html.EscapeString(s) + `</span>`)
+		b.WriteString(`<span class="` + class + `">` + Escape(s) + `</span>`)
 	}
 	for i := 0; i < len(code); {
 		c := code[i]
@@ -63,11 +62,11 @@ func highlight(lang, code string) template.HTML {
 			if kw[rest[:n]] {
 				span("k", rest[:n])
 			} else {
-				b.WriteString(html.EscapeString(rest[:n]))
+				b.WriteString(Escape(rest[:n]))
 			}
 			i += n
 		default:
-			b.WriteString(html.EscapeString(code[i : i+1]))
+			b.WriteString(Escape(code[i : i+1]))
 			i++
 		}
 	}
@@ -112,9 +111,9 @@ func highlightDiff(code string) template.HTML {
 			class = "del"
 		}
 		if class == "" {
-			b.WriteString(html.EscapeString(l))
+			b.WriteString(Escape(l))
 		} else {
-			b.WriteString(`<span class="` + class + `">` + html.EscapeString(l) + `</span>`)
+			b.WriteString(`<span class="` + class + `">` + Escape(l) + `</span>`)
 		}
 	}
 	return template.HTML(b.String())

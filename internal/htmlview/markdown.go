@@ -1,7 +1,6 @@
 package htmlview
 
 import (
-	"html"
 	"html/template"
 	"strconv"
 	"strings"
@@ -102,7 +101,7 @@ func fence(b *strings.Builder, lines []string, i int) int {
 	}
 	b.WriteString(`<pre class="code"`)
 	if lang != "" {
-		b.WriteString(` data-lang="` + html.EscapeString(lang) + `"`)
+		b.WriteString(` data-lang="` + Escape(lang) + `"`)
 	}
 	b.WriteString("><code>" + string(highlight(lang, strings.Join(code, "\n"))) + "</code></pre>\n")
 	return i
@@ -183,7 +182,7 @@ func table(b *strings.Builder, lines []string, i int) int {
 }
 
 // Inline patterns, matched on escaped text (so a URL cannot carry a quote
-// out of its attribute: html.EscapeString turned it into &#34;).
+// out of its attribute: Escape turned it into &#34;).
 var (
 	reLink   = text.LazyRegexp(`\[([^\]\n]+)\]\(((?:https?://|mailto:)(?:[^\s()<>&]|&amp;)+)\)|(https?://(?:[^\s<>&]|&amp;)+)`)
 	reStrong = text.LazyRegexp(`\*\*([^\s*](?:[^*]*[^\s*])?)\*\*|__([^\s_](?:[^_]*[^\s_])?)__`)
@@ -198,19 +197,19 @@ func inline(s string) string {
 	for s != "" {
 		i := strings.IndexByte(s, '`')
 		if i < 0 {
-			b.WriteString(links(html.EscapeString(s)))
+			b.WriteString(links(Escape(s)))
 			break
 		}
 		n := len(s[i:]) - len(strings.TrimLeft(s[i:], "`"))
 		tick := s[i : i+n]
 		end := strings.Index(s[i+n:], tick)
 		if end < 0 {
-			b.WriteString(links(html.EscapeString(s[:i+n])))
+			b.WriteString(links(Escape(s[:i+n])))
 			s = s[i+n:]
 			continue
 		}
-		b.WriteString(links(html.EscapeString(s[:i])))
-		b.WriteString("<code>" + html.EscapeString(strings.TrimSpace(s[i+n:i+n+end])) + "</code>")
+		b.WriteString(links(Escape(s[:i])))
+		b.WriteString("<code>" + Escape(strings.TrimSpace(s[i+n:i+n+end])) + "</code>")
 		s = s[i+n+end+n:]
 	}
 	return b.String()

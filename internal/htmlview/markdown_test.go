@@ -11,6 +11,7 @@ func TestMarkdown(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"paragraph with breaks", "one\ntwo", "<p>one<br>\ntwo</p>\n"},
 		{"escaped", `a < b & "c" 'd'`, "<p>a &lt; b &amp; &#34;c&#34; &#39;d&#39;</p>\n"},
+		{"NUL replaced", "a\x00b `c\x00`", "<p>a\uFFFDb <code>c\uFFFD</code></p>\n"},
 		{"heading", "# Title", "<h3>Title</h3>\n"},
 		{"emphasis", "**bold** and *it* and ~~gone~~", "<p><strong>bold</strong> and <em>it</em> and <del>gone</del></p>\n"},
 		{"snake_case stays", "call parse_header_line now", "<p>call parse_header_line now</p>\n"},

@@ -1,7 +1,6 @@
 package htmlview
 
 import (
-	"html"
 	"html/template"
 	"strconv"
 	"strings"
@@ -21,15 +20,15 @@ import (
 // rather than by a template: a session of 9,186 entries made
 // html/template call its escapers through reflection some 55,000 times,
 // 50 ms of every view of the page. Every value is escaped as text
-// (html.EscapeString: & < > ' "), URLs included.
+// (Escape: & < > ' " and NUL), URLs included.
 type TreePanel struct {
 	Previews map[int64]string
 	OnPath   map[string]bool // on the path being shown
 	Selected string          // the end of the path being shown
 	Link     func(id string) string
-	// Ends, when set, gives each entry's link the line of the end of the
-	// branch through it (data-end) and the entry's own line (data-line):
-	// what a page that switches branches itself needs.
+	// Ends, when set, gives each entry's link the id of the end of the
+	// branch through it (data-end): what a page that switches branches
+	// itself needs.
 	Ends map[*pidex.TreeNode]*pidex.TreeNode
 	b    strings.Builder
 }
@@ -70,29 +69,27 @@ func (p *TreePanel) node(n *pidex.TreeNode) {
 		b.WriteString(" bp")
 	}
 	b.WriteString("\">\n<a href=\"")
-	b.WriteString(html.EscapeString(p.Link(n.ID)))
+	b.WriteString(Escape(p.Link(n.ID)))
 	b.WriteString(`" data-id="`)
-	b.WriteString(html.EscapeString(n.ID))
+	b.WriteString(Escape(n.ID))
 	if end := p.Ends[n]; end != nil {
-		b.WriteString(`" data-line="`)
-		b.WriteString(strconv.FormatInt(n.Line, 10))
 		b.WriteString(`" data-end="`)
-		b.WriteString(strconv.FormatInt(end.Line, 10))
+		b.WriteString(Escape(end.ID))
 	}
 	b.WriteString(`"><span class="mark">`)
 	if n.Leaf {
 		b.WriteString("*")
 	}
 	b.WriteString(`</span><span class="k">`)
-	b.WriteString(html.EscapeString(n.Kind()))
+	b.WriteString(Escape(n.Kind()))
 	b.WriteString(`</span>`)
 	if n.Label != nil && *n.Label != "" {
 		b.WriteString(` <span class="label">`)
-		b.WriteString(html.EscapeString(*n.Label))
+		b.WriteString(Escape(*n.Label))
 		b.WriteString(`</span>`)
 	}
 	b.WriteString(` <span class="p">`)
-	b.WriteString(html.EscapeString(text.Cut(p.Previews[n.Offset], 120)))
+	b.WriteString(Escape(text.Cut(p.Previews[n.Offset], 120)))
 	b.WriteString(`</span>`)
 	if fork {
 		b.WriteString(` <span class="fork">`)
