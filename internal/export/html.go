@@ -81,6 +81,9 @@ type htmlPage struct {
 	Kinds     string // the entries by kind: "12 user, 30 assistant, …"
 	ToolCalls int
 	Abandoned float64
+	// Sources are the LLM calls by what made them (the assistant, a branch
+	// summary, …), every copy the file holds counted, as in its total.
+	Sources []pidex.CostRow
 	// Resume is the command that continues the session; its notes depend
 	// on the branch.
 	Resume      string
@@ -146,8 +149,12 @@ func buildPage(ctx context.Context, cat pidex.Catalog, ref pidex.SessionRef, o p
 	if err != nil {
 		return nil, err
 	}
+	sources, err := cat.Cost(ctx, pidex.CostOptions{Session: ref.Path, Machine: ref.Machine, By: []string{"source"}, NoDedup: true})
+	if err != nil {
+		return nil, err
+	}
 	in := inline()
-	p := &htmlPage{Info: info, Abandoned: abandoned, CSS: in.CSS, JS: in.JS, CSP: in.CSP}
+	p := &htmlPage{Info: info, Abandoned: abandoned, Sources: sources.Rows, CSS: in.CSS, JS: in.JS, CSP: in.CSP}
 	if info.LeafID != nil {
 		p.Current = *info.LeafID
 	}
