@@ -228,7 +228,7 @@ func TestGuard(t *testing.T) {
 // server's own pages and the user's navigation pass.
 func TestCrossSiteRefused(t *testing.T) {
 	f := newFixture(t, Options{})
-	routes := []string{"/", "/s/" + branchy, "/search?q=login", "/cost", "/events", "/static/app.js",
+	routes := []string{"/", "/s/" + branchy, "/s/" + branchy + "/export?format=html", "/search?q=login", "/cost", "/events", "/static/app.js", "/static/shared.js",
 		"/api/sessions", "/api/sessions/" + branchy, "/api/sessions/" + branchy + "/tree", "/api/sessions/" + branchy + "/path",
 		"/api/sessions/" + branchy + "/context", "/api/sessions/" + branchy + "/entries", "/api/search?q=login", "/api/cost", "/nothing"}
 	for _, h := range [][]string{
@@ -291,6 +291,11 @@ func TestPages(t *testing.T) {
 		{"/?partial=1", 200, []string{"Sessions 1–"}},
 		{sess, 200, []string{`class="tree"`, `class="entries"`, `2 branches`, `class="label"`}},
 		{sess + "?view=context", 200, []string{"messages pi sends to the model", `id="toggle-context" class="on"`}},
+		// The downloads are of the branch (or context) shown; the HTML
+		// page holds every branch, opening on that one.
+		{sess + "?view=context&leaf=aeb87ffe", 200, []string{`href="/s/` + branchy + `/export?context=1&amp;format=md&amp;leaf=aeb87ffe"`,
+			`href="/s/` + branchy + `/export?format=html&amp;leaf=aeb87ffe"`, `href="/s/` + branchy + `/export?context=1&amp;format=json&amp;leaf=aeb87ffe"`,
+			`<code id="resume-command">cd /home/ann/proj-alpha &amp;&amp; pi --session `, "type /tree and choose entry aeb87ffe"}},
 		{"/search?q=login", 200, []string{`<mark>`, "/s/"}},
 		{"/search?q=login&sessionsOnly=1", 200, []string{`<td class="num">`}},
 		{"/search?q=%22open", 400, []string{"unclosed quote"}},
@@ -305,6 +310,7 @@ func TestPages(t *testing.T) {
 		{"/nowhere", 404, []string{"404"}},
 		{"/static/app.js", 200, []string{"EventSource"}},
 		{"/static/app.css", 200, []string{"--bg"}},
+		{"/static/shared.js", 200, []string{"function treePanel", "function copyButtons"}},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			code, _, body := f.get(t, tc.path)

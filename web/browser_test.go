@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 	"github.com/pidex-dev/pidex/internal/htmltest"
@@ -135,5 +136,43 @@ func TestBrowserEscapingAndLive(t *testing.T) {
 		t.Errorf("the page updated after %v, want within a second", d)
 	} else {
 		t.Logf("the page updated after %v", d)
+	}
+}
+
+// The session page shows the command that resumes the session, and its
+// copy button copies it (the clipboard, or where the page may not write
+// it, the command selected for the reader to copy); the downloads are
+// links to the session's exports.
+func TestBrowserCopiesResume(t *testing.T) {
+	f := newFixtureWith(t, Options{}, "")
+	ref, err := f.eng.Resolve(context.Background(), branchy, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := f.eng.Resume(context.Background(), ref, pidex.ResumeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := browser(t)
+	b.AllowClipboard(f.ts.URL)
+	b.Do("open the session", chromedp.Navigate(f.ts.URL+"/s/"+branchy), chromedp.WaitVisible(css(`#resume-command`)))
+	if shown := value(b, chromedp.Text(css(`#resume-command`))); shown != want.Command {
+		t.Fatalf("the page shows %q, want %q", shown, want.Command)
+	}
+	b.Do("copy", chromedp.Click(css(`button.copy`)), until(`document.querySelector("button.copy").textContent === "Copied"`))
+	if got := b.ReadClipboard(); got != want.Command {
+		t.Errorf("copied %q, want %q", got, want.Command)
+	}
+	// Without the clipboard API (an address that is not a secure context):
+	// the command is selected.
+	b.Do("no clipboard", chromedp.Navigate(f.ts.URL+"/s/"+branchy), chromedp.WaitVisible(css(`#resume-command`)),
+		chromedp.Evaluate[chromedp.Void](`void Object.defineProperty(navigator, "clipboard", {value: undefined})`),
+		chromedp.Click(css(`button.copy`)), until(`window.getSelection().toString() !== ""`))
+	if sel := js[string](b, `window.getSelection().toString()`); sel != want.Command {
+		t.Errorf("selected %q, want the command", sel)
+	}
+	links := js[[]string](b, `[...document.querySelectorAll("#downloads a")].map(a => a.textContent + " " + a.getAttribute("href"))`)
+	if strings.Join(links, "\n") != "Markdown /s/"+branchy+"/export?format=md\nHTML /s/"+branchy+"/export?format=html\nJSON /s/"+branchy+"/export?format=json" {
+		t.Errorf("downloads: %q", links)
 	}
 }

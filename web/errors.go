@@ -25,7 +25,10 @@ var (
 // the sentinel's words in its message).
 type pageNotFound struct{}
 
-func (pageNotFound) Error() string        { return "no such page: the pages are /, /s/ID, /search and /cost" }
+func (pageNotFound) Error() string {
+	return "no such page: the pages are /, /s/ID, /s/ID/export, /search and /cost"
+}
+
 func (pageNotFound) Is(target error) bool { return target == pidex.ErrNotFound }
 
 // status maps an error to its HTTP status: the one place where sentinel

@@ -135,8 +135,17 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	end := start + len(rows)
 	v.From, v.To = start+1, end
-	for _, si := range rows {
-		row := sessionRow{URL: sessionURL(si.ID, si.Path, si.Machine), First: text.Cut(text.OneLine(text.Cut(si.FirstMessage, 600)), 160),
+	refs := make([]pidex.SessionRef, len(rows))
+	for i := range rows {
+		refs[i] = rows[i].Ref()
+	}
+	handles, err := s.handles(r, refs)
+	if err != nil {
+		s.httpError(w, r, err)
+		return
+	}
+	for i, si := range rows {
+		row := sessionRow{URL: sessionURL(handles[i]), First: text.Cut(text.OneLine(text.Cut(si.FirstMessage, 600)), 160),
 			Project: view.Project(si.Cwd), Cwd: si.Cwd, Messages: si.MessageCount, Cost: si.Cost, Modified: si.Modified}
 		if si.Name != nil {
 			row.Name = *si.Name
@@ -191,6 +200,37 @@ type sessionView struct {
 	Query    string
 	Marks    int
 	ClearURL string
+	// Downloads are the session as a file (pidex export) in each format,
+	// of the branch (or the model context) the page shows; Resume the
+	// command that continues it there (nil: none known).
+	Downloads []download
+	Resume    *pidex.Resume
+}
+
+// download is a link to a download.
+type download struct {
+	Label, URL string
+}
+
+// downloads are the links to the session's exports: Markdown and JSON of
+// what the page shows (the branch to leaf, or its model context), the HTML
+// page of every branch, opening on that one.
+func downloads(handle, leaf string, context bool) []download {
+	link := func(format string, context bool) string {
+		v := url.Values{"format": {format}}
+		if leaf != "" {
+			v.Set("leaf", leaf)
+		}
+		if context {
+			v.Set("context", "1")
+		}
+		return "/s/" + url.PathEscape(handle) + "/export?" + v.Encode()
+	}
+	return []download{
+		{"Markdown", link(pidex.FormatMarkdown, context)},
+		{"HTML", link(pidex.FormatHTML, false)},
+		{"JSON", link(pidex.FormatJSON, context)},
+	}
 }
 
 // window is how many entries (or context messages) a session page shows
@@ -245,6 +285,12 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 			return
 		}
 	}
+	handles, err := s.handles(r, []pidex.SessionRef{ref})
+	if err != nil {
+		s.httpError(w, r, err)
+		return
+	}
+	handle := handles[0]
 	v.Model, v.Thinking, v.Leaf, v.Current = doc.Model, doc.Thinking, doc.Leaf, doc.Current
 	keepLeaf := leaf
 	if v.Current {
@@ -259,20 +305,31 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 		if v.Full {
 			base = append(base, "full", "1")
 		}
-		return sessionURL(info.ID, info.Path, info.Machine, append(base, extra...)...)
+		return sessionURL(handle, append(base, extra...)...)
 	}
-	v.BranchURL = sessionURL(info.ID, info.Path, info.Machine)
+	v.BranchURL = sessionURL(handle)
 	if v.Context {
-		v.ContextURL = sessionURL(info.ID, info.Path, info.Machine, "leaf", keepLeaf)
+		v.ContextURL = sessionURL(handle, "leaf", keepLeaf)
 	} else {
 		v.ContextURL = link("view", "context")
 	}
 	v.FullURL = link("full", "1")
+	v.Downloads = downloads(handle, keepLeaf, v.Context)
+	// A session whose agent pidex cannot resume is still shown, without
+	// the command.
+	if v.Resume, err = s.cat.Resume(ctx, ref, pidex.ResumeOptions{Leaf: keepLeaf}); err != nil {
+		s.log("resume %s: %v", ref.Path, err)
+	}
 	viewName := ""
 	if v.Context {
 		viewName = "context"
 	}
-	treeBase := sessionURL(info.ID, info.Path, info.Machine, "view", viewName, "q", v.Query) + "&leaf=" // built once: the tree may have thousands of links
+	treeBase := sessionURL(handle, "view", viewName, "q", v.Query) // built once: the tree may have thousands of links
+	if strings.Contains(treeBase, "?") {
+		treeBase += "&leaf="
+	} else {
+		treeBase += "?leaf="
+	}
 
 	onPath := make(map[string]bool, len(doc.Path)) // the branch the page reads
 	for _, id := range doc.Path {
@@ -292,7 +349,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 		// A query that does not parse highlights nothing (it came from a
 		// link; the search page says what is wrong with it).
 		mark, _ = s.cat.Marker(v.Query)
-		v.ClearURL = sessionURL(info.ID, info.Path, info.Machine, "leaf", keepLeaf)
+		v.ClearURL = sessionURL(handle, "leaf", keepLeaf)
 	}
 	for _, it := range doc.Items {
 		it.Target = it.ID == at
@@ -376,6 +433,35 @@ func (s *Server) search(r *http.Request) (*searchResult, error) {
 	return res, err
 }
 
+// resultHandles are the handles of the sessions a search's page links to
+// (one call for the page), by file and machine.
+func (s *Server) resultHandles(r *http.Request, res *searchResult) (func(path, machine string) string, error) {
+	type file struct{ path, machine string }
+	var refs []pidex.SessionRef
+	seen := map[file]bool{}
+	add := func(path, id, machine string) {
+		if f := (file{path, machine}); !seen[f] {
+			seen[f] = true
+			refs = append(refs, pidex.SessionRef{Path: path, SessionID: id, Machine: machine})
+		}
+	}
+	for _, sh := range res.sessions {
+		add(sh.Path, sh.SessionID, sh.Machine)
+	}
+	for _, h := range res.hits {
+		add(h.Path, h.SessionID, h.Machine)
+	}
+	hs, err := s.handles(r, refs)
+	if err != nil {
+		return nil, err
+	}
+	byFile := make(map[file]string, len(refs))
+	for i, ref := range refs {
+		byFile[file{ref.Path, ref.Machine}] = hs[i]
+	}
+	return func(path, machine string) string { return byFile[file{path, machine}] }, nil
+}
+
 // offsetURL is the request's URL with another offset (0: none), for the
 // links to the pages before and after.
 func offsetURL(u *url.URL, offset int) string {
@@ -442,19 +528,29 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case res.sessionsOnly:
+			handle, err := s.resultHandles(r, res)
+			if err != nil {
+				s.httpError(w, r, err)
+				return
+			}
 			for _, sh := range res.sessions {
 				// A session opened from a search highlights the query in it.
-				v.Sessions = append(v.Sessions, sessionHitView{URL: sessionURL(sh.SessionID, sh.Path, sh.Machine, "q", v.Query),
+				v.Sessions = append(v.Sessions, sessionHitView{URL: sessionURL(handle(sh.Path, sh.Machine), "q", v.Query),
 					Title: view.Title(sh.Name, sh.FirstMessage, 120), Project: view.Project(sh.Cwd), Hits: sh.Hits})
 			}
 		default:
+			handle, err := s.resultHandles(r, res)
+			if err != nil {
+				s.httpError(w, r, err)
+				return
+			}
 			hv := func(h *pidex.Hit) hitView {
-				return hitView{URL: sessionURL(h.SessionID, h.Path, h.Machine, "at", h.EntryID, "q", v.Query) + "#e-" + url.PathEscape(h.EntryID),
+				return hitView{URL: sessionURL(handle(h.Path, h.Machine), "at", h.EntryID, "q", v.Query) + "#e-" + url.PathEscape(h.EntryID),
 					Title: view.Title(&h.Name, h.FirstMessage, 120), Project: view.Project(h.Cwd), Role: h.Role, Time: h.Timestamp, Segments: h.Segments}
 			}
 			if q.Get("group") == "session" {
 				for _, g := range view.GroupHits(res.hits) {
-					gv := hitGroupView{URL: sessionURL(g.SessionID, g.Path, g.Hits[0].Machine, "q", v.Query),
+					gv := hitGroupView{URL: sessionURL(handle(g.Path, g.Hits[0].Machine), "q", v.Query),
 						Title: view.Title(&g.Hits[0].Name, g.Hits[0].FirstMessage, 120), Project: view.Project(g.Hits[0].Cwd)}
 					for i := range g.Hits {
 						h := hv(&g.Hits[i])

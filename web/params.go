@@ -112,10 +112,11 @@ func boolParam(q url.Values, name string) bool {
 	return false
 }
 
-// session resolves the {id} of a URL: a session id, a unique prefix or a
-// unique name, never a path (the server reads only the roots' files). A
-// session id that two files share (a copy of a file) is told apart by
-// ?file=, the file's base name, and on a team catalog by ?machine=.
+// session resolves the {id} of a URL: a handle (what the pages link to:
+// the session id, with @N where several files hold it), a unique prefix or
+// a unique name, never a path (the server reads only the roots' files).
+// Links of older pages told copies apart by ?file=, the file's base name,
+// and on a team catalog by ?machine=; both still work.
 func (s *Server) session(r *http.Request, arg string) (pidex.SessionRef, error) {
 	if arg == "" || strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".jsonl") || arg == "." || arg == ".." {
 		return pidex.SessionRef{}, &pidex.NotFoundError{Ref: arg}
@@ -138,18 +139,25 @@ func (s *Server) session(r *http.Request, arg string) (pidex.SessionRef, error) 
 	return ref, err
 }
 
-// sessionURL is the page of a session (with ?file=, and a team catalog's
-// ?machine=, so that copies sharing an id open the right file) plus extra
-// parameters.
-func sessionURL(id, path, machine string, extra ...string) string {
-	v := url.Values{"file": {filepath.Base(path)}}
-	if machine != "" {
-		v.Set("machine", machine)
-	}
+// handles are the handles of refs that the pages link to, whole ids (a
+// link is kept, not typed), each naming exactly one file: one call for
+// all the links of a page.
+func (s *Server) handles(r *http.Request, refs []pidex.SessionRef) ([]string, error) {
+	return s.cat.Handles(r.Context(), refs, false)
+}
+
+// sessionURL is the page of the session handle names, plus extra
+// parameters (name, value, …; an empty value is left out).
+func sessionURL(handle string, extra ...string) string {
+	v := url.Values{}
 	for i := 0; i+1 < len(extra); i += 2 {
 		if extra[i+1] != "" {
 			v.Set(extra[i], extra[i+1])
 		}
 	}
-	return "/s/" + url.PathEscape(id) + "?" + v.Encode()
+	u := "/s/" + url.PathEscape(handle)
+	if len(v) > 0 {
+		u += "?" + v.Encode()
+	}
+	return u
 }

@@ -68,6 +68,7 @@ func New(cat Catalog, opts Options) (*Server, error) {
 	m.HandleFunc("GET /static/shared.js", serveAsset("shared.js", htmlview.Script))
 	m.HandleFunc("GET /{$}", s.sessionsPage)
 	m.HandleFunc("GET /s/{id}", s.withSession(s.sessionPage))
+	m.HandleFunc("GET /s/{id}/export", s.withSession(s.download))
 	m.HandleFunc("GET /search", s.searchPage)
 	m.HandleFunc("GET /cost", s.costPage)
 	m.HandleFunc("GET /events", s.events)

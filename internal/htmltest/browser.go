@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/network"
 	cdpage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -128,6 +129,26 @@ func (b *Tab) Requests() []string {
 	r := b.requests
 	b.requests = nil
 	return r
+}
+
+// AllowClipboard lets the pages of origin (scheme://host:port) read and
+// write the clipboard, as a reader who allowed it; ReadClipboard reads it.
+func (b *Tab) AllowClipboard(origin string) {
+	b.T.Helper()
+	c := chromedp.FromContext(b.Ctx)
+	for _, name := range []string{"clipboard-read", "clipboard-write"} {
+		if _, err := chromedp.CallBrowser(b.Ctx, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
+			Permission: &cdpbrowser.PermissionDescriptor{Name: name, AllowWithoutSanitization: true}, Setting: cdpbrowser.PermissionSettingGranted,
+			Origin: origin, BrowserContextID: c.BrowserContextID}); err != nil {
+			b.T.Fatalf("allow %s: %v", name, err)
+		}
+	}
+}
+
+// ReadClipboard is the clipboard's text (see AllowClipboard).
+func (b *Tab) ReadClipboard() string {
+	b.T.Helper()
+	return Value(b, chromedp.Evaluate[string](`navigator.clipboard.readText()`, chromedp.EvalAwaitPromise))
 }
 
 // Do runs steps, failing the test at the first error.

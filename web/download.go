@@ -1,0 +1,50 @@
+package web
+
+import (
+	"bytes"
+	"cmp"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/export"
+)
+
+// contentTypes are the downloads' media types, by export format.
+var contentTypes = map[string]string{
+	pidex.FormatMarkdown: "text/markdown; charset=utf-8",
+	pidex.FormatHTML:     "text/html; charset=utf-8",
+	pidex.FormatJSON:     "application/json",
+}
+
+// GET /s/{id}/export = pidex export (?format=md|html|json ?leaf= ?context=1
+// ?redact=1 ?thinking=1 ?maxOutput=): the session as a file to save,
+// named after the session's file (its base name, the format's extension).
+func (s *Server) download(w http.ResponseWriter, r *http.Request, ref pidex.SessionRef) {
+	q := r.URL.Query()
+	o := pidex.ExportOptions{Format: q.Get("format"), Leaf: q.Get("leaf"), Context: boolParam(q, "context"),
+		Redact: boolParam(q, "redact"), Thinking: boolParam(q, "thinking"), MaxOutput: pidex.DefaultMaxOutput}
+	if q.Has("maxOutput") {
+		var err error
+		if o.MaxOutput, err = intParam(q, "maxOutput"); err != nil {
+			s.httpError(w, r, err)
+			return
+		}
+	}
+	var buf bytes.Buffer
+	if err := export.Write(r.Context(), s.cat, ref, o, &buf); err != nil {
+		s.httpError(w, r, err)
+		return
+	}
+	format := cmp.Or(o.Format, pidex.FormatMarkdown)
+	// The base name of the file, written on this machine or another (a
+	// team catalog's, maybe Windows').
+	name := strings.TrimSuffix(path.Base(strings.ReplaceAll(ref.Path, `\`, "/")), ".jsonl") + "." + format
+	h := w.Header()
+	h.Set("Content-Type", contentTypes[format])
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+	h.Set("Cache-Control", "no-store")
+	_, _ = buf.WriteTo(w)
+}
