@@ -170,6 +170,11 @@ func TestHTMLIsInertAndSelfContained(t *testing.T) {
 	if !strings.Contains(page, `<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; img-src data:; style-src &#39;sha256-`) {
 		t.Error("no Content-Security-Policy that allows nothing but the page's own style and script")
 	}
+	// A session whose text names no URL: the page names none either.
+	if plain := write(t, eng, branchy, pidex.ExportOptions{Format: pidex.FormatHTML}); strings.Contains(plain, "://") {
+		i := strings.Index(plain, "://")
+		t.Errorf("the page names a URL: …%s…", plain[max(0, i-60):i+40])
+	}
 }
 
 // With Redact, no secret is left anywhere: entries of every branch, the
