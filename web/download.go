@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"mime"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 
@@ -47,4 +48,30 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request, ref pidex.Sess
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
 	h.Set("Cache-Control", "no-store")
 	_, _ = buf.WriteTo(w)
+}
+
+// download is a link to a download.
+type download struct {
+	Label, URL string
+}
+
+// downloads are the links to the session's exports: Markdown and JSON of
+// what the page shows (the branch to leaf, or its model context), the HTML
+// page of every branch, opening on that one.
+func downloads(handle, leaf string, context bool) []download {
+	link := func(format string, context bool) string {
+		v := url.Values{"format": {format}}
+		if leaf != "" {
+			v.Set("leaf", leaf)
+		}
+		if context {
+			v.Set("context", "1")
+		}
+		return "/s/" + url.PathEscape(handle) + "/export?" + v.Encode()
+	}
+	return []download{
+		{"Markdown", link(pidex.FormatMarkdown, context)},
+		{"HTML", link(pidex.FormatHTML, false)},
+		{"JSON", link(pidex.FormatJSON, context)},
+	}
 }

@@ -207,32 +207,6 @@ type sessionView struct {
 	Resume    *pidex.Resume
 }
 
-// download is a link to a download.
-type download struct {
-	Label, URL string
-}
-
-// downloads are the links to the session's exports: Markdown and JSON of
-// what the page shows (the branch to leaf, or its model context), the HTML
-// page of every branch, opening on that one.
-func downloads(handle, leaf string, context bool) []download {
-	link := func(format string, context bool) string {
-		v := url.Values{"format": {format}}
-		if leaf != "" {
-			v.Set("leaf", leaf)
-		}
-		if context {
-			v.Set("context", "1")
-		}
-		return "/s/" + url.PathEscape(handle) + "/export?" + v.Encode()
-	}
-	return []download{
-		{"Markdown", link(pidex.FormatMarkdown, context)},
-		{"HTML", link(pidex.FormatHTML, false)},
-		{"JSON", link(pidex.FormatJSON, context)},
-	}
-}
-
 // window is how many entries (or context messages) a session page shows
 // at once: the largest sessions hold thousands, and a page must stay
 // light. Links page through the rest.
@@ -431,35 +405,6 @@ func (s *Server) search(r *http.Request) (*searchResult, error) {
 	}
 	res.page = view.NewSearchPage(totals, o.Offset, o.Limit, shown, res.sessionsOnly)
 	return res, err
-}
-
-// resultHandles are the handles of the sessions a search's page links to
-// (one call for the page), by file and machine.
-func (s *Server) resultHandles(r *http.Request, res *searchResult) (func(path, machine string) string, error) {
-	type file struct{ path, machine string }
-	var refs []pidex.SessionRef
-	seen := map[file]bool{}
-	add := func(path, id, machine string) {
-		if f := (file{path, machine}); !seen[f] {
-			seen[f] = true
-			refs = append(refs, pidex.SessionRef{Path: path, SessionID: id, Machine: machine})
-		}
-	}
-	for _, sh := range res.sessions {
-		add(sh.Path, sh.SessionID, sh.Machine)
-	}
-	for _, h := range res.hits {
-		add(h.Path, h.SessionID, h.Machine)
-	}
-	hs, err := s.handles(r, refs)
-	if err != nil {
-		return nil, err
-	}
-	byFile := make(map[file]string, len(refs))
-	for i, ref := range refs {
-		byFile[file{ref.Path, ref.Machine}] = hs[i]
-	}
-	return func(path, machine string) string { return byFile[file{path, machine}] }, nil
 }
 
 // offsetURL is the request's URL with another offset (0: none), for the

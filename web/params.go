@@ -146,6 +146,35 @@ func (s *Server) handles(r *http.Request, refs []pidex.SessionRef) ([]string, er
 	return s.cat.Handles(r.Context(), refs, false)
 }
 
+// resultHandles are the handles of the sessions a search's page links to
+// (one call for the page), by file and machine.
+func (s *Server) resultHandles(r *http.Request, res *searchResult) (func(path, machine string) string, error) {
+	type file struct{ path, machine string }
+	var refs []pidex.SessionRef
+	seen := map[file]bool{}
+	add := func(path, id, machine string) {
+		if f := (file{path, machine}); !seen[f] {
+			seen[f] = true
+			refs = append(refs, pidex.SessionRef{Path: path, SessionID: id, Machine: machine})
+		}
+	}
+	for _, sh := range res.sessions {
+		add(sh.Path, sh.SessionID, sh.Machine)
+	}
+	for _, h := range res.hits {
+		add(h.Path, h.SessionID, h.Machine)
+	}
+	hs, err := s.handles(r, refs)
+	if err != nil {
+		return nil, err
+	}
+	byFile := make(map[file]string, len(refs))
+	for i, ref := range refs {
+		byFile[file{ref.Path, ref.Machine}] = hs[i]
+	}
+	return func(path, machine string) string { return byFile[file{path, machine}] }, nil
+}
+
 // sessionURL is the page of the session handle names, plus extra
 // parameters (name, value, …; an empty value is left out).
 func sessionURL(handle string, extra ...string) string {
