@@ -28,8 +28,6 @@ import (
 // pidexBinary builds cmd/pidex once for the package's tests.
 func pidexBinary(t *testing.T) string { return tooltest.Pidex(t) }
 
-func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
-
 // served is a corpus and a catalog for a pidex process, with the
 // arguments that point it there.
 func served(t *testing.T) []string {
