@@ -20,7 +20,7 @@ var ExportFormats = []string{FormatMarkdown, FormatHTML, FormatJSON}
 // DefaultMaxOutput is how much of each tool output, tool argument and
 // system prompt a Markdown export keeps unless told otherwise: enough to
 // follow the work, not a log dump.
-const DefaultMaxOutput = 4000
+const DefaultMaxOutput = 4096
 
 // ExportOptions say how to write a session for someone else (pidex
 // export, the web page's downloads, the MCP server's hand-off).

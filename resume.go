@@ -22,6 +22,8 @@ type AgentCLI struct {
 	Tree string
 	// Migrates: opening a file older than version 3 rewrites it in place.
 	Migrates bool
+	// Install is how to install it, for the message that it is missing.
+	Install string
 }
 
 // Placeholders of AgentCLI's arguments.
@@ -38,9 +40,11 @@ const (
 // on its Gateway and attaches its TUI with `openclaw resume <key>`, the
 // key of its sessions.json (docs.openclaw.ai/cli/resume).
 var Agents = map[string]AgentCLI{
-	SourcePi:       {Program: "pi", Open: []string{"--session", ArgPath}, Fork: []string{"--fork", ArgPath}, InCwd: true, Tree: "/tree", Migrates: true},
-	SourceOmp:      {Program: "omp", Open: []string{"--resume", ArgPath}, Fork: []string{"--fork", ArgPath}, InCwd: true, Tree: "/tree", Migrates: true},
-	SourceOpenClaw: {Program: "openclaw", Open: []string{"resume", ArgKey}},
+	SourcePi: {Program: "pi", Open: []string{"--session", ArgPath}, Fork: []string{"--fork", ArgPath}, InCwd: true, Tree: "/tree", Migrates: true,
+		Install: "npm install -g @earendil-works/pi-coding-agent"},
+	SourceOmp: {Program: "omp", Open: []string{"--resume", ArgPath}, Fork: []string{"--fork", ArgPath}, InCwd: true, Tree: "/tree", Migrates: true,
+		Install: "bun install -g @oh-my-pi/pi-coding-agent"},
+	SourceOpenClaw: {Program: "openclaw", Open: []string{"resume", ArgKey}, Install: "npm install -g openclaw"},
 }
 
 // ResumeOptions say how to continue a session (pidex resume).

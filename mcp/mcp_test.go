@@ -74,6 +74,7 @@ func TestToolsListed(t *testing.T) {
 		{"cost_report", costArgs{}, nil, map[string][]string{"by": pidex.CostKeys, "source": v.Sources,
 			"branch": {"all", "active", "abandoned"}}},
 		{"query_sql", sqlArgs{}, []string{"statement"}, nil},
+		{"export_session", exportArgs{}, []string{"session"}, nil},
 	}
 	tools := map[string]*sdk.Tool{}
 	for _, tl := range f.tools(t) {
@@ -269,6 +270,18 @@ func TestToolCalls(t *testing.T) {
 				t.Errorf("context %s", r.raw)
 			}
 		}},
+		{"overview resume", "get_session", map[string]any{"session": branchy}, []string{"Resume: cd ", " && pi --session "}, func(t *testing.T, r result) {
+			if cmd := digStr(r.data, "resume", "command"); !strings.Contains(cmd, "pi --session ") || !strings.HasSuffix(cmd, ".jsonl") {
+				t.Errorf("resume %s", r.raw)
+			}
+		}},
+		{"read resume from a leaf", "read_session", map[string]any{"session": branchy, "leaf": "aeb87ffe"}, []string{"Resume: ", "type /tree and choose entry aeb87ffe"}, nil},
+		{"export", "export_session", map[string]any{"session": branchy}, []string{"# ", "- **Resume:** `cd ", "## User", "## Assistant"}, func(t *testing.T, r result) {
+			if digStr(r.data, "markdown") != r.text || dig(r.data, "chars").(float64) < 100 || digStr(r.data, "resume", "command") == "" {
+				t.Errorf("export %.2000s", r.raw)
+			}
+		}},
+		{"export a branch's context", "export_session", map[string]any{"session": compacted, "context": true}, []string{"**Model context** at entry", "Compaction summary"}, nil},
 		{"cost", "cost_report", map[string]any{"by": []string{"month", "model"}, "tz": "UTC"}, []string{"Cost by month, model", "total"}, func(t *testing.T, r result) {
 			if digLen(r.data, "rows") == 0 || digStr(r.data, "rows", 0, "keys", "month") == "" || dig(r.data, "totals", "cost").(float64) <= 0 {
 				t.Errorf("cost %s", r.raw)
@@ -321,6 +334,8 @@ func TestBudgets(t *testing.T) {
 		{"cost_report", map[string]any{"by": []string{"day", "session", "source"}, "no_dedup": true, "max_chars": 1500}, 1500, "to stay within"},
 		{"query_sql", map[string]any{"statement": "SELECT path, offset, text FROM entries_v WHERE path NOT LIKE '%crlf%'", "max_rows": 5000}, pidex.DefaultBudget, "to stay within"},
 		{"get_session", map[string]any{"session": branchy, "max_chars": 1000}, 1000, "a larger max_chars shows them"},
+		{"export_session", map[string]any{"session": large}, pidex.DefaultBudget, "raise max_chars"},
+		{"export_session", map[string]any{"session": large, "max_chars": 3000, "max_output": 0}, 3000, "raise max_chars"},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprint(tc.tool, tc.args), func(t *testing.T) {

@@ -36,6 +36,7 @@ type readResult struct {
 	Session       sessionRef `json:"session"`
 	Leaf          string     `json:"leaf" jsonschema:"the entry the branch ends at"`
 	CurrentLeaf   bool       `json:"current_leaf" jsonschema:"it is the session's current leaf (where pi resumes)"`
+	Resume        *resumeOut `json:"resume,omitempty" jsonschema:"how the user continues the session from this leaf in the agent that wrote it"`
 	Model         string     `json:"model" jsonschema:"provider/model in effect at the leaf"`
 	ThinkingLevel string     `json:"thinking_level"`
 	Total         int        `json:"total" jsonschema:"entries on the branch (get_context: messages in the context)"`
@@ -152,6 +153,9 @@ func (s *Server) read(ctx context.Context, tool string, in *readArgs, asContext 
 		if info, err := s.cat.Info(ctx, ref); err == nil {
 			out.Session.Title = view.SessionTitle(&info, 80)
 		}
+	}
+	if res, err := s.cat.Resume(ctx, ref, pidex.ResumeOptions{Leaf: doc.Leaf}); err == nil {
+		out.Resume = resumeOf(res)
 	}
 	head := readHeader(doc, &out, asContext)
 	opts := render.ShowOptions{Thinking: true, Full: budget.ToolOutput}
@@ -270,6 +274,9 @@ func readHeader(doc *pidex.Document, out *readResult, asContext bool) string {
 		level = "unknown"
 	}
 	fmt.Fprintf(&b, "Model %s, thinking %s\n", model, level)
+	if out.Resume != nil {
+		b.WriteString(resumeLines(&pidex.Resume{Command: out.Resume.Command, Notes: out.Resume.Notes}))
+	}
 	if doc.Total > 0 {
 		fmt.Fprintf(&b, "Window: positions %d–%d of 0–%d (offset takes a position; [N] below is each one's)\n", doc.From, max(doc.From, doc.To-1), doc.Total-1)
 	}

@@ -18,6 +18,7 @@ func (s *Server) addTools() {
 	s.addList()
 	s.addSession()
 	s.addRead()
+	s.addExport()
 	s.addCost()
 	s.addSQL()
 }

@@ -163,6 +163,7 @@ type overviewOut struct {
 	Session        sessionOut      `json:"session"`
 	Tokens         tokensOut       `json:"tokens"`
 	LeafID         string          `json:"leaf_id" jsonschema:"the current leaf: where pi resumes; read_session reads the branch ending there"`
+	Resume         *resumeOut      `json:"resume,omitempty" jsonschema:"how the user continues the session in the agent that wrote it"`
 	AbandonedCost  float64         `json:"abandoned_cost" jsonschema:"USD spent on LLM calls off the current branch (branches the user left)"`
 	AbandonedCalls int64           `json:"abandoned_calls"`
 	Roots          int             `json:"roots" jsonschema:"entries without a parent (1 for a well-formed session)"`
@@ -273,11 +274,20 @@ func (s *Server) overview(ctx context.Context, in *sessionArgs) (reply[overviewO
 	if out.Session.ParentSession != "" {
 		fmt.Fprintf(&b, "Forked from: %s\n", out.Session.ParentSession)
 	}
+	var cut []string
+	if res, err := s.cat.Resume(ctx, ref, pidex.ResumeOptions{}); err == nil {
+		l := resumeLines(res)
+		if chars(b.String())+2*chars(l)+reserve <= budget.Chars { // in the text and the JSON
+			b.WriteString(l)
+			out.Resume = resumeOf(res)
+		} else {
+			cut = append(cut, "resume command")
+		}
+	}
 	if ov.Roots > 1 {
 		fmt.Fprintf(&b, "%d roots: some entries have no parent in the file\n", ov.Roots)
 	}
 	room := budget.Chars - chars(b.String()) - reserve
-	var cut []string
 	// Each list gets what the ones before it left; what does not fit is
 	// counted and named.
 	section := func(title string, n int, line func(i int) (string, any), add func(i int)) {

@@ -157,12 +157,8 @@ func list(t *testing.T, r teamReader, o pidex.ListOptions) []pidex.Session {
 func TestPushRedact(t *testing.T) {
 	url := pgtest.URL(t)
 	m := newMachine(t, "laptop")
-	key := "sk-ant-api03-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm"
-	m.write(t, "--w-app--/a.jsonl", header("sa", "/w/app"),
-		user("a1", "", "my key is "+key+" please keep it"),
-		`{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-05-01T10:00:02.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"DATABASE_URL=postgres://app:hunter2pass@db.internal:5432/prod\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----"}],"isError":false}}`,
-		`{"type":"session_info","id":"a3","parentId":"a2","timestamp":"2026-05-01T10:00:03.000Z","name":"deploy with ghp_0123456789abcdefghijABCDEFGHIJ012345"}`,
-		`{"type":"label","id":"a4","parentId":"a3","timestamp":"2026-05-01T10:00:04.000Z","targetId":"a1","label":"token AKIAIOSFODNN7EXAMPLE"}`)
+	key := catalogtest.SecretKey
+	m.write(t, "--w-app--/a.jsonl", catalogtest.SecretSession("sa", "/w/app")...)
 	st := m.push(t, url, postgres.PushOptions{Redact: true})
 	if st.Redacted < 5 {
 		t.Errorf("%d secrets redacted, want at least 5 (key, URL password, private key, GitHub token, AWS id)", st.Redacted)
@@ -181,7 +177,7 @@ func TestPushRedact(t *testing.T) {
 	}
 	for _, row := range rows.Rows.Rows {
 		s := fmt.Sprint(row[0])
-		for _, secret := range []string{key, "hunter2pass", "b3BlbnNzaC1rZXk", "ghp_0123", "AKIAIOSFODNN7EXAMPLE", "zx9qw8er7ty6"} {
+		for _, secret := range catalogtest.Secrets {
 			if strings.Contains(strings.ToLower(s), strings.ToLower(secret)) {
 				t.Errorf("%q left the machine: %s", secret, s)
 			}

@@ -35,6 +35,9 @@ type app struct {
 	// instead of refreshing this one (no early listing to start).
 	rebuild bool
 	args    []string // the command line, for messages about it
+	// launch starts an agent on a session (pidex resume): execAgent, or a
+	// test's stand-in, since exec would replace the test binary.
+	launch func(program string, r *pidex.Resume) error
 
 	eng      *engine.Engine
 	progress *pidex.Progress
@@ -50,7 +53,7 @@ func newApp(stdout, stderr io.Writer) *app {
 
 // newAppIO builds the CLI over streams described by the caller (tests).
 func newAppIO(s *render.IOStreams) *app {
-	a := &app{io: s, stdout: s.Out, stderr: s.ErrOut, progress: &pidex.Progress{}}
+	a := &app{io: s, stdout: s.Out, stderr: s.ErrOut, progress: &pidex.Progress{}, launch: execAgent}
 	if s.ErrTTY {
 		// Messages quote session names, paths and candidates: on a
 		// terminal their control characters are shown escaped, as on
@@ -100,7 +103,7 @@ func (a *app) rootCmd() *cobra.Command {
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress or warning summary on stderr")
 	f.BoolVar(&a.noRefresh, "no-refresh", false, "answer from the catalog as it is, without refreshing it first")
 	f.BoolVar(&a.noPager, "no-pager", false, "write show and tree directly, not through $PIDEX_PAGER, $PAGER or less")
-	root.AddCommand(a.indexCmd(), a.pathCmd(), a.listCmd(), a.treeCmd(), a.showCmd(), a.searchCmd(), a.costCmd(), a.sqlCmd(), a.schemaCmd(), a.warningsCmd(), a.rootsCmd(), a.serveCmd(), a.mcpCmd(), a.pushCmd(), a.versionCmd())
+	root.AddCommand(a.indexCmd(), a.pathCmd(), a.listCmd(), a.treeCmd(), a.showCmd(), a.searchCmd(), a.costCmd(), a.sqlCmd(), a.schemaCmd(), a.warningsCmd(), a.rootsCmd(), a.resumeCmd(), a.exportCmd(), a.serveCmd(), a.mcpCmd(), a.pushCmd(), a.versionCmd())
 	root.SetOut(a.stdout) // before the completion command, which keeps it
 	root.SetErr(a.stderr)
 	a.completions(root)

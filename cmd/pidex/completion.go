@@ -200,11 +200,13 @@ func (a *app) completions(root *cobra.Command) {
 			_ = c.RegisterFlagCompletionFunc(name, f)
 		}
 	}
-	for _, c := range []string{"show", "tree", "path"} {
+	for _, c := range []string{"show", "tree", "path", "resume", "export"} {
 		byName[c].ValidArgsFunction = a.completeSession
 	}
-	flag("show", "leaf", a.completeLeaf)
-	flag("path", "leaf", a.completeLeaf)
+	for _, c := range []string{"show", "path", "resume", "export"} {
+		flag(c, "leaf", a.completeLeaf)
+	}
+	flag("export", "format", words(pidex.ExportFormats...))
 	flag("list", "sort", words(pidex.ListSorts...))
 	flag("search", "role", words(v.RoleGroups...))
 	flag("search", "branch", words(pidex.BranchAll, pidex.BranchActive))

@@ -27,7 +27,7 @@ func describe(err error) string {
 	case errors.As(err, &nf) && nf.Entry != "":
 		return err.Error() + fmt.Sprintf("; 'pidex tree %s' lists its entries", nf.Session)
 	case errors.As(err, &nf):
-		return err.Error() + " (name a session by its id, a unique prefix of one, its name or its file's path; 'pidex list' shows them)"
+		return err.Error() + " (name a session by its id or the handle 'pidex list' shows, a unique prefix of an id, its name or its file's path)"
 	case errors.As(err, &se) && (strings.Contains(se.Error(), "no such table") || strings.Contains(se.Error(), "no such column")):
 		return err.Error() + "; 'pidex schema' lists the views and their columns"
 	}

@@ -47,7 +47,7 @@ func TestErrorTexts(t *testing.T) {
 		{[]string{"sql", "--timeout", "5", "SELECT 1"}, `--timeout "5": want a duration with its unit, as in --timeout 5s, 2m or 1h; see 'pidex sql --help'`, exitUsage},
 		{[]string{"show", ""}, `show needs a SESSION, got an empty one: give its id, a unique prefix of one, its name or its file's path ('pidex list' shows them)`, exitUsage},
 		{[]string{"tree"}, `tree needs a SESSION: its id, a unique prefix of one, its name or its file's path ('pidex list' shows them); see 'pidex tree --help'`, exitUsage},
-		{[]string{"show", "nosuch"}, `no session matches "nosuch" (name a session by its id, a unique prefix of one, its name or its file's path; 'pidex list' shows them)`, exitError},
+		{[]string{"show", "nosuch"}, `no session matches "nosuch" (name a session by its id or the handle 'pidex list' shows, a unique prefix of an id, its name or its file's path)`, exitError},
 		{[]string{"show", "01a09f30", "--leaf", "nope"}, `session 01a09f30-132d-724f-a634-c14fac694f8c has no entry "nope"; 'pidex tree 01a09f30-132d-724f-a634-c14fac694f8c' lists its entries`, exitError},
 		{[]string{"sql", "selec 1"}, `selec is not a SQL statement this runs (did you mean SELECT?): start with SELECT, WITH, VALUES, EXPLAIN or PRAGMA`, exitUsage},
 		{[]string{"sql", "DELETE FROM sessions"}, `SQL on the catalog is read-only: DELETE statements are refused (it runs SELECT, WITH, VALUES, EXPLAIN and PRAGMAs that read)`, exitUsage},

@@ -29,6 +29,16 @@ var examples = map[string]string{
   pidex show 01a09f30 --leaf ae21c73b --thinking
   pidex show 01a09f30 --context          # exactly what pi would send the model
   pidex show 01a09f30 --full --no-pager > session.txt`,
+	"resume": `  pidex resume 01a09f30                  # pi --session, in the session's folder
+  pidex resume 01a09f30 --fork           # a new session from it; the file stays as it is
+  pidex resume 01a09f30 --leaf ae21c73b  # says how to reach that entry in pi (/tree)
+  pidex resume 01a09f30 --print          # the command, to run elsewhere
+  pidex resume 01a09f30 -- --model sonnet`,
+	"export": `  pidex export 01a09f30 > handoff.md               # Markdown for a person or an agent
+  pidex export 01a09f30 -o session.html            # one page, every branch, works offline
+  pidex export 01a09f30 --format json --context    # the model context pi rebuilds
+  pidex export 01a09f30 --redact -o handoff.md     # secrets replaced, as push --redact
+  pidex export --project api --since 7d -o handoff/ # one file per session`,
 	"search": `  pidex search flaky test                 # entries with both words
   pidex search '"connection refused"' --role tool
   pidex search migrat* --project api --since 30d --sort newest

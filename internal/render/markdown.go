@@ -251,7 +251,7 @@ func (m *mdWriter) system(b pidex.Block) {
 		m.printf("; tools %s", strings.Join(b.Tools, ", "))
 	}
 	m.printf(")\n\n")
-	m.fence("", all.String())
+	m.fence("", strings.TrimLeft(all.String(), "\n"))
 }
 
 // fence writes s as a fenced block, cut to MaxOutput with the cut said.

@@ -13,12 +13,12 @@ import (
 
 // Hits writes search hits. On a terminal each hit is a block: time,
 // project, session, role and entry; the snippet with the matched words in
-// bold; and the command that opens it, by the session's handle (handles,
+// bold; and the commands that open it and resume it, by the session's handle (handles,
 // in the hits' order: each opens exactly the hit's file). Piped:
 // tab-separated, one hit a line, with a header.
 func Hits(w io.Writer, hits []pidex.Hit, tty bool, width int, handles []string) error {
 	if !tty {
-		cols := []string{"score", "time", "session_id", "session", "entry_id", "role", "cwd", "path", "line", "snippet", "open"}
+		cols := []string{"score", "time", "session_id", "session", "entry_id", "role", "cwd", "path", "line", "snippet", "open", "resume"}
 		team := slices.ContainsFunc(hits, func(h pidex.Hit) bool { return h.Machine != "" })
 		if team { // a team catalog's hits name their machine, last
 			cols = append(cols, "machine")
@@ -26,7 +26,7 @@ func Hits(w io.Writer, hits []pidex.Hit, tty bool, width int, handles []string) 
 		t := NewTable(w, false, cols...)
 		for i, h := range hits {
 			cells := []string{fmt.Sprintf("%.3f", h.Score), hitTime(h, false), h.SessionID, sessionTitle(h, 80), h.EntryID, h.Role, h.Cwd, h.Path,
-				Itoa(h.Line), h.Snippet, openCommand(h, handleOf(handles, i, h.SessionID))}
+				Itoa(h.Line), h.Snippet, openCommand(h, handleOf(handles, i, h.SessionID)), resumeCommand(h, handleOf(handles, i, h.SessionID))}
 			if team {
 				cells = append(cells, h.Machine)
 			}
@@ -46,7 +46,8 @@ func Hits(w io.Writer, hits []pidex.Hit, tty bool, width int, handles []string) 
 		head := Safe(fmt.Sprintf("%s  %s  %s  %s %s", hitTime(h, true), where, sessionTitle(h, 200), h.Role, h.EntryID))
 		ew.str(text.CutWidth(head, width) + "\n")
 		ew.str("  " + highlighted(h.Segments) + "\n")
-		ew.str("  " + Safe(openCommand(h, handleOf(handles, i, h.SessionID))) + "\n")
+		handle := handleOf(handles, i, h.SessionID)
+		ew.str("  " + Safe(openCommand(h, handle)) + "  ·  " + Safe(resumeCommand(h, handle)) + "\n")
 	}
 	return ew.err
 }
@@ -96,11 +97,17 @@ func hitTime(h pidex.Hit, short bool) string {
 
 // openCommand is how to see the hit in its conversation: its session by
 // handle.
-func openCommand(h pidex.Hit, handle string) string {
+func openCommand(h pidex.Hit, handle string) string { return hitCommand("show", h, handle) }
+
+// resumeCommand is the command that continues a hit's session from its
+// entry in the agent that wrote it.
+func resumeCommand(h pidex.Hit, handle string) string { return hitCommand("resume", h, handle) }
+
+func hitCommand(verb string, h pidex.Hit, handle string) string {
 	if h.Machine != "" { // a team catalog: the session may be on several machines
-		return "pidex --machine " + h.Machine + " show " + handle + " --leaf " + h.EntryID
+		return "pidex --machine " + h.Machine + " " + verb + " " + handle + " --leaf " + h.EntryID
 	}
-	return "pidex show " + handle + " --leaf " + h.EntryID
+	return "pidex " + verb + " " + handle + " --leaf " + h.EntryID
 }
 
 // highlighted joins snippet segments with the matches in bold.

@@ -20,7 +20,7 @@ func TestHits(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"app  first message  user e1", string(styleBold) + "build" + sgrReset, "pidex show s1 --leaf e1"} {
+	for _, want := range []string{"app  first message  user e1", string(styleBold) + "build" + sgrReset, "pidex show s1 --leaf e1", "pidex resume s1 --leaf e1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("terminal output lacks %q:\n%s", want, out)
 		}
@@ -30,7 +30,7 @@ func TestHits(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) != 2 || strings.Contains(b.String(), "\x1b") || len(strings.Split(lines[1], "\t")) != 11 {
+	if len(lines) != 2 || strings.Contains(b.String(), "\x1b") || len(strings.Split(lines[1], "\t")) != 12 {
 		t.Errorf("piped output:\n%q", b.String())
 	}
 }

@@ -23,6 +23,8 @@ type ShowOptions struct {
 	// Colour: each item's title in the colour of its class, its label
 	// and notes set apart (a terminal without NO_COLOR).
 	Colour bool
+	// Resume is the command that continues the session (nil: none known).
+	Resume *pidex.Resume
 }
 
 const showBodyIndent = "  "
@@ -80,6 +82,12 @@ func (r *showRenderer) header(doc *pidex.Document) {
 	r.printf("Model    %s, thinking %s\n", model, level)
 	if doc.Context {
 		r.printf("Context  %d %s\n", doc.Messages, text.Plural(doc.Messages, "message", "messages"))
+	}
+	if res := r.opts.Resume; res != nil {
+		r.printf("Resume   %s\n", res.Command)
+		for _, n := range res.Notes {
+			r.printf("         (%s)\n", n)
+		}
 	}
 	r.printf("\n")
 }

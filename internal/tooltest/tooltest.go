@@ -1,9 +1,10 @@
 // Package tooltest gives tests the real programs they compare pidex with
-// or drive it through: the pidex binary built once per test binary, and
-// the Node tools of clients/package-lock.json (pi 1.6.0, the MCP
-// Inspector, and Node 22 itself as npm's node package), installed by npm
-// into a cache folder outside the repository. Without npm they skip,
-// saying why, unless PIDEX_REQUIRE_CLIENTS is set (CI).
+// or drive it through: the pidex binary built once per test binary; the
+// Node tools of clients/package-lock.json (pi 1.6.0, the MCP Inspector,
+// and Node 22 itself as npm's node package); and oh-my-pi 18.2.3 with its
+// Bun (omp/package-lock.json). npm installs each set into a cache folder
+// outside the repository, named after its lock file, once. Without npm
+// they skip, saying why, unless PIDEX_REQUIRE_CLIENTS is set (CI).
 package tooltest
 
 import (
@@ -63,13 +64,21 @@ func Clients(t testing.TB) (dir, path string) {
 	t.Helper()
 	dir = os.Getenv("PIDEX_MCP_CLIENTS")
 	if dir == "" {
-		dir = install(t)
+		dir = sets["clients"].install(t)
 	}
 	nodeBin := filepath.Join(dir, "node_modules", "node", "bin")
 	if !exists(filepath.Join(nodeBin, "node")) {
 		t.Fatalf("no Node 22 in %s (npm's node package): reinstall the clients", dir)
 	}
 	return dir, nodeBin + string(os.PathListSeparator) + filepath.Join(dir, "node_modules", ".bin") + string(os.PathListSeparator) + os.Getenv("PATH")
+}
+
+// Omp is the folder where oh-my-pi is installed, and a PATH with its omp
+// and bun first.
+func Omp(t testing.TB) (dir, path string) {
+	t.Helper()
+	dir = sets["omp"].install(t)
+	return dir, filepath.Join(dir, "node_modules", ".bin") + string(os.PathListSeparator) + os.Getenv("PATH")
 }
 
 // Bin is the path of an installed tool's command (pi, mcp-inspector).
@@ -92,80 +101,86 @@ func Run(t testing.TB, dir, path string, env []string, name string, args ...stri
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-var clients struct {
-	once      sync.Once
-	dir, skip string
-	err       error
+// A set is one folder of this package's, installed by npm from its lock
+// file (ci, or install where the lock leaves out other platforms' native
+// packages the registry does not serve, which ci refuses); bin is a
+// command that is there once it is installed.
+type set struct {
+	folder, cache, bin string
+	npm                []string
+	once               sync.Once
+	dir, skip          string
+	err                error
 }
 
-// install installs clients/ with `npm ci` into a cache folder named after
+var sets = map[string]*set{
+	"clients": {folder: "clients", cache: "mcp-clients-", bin: "pi", npm: []string{"ci"}},
+	"omp":     {folder: "omp", cache: "omp-", bin: "omp", npm: []string{"install", "--no-save"}},
+}
+
+// install installs the set with `npm ci` into a cache folder named after
 // its lock file, once (later runs reuse it).
-func install(t testing.TB) string {
+func (st *set) install(t testing.TB) string {
 	t.Helper()
-	clients.once.Do(func() {
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			clients.skip = "npm not found: install Node.js and npm (Debian: apt-get install nodejs npm) to run the tests that drive pi and the MCP Inspector"
-			return
-		}
-		src := filepath.Join(here(), "clients")
-		lock, err := os.ReadFile(filepath.Join(src, "package-lock.json"))
-		if err != nil {
-			clients.err = err
-			return
-		}
-		sum := sha256.Sum256(lock)
-		cache := os.Getenv("PIDEX_CI_CACHE")
-		if cache == "" {
-			if c, err := os.UserCacheDir(); err == nil {
-				cache = filepath.Join(c, "pidex-ci")
-			} else {
-				cache = filepath.Join(os.TempDir(), "pidex-ci")
-			}
-		}
-		dir := filepath.Join(cache, "mcp-clients-"+hex.EncodeToString(sum[:6]))
-		if exists(filepath.Join(dir, "node_modules", ".bin", "pi")) {
-			clients.dir = dir
-			return
-		}
-		tmp, err := os.MkdirTemp(cache+string(os.PathSeparator), "install-")
-		if err := errors.Join(err, os.MkdirAll(cache, 0o755)); err != nil {
-			if tmp, err = os.MkdirTemp("", "pidex-ci-install-"); err != nil {
-				clients.err = err
-				return
-			}
-		}
-		for _, f := range []string{"package.json", "package-lock.json"} {
-			b, err := os.ReadFile(filepath.Join(src, f))
-			if err == nil {
-				err = os.WriteFile(filepath.Join(tmp, f), b, 0o644)
-			}
-			if err != nil {
-				clients.err = err
-				return
-			}
-		}
-		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
-		cmd.Dir = tmp
-		if out, err := cmd.CombinedOutput(); err != nil {
-			os.RemoveAll(tmp)
-			clients.skip = "npm ci of internal/tooltest/clients failed (is the npm registry reachable?): " + err.Error() + "\n" + string(out)
-			return
-		}
-		if err := os.Rename(tmp, dir); err != nil && !exists(filepath.Join(dir, "node_modules")) {
-			clients.err = err
-			return
-		}
-		os.RemoveAll(tmp) // another run installed it first
-		clients.dir = dir
-	})
+	st.once.Do(func() { st.dir, st.skip, st.err = st.npmCI() })
 	switch {
-	case clients.err != nil:
-		t.Fatal(clients.err)
-	case clients.skip != "" && os.Getenv("PIDEX_REQUIRE_CLIENTS") != "":
-		t.Fatal(clients.skip)
-	case clients.skip != "":
-		t.Skip(clients.skip)
+	case st.err != nil:
+		t.Fatal(st.err)
+	case st.skip != "" && os.Getenv("PIDEX_REQUIRE_CLIENTS") != "":
+		t.Fatal(st.skip)
+	case st.skip != "":
+		t.Skip(st.skip)
 	}
-	return clients.dir
+	return st.dir
+}
+
+func (st *set) npmCI() (dir, skip string, err error) {
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return "", "npm not found: install Node.js and npm (Debian: apt-get install nodejs npm) to run the tests that drive pi, oh-my-pi and the MCP Inspector", nil
+	}
+	src := filepath.Join(here(), st.folder)
+	lock, err := os.ReadFile(filepath.Join(src, "package-lock.json"))
+	if err != nil {
+		return "", "", err
+	}
+	sum := sha256.Sum256(lock)
+	cache := os.Getenv("PIDEX_CI_CACHE")
+	if cache == "" {
+		if c, err := os.UserCacheDir(); err == nil {
+			cache = filepath.Join(c, "pidex-ci")
+		} else {
+			cache = filepath.Join(os.TempDir(), "pidex-ci")
+		}
+	}
+	dir = filepath.Join(cache, st.cache+hex.EncodeToString(sum[:6]))
+	if exists(filepath.Join(dir, "node_modules", ".bin", st.bin)) {
+		return dir, "", nil
+	}
+	tmp, err := os.MkdirTemp(cache+string(os.PathSeparator), "install-")
+	if err := errors.Join(err, os.MkdirAll(cache, 0o755)); err != nil {
+		if tmp, err = os.MkdirTemp("", "pidex-ci-install-"); err != nil {
+			return "", "", err
+		}
+	}
+	for _, f := range []string{"package.json", "package-lock.json"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(tmp, f), b, 0o644)
+		}
+		if err != nil {
+			return "", "", err
+		}
+	}
+	cmd := exec.Command(npm, append(st.npm, "--no-audit", "--no-fund", "--loglevel=error")...)
+	cmd.Dir = tmp
+	if out, err := cmd.CombinedOutput(); err != nil {
+		os.RemoveAll(tmp)
+		return "", "npm " + st.npm[0] + " of internal/tooltest/" + st.folder + " failed (is the npm registry reachable?): " + err.Error() + "\n" + string(out), nil
+	}
+	if err := os.Rename(tmp, dir); err != nil && !exists(filepath.Join(dir, "node_modules")) {
+		return "", "", err
+	}
+	os.RemoveAll(tmp) // another run installed it first
+	return dir, "", nil
 }
