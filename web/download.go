@@ -6,8 +6,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"path"
-	"strings"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/export"
@@ -40,9 +38,7 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request, ref pidex.Sess
 		return
 	}
 	format := cmp.Or(o.Format, pidex.FormatMarkdown)
-	// The base name of the file, written on this machine or another (a
-	// team catalog's, maybe Windows').
-	name := strings.TrimSuffix(path.Base(strings.ReplaceAll(ref.Path, `\`, "/")), ".jsonl") + "." + format
+	name := export.BaseName(ref.Path) + "." + format
 	h := w.Header()
 	h.Set("Content-Type", contentTypes[format])
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))

@@ -96,7 +96,7 @@ func (a *app) exportOne(ctx context.Context, arg string, o pidex.ExportOptions, 
 	}
 	if out == "" {
 		if o.Format == pidex.FormatHTML && a.io.OutTTY {
-			return pidex.Usagef("an HTML page is not for a terminal: write it to a file with -o %s.html", sessionBase(ref.Path))
+			return pidex.Usagef("an HTML page is not for a terminal: write it to a file with -o %s.html", export.BaseName(ref.Path))
 		}
 		return export.Write(ctx, cat, ref, o, a.stdout)
 	}
@@ -124,7 +124,7 @@ func (a *app) exportMany(ctx context.Context, lo pidex.ListOptions, o pidex.Expo
 	failed := 0
 	for i := range sessions {
 		s := &sessions[i]
-		name := uniqueName(taken, sessionBase(s.Path), o.Format)
+		name := uniqueName(taken, export.BaseName(s.Path), o.Format)
 		path := filepath.Join(dir, name)
 		if _, err := a.exportFile(ctx, cat, s.Ref(), o, path); err != nil {
 			failed++
@@ -177,11 +177,6 @@ func (a *app) exportFile(ctx context.Context, cat pidex.Catalog, ref pidex.Sessi
 		return 0, nil
 	}
 	return st.Size(), nil
-}
-
-// sessionBase is a session file's name without .jsonl.
-func sessionBase(path string) string {
-	return strings.TrimSuffix(filepath.Base(path), ".jsonl")
 }
 
 // uniqueName is base.ext, or base-N.ext when another session of the

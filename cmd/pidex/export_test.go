@@ -161,7 +161,7 @@ func TestExportRedact(t *testing.T) {
 	catalogtest.WriteFile(t, filepath.Join(root, "--w-app--", "a.jsonl"), strings.Join(catalogtest.SecretSession("sa", "/w/app"), "\n")+"\n")
 	args := []string{"--db", filepath.Join(t.TempDir(), "c.sqlite"), "--sessions", root, "-q"}
 	out := t.TempDir()
-	for _, format := range []string{pidex.FormatMarkdown, pidex.FormatJSON} {
+	for _, format := range pidex.ExportFormats {
 		for _, extra := range [][]string{nil, {"--context"}, {"--thinking", "--max-output", "0"}} {
 			if format == pidex.FormatHTML && slices.Contains(extra, "--context") {
 				continue

@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	pathpkg "path"
+	"strings"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/redact"
@@ -40,6 +42,14 @@ func Write(ctx context.Context, cat pidex.Catalog, ref pidex.SessionRef, o pidex
 	}
 	_, err = buf.WriteTo(w)
 	return err
+}
+
+// BaseName is what an export of the session file at path is called, but
+// for its extension: the file's name without .jsonl (the CLI's -o DIR,
+// the web page's downloads). A path written on Windows (a team catalog
+// holds other machines' paths) is split at its backslashes too.
+func BaseName(path string) string {
+	return strings.TrimSuffix(pathpkg.Base(strings.ReplaceAll(path, `\`, "/")), ".jsonl")
 }
 
 // Markdown writes the branch (or with o.Context the model context) as
