@@ -25,7 +25,15 @@ var Stylesheet string
 //go:embed assets/shared.js
 var Script string
 
-// Parse adds the entry templates ("entry", "blocks", "notes") to t.
+// Parse adds the entry templates ("entry", "blocks", "notes") and the
+// tree panel to t: {{template "treepanel" (treePanel TREE CHOOSE)}},
+// with the tree's HTML and what choosing an entry shows.
 func Parse(t *template.Template) (*template.Template, error) {
+	t.Funcs(template.FuncMap{"treePanel": func(tree template.HTML, choose string) any {
+		return struct {
+			Tree   template.HTML
+			Choose string
+		}{tree, choose}
+	}})
 	return t.ParseFS(entryFS, "assets/entry.html")
 }
