@@ -119,28 +119,13 @@ var litellmProvider = map[string]string{
 	"azure-openai":   "azure",
 }
 
-// Lookup finds the price of a call's model as LiteLLM resolves names: the
-// provider-prefixed name ("anthropic/claude-…", with LiteLLM's provider
-// names), then the bare name, then the name with its own prefix removed
-// ("anthropic/claude-…" as an OpenRouter model is "claude-…"); exact case
-// first, then any case.
+// Lookup finds the price of a call's model as LiteLLM resolves names
+// (LookupNames, in order): exact case first, then any case.
 func (p *Prices) Lookup(provider, model string) (Price, bool) {
 	if model == "" {
 		return Price{}, false
 	}
-	lp := provider
-	if alias, ok := litellmProvider[provider]; ok {
-		lp = alias
-	}
-	var names []string
-	for m := model; ; {
-		names = append(names, lp+"/"+m, provider+"/"+m, m)
-		i := strings.IndexByte(m, '/')
-		if i < 0 {
-			break
-		}
-		m = m[i+1:]
-	}
+	names := LookupNames(provider, model)
 	for _, n := range names {
 		if pr, ok := p.m[n]; ok {
 			return pr, true
@@ -152,4 +137,35 @@ func (p *Prices) Lookup(provider, model string) (Price, bool) {
 		}
 	}
 	return Price{}, false
+}
+
+// LookupNames are the names a prices file is searched for a call's model,
+// in order: the provider-prefixed name ("anthropic/claude-…", with
+// LiteLLM's provider names, then pi's), then the bare name, then the name
+// with its own prefix removed ("anthropic/claude-…" as an OpenRouter
+// model is "claude-…"), and so on.
+func LookupNames(provider, model string) []string {
+	lp := provider
+	if alias, ok := litellmProvider[provider]; ok {
+		lp = alias
+	}
+	var names []string
+	for m := model; ; {
+		if lp != provider {
+			names = append(names, lp+"/"+m)
+		}
+		names = append(names, provider+"/"+m, m)
+		i := strings.IndexByte(m, '/')
+		if i < 0 {
+			break
+		}
+		m = m[i+1:]
+	}
+	return names
+}
+
+// Free: every price of the model is zero (a model its provider does not
+// charge for by the token, such as GitHub Copilot's).
+func (p Price) Free() bool {
+	return p.Input == 0 && p.Output == 0 && p.CacheRead == 0 && p.CacheWrite == 0 && p.CacheWrite1h == 0
 }

@@ -1,0 +1,257 @@
+package pidex
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// The price table pidex ships (prices/shipped.json, made by prices/gen
+// from pi's own model table, then LiteLLM's for the models pi's lacks):
+// what tells a free model from one pi had no price for (Unpriced), and
+// what `pidex cost --estimate` prices such calls with. It is read on
+// first use only: most reports never need it.
+//
+//go:embed prices/shipped.json
+var shippedJSON []byte
+
+// PriceTable is a dated price table: its models' prices and where they
+// come from.
+type PriceTable struct {
+	Date    string        `json:"date"` // the newest of its sources' dates (YYYY-MM-DD)
+	Sources []PriceSource `json:"sources"`
+	Models  []PriceEntry  `json:"-"` // by name
+	*Prices `json:"-"`
+}
+
+// PriceSource is where a table's prices come from.
+type PriceSource struct {
+	Name       string `json:"name"`                 // short: pi-ai, litellm
+	Package    string `json:"package,omitempty"`    // the npm package it was read from
+	Version    string `json:"version,omitempty"`    // the package's version
+	Repository string `json:"repository,omitempty"` // the repository whose file it is
+	File       string `json:"file,omitempty"`       // the file read
+	Date       string `json:"date"`                 // the date the source gives its data (YYYY-MM-DD)
+	Licence    string `json:"licence"`
+	Models     int    `json:"models"` // models taken from it
+	About      string `json:"about"`
+}
+
+// PriceEntry is one model of a table: its name as LookupNames finds it,
+// its source's name and its price (USD per token).
+type PriceEntry struct {
+	Model  string
+	Source string
+	Price
+}
+
+// Label names the table for a report's note: "pidex's price table of
+// 2026-11-20".
+func (t *PriceTable) Label() string { return "pidex's price table of " + t.Date }
+
+// ShippedPrices is the price table built into pidex. A table that does
+// not read is a build that must not pass its tests (TestShippedPrices),
+// so it panics rather than report every call unpriced.
+func ShippedPrices() *PriceTable {
+	shipped.once.Do(func() {
+		var err error
+		if shipped.t, err = parsePriceTable(shippedJSON); err != nil {
+			panic(fmt.Sprintf("pidex: the shipped price table: %v", err))
+		}
+	})
+	return shipped.t
+}
+
+var shipped struct {
+	once sync.Once
+	t    *PriceTable
+}
+
+// priceTableFile is prices/shipped.json: prices in USD per million tokens,
+// one model a line, each [source index, input, output, cache read, cache
+// write, one-hour cache write (0: as cache write)].
+type priceTableFile struct {
+	Date    string                `json:"date"`
+	Unit    string                `json:"unit"`
+	Columns []string              `json:"columns"`
+	Sources []PriceSource         `json:"sources"`
+	Models  map[string][6]float64 `json:"models"`
+}
+
+// PriceTableUnit and PriceTableColumns are the table file's shape, which
+// its reader and its generator share.
+const PriceTableUnit = "USD per million tokens"
+
+var PriceTableColumns = []string{"source", "input", "output", "cacheRead", "cacheWrite", "cacheWrite1h"}
+
+// parsePriceTable reads the table file. Its models are read line by line
+// (the generator writes one a line, sorted): encoding/json took 23 ms for
+// the whole file, which a report that meets one unpriced call would pay.
+// TestShippedPrices checks the file as JSON too.
+func parsePriceTable(b []byte) (*PriceTable, error) {
+	const modelsLine = "\n  \"models\": {\n"
+	head, body, ok := bytes.Cut(b, []byte(modelsLine))
+	if !ok {
+		return nil, errors.New("no models line")
+	}
+	var f priceTableFile
+	if err := json.Unmarshal(append(slices.Clip(head), ` "models": {}}`...), &f); err != nil {
+		return nil, err
+	}
+	if f.Unit != PriceTableUnit || !slices.Equal(f.Columns, PriceTableColumns) {
+		return nil, fmt.Errorf("unit %q, columns %v: want %q, %v", f.Unit, f.Columns, PriceTableUnit, PriceTableColumns)
+	}
+	body, ok = bytes.CutSuffix(body, []byte("\n  }\n}\n"))
+	if !ok {
+		return nil, errors.New("the models do not end the file")
+	}
+	n := bytes.Count(body, []byte("\n")) + 1
+	t := &PriceTable{Date: f.Date, Sources: f.Sources, Models: make([]PriceEntry, 0, n),
+		Prices: &Prices{m: make(map[string]Price, n), lower: make(map[string]string, n)}}
+	for n, line := range bytes.Split(body, []byte("\n")) {
+		name, e, err := parsePriceLine(line, len(f.Sources))
+		if err != nil {
+			return nil, fmt.Errorf("model line %d: %w", n+1, err)
+		}
+		e.Source = f.Sources[e.src].Name
+		if _, dup := t.m[name]; dup {
+			return nil, fmt.Errorf("model %q twice", name)
+		}
+		t.m[name] = e.Price
+		t.lower[strings.ToLower(name)] = name
+		t.Models = append(t.Models, PriceEntry{Model: name, Source: e.Source, Price: e.Price})
+	}
+	if !slices.IsSortedFunc(t.Models, func(a, b PriceEntry) int { return strings.Compare(a.Model, b.Model) }) {
+		return nil, errors.New("the models are not sorted")
+	}
+	return t, nil
+}
+
+type priceLine struct {
+	PriceEntry
+	src int
+}
+
+// parsePriceLine reads `    "NAME": [SOURCE, IN, OUT, CR, CW, CW1H],`.
+func parsePriceLine(line []byte, sources int) (string, priceLine, error) {
+	var e priceLine
+	line = bytes.TrimSuffix(bytes.TrimPrefix(line, []byte("    ")), []byte(","))
+	q, list, ok := bytes.Cut(line, []byte(": ["))
+	if !ok || !bytes.HasSuffix(list, []byte("]")) {
+		return "", e, fmt.Errorf("%q: want \"NAME\": [SOURCE, PRICES…]", line)
+	}
+	var name string
+	if len(q) >= 2 && q[0] == '"' && q[len(q)-1] == '"' && bytes.IndexByte(q, '\\') < 0 {
+		name = string(q[1 : len(q)-1]) // no escapes: the name as it is
+	} else if err := json.Unmarshal(q, &name); err != nil {
+		return "", e, fmt.Errorf("%q: %w", q, err)
+	}
+	var fields [6][]byte
+	rest := list[:len(list)-1]
+	for i := range fields {
+		if i == len(fields)-1 {
+			fields[i], rest = rest, nil
+			break
+		}
+		var ok bool
+		if fields[i], rest, ok = bytes.Cut(rest, []byte(", ")); !ok {
+			return "", e, fmt.Errorf("model %q: %d columns, want %d", name, i+1, len(PriceTableColumns))
+		}
+	}
+	if bytes.Contains(fields[5], []byte(",")) {
+		return "", e, fmt.Errorf("model %q: %d columns, want %d", name, len(fields), len(PriceTableColumns))
+	}
+	var err error
+	if e.src, err = strconv.Atoi(string(fields[0])); err != nil || e.src < 0 || e.src >= sources {
+		return "", e, fmt.Errorf("model %q: source %s: want an index into sources", name, fields[0])
+	}
+	var v [5]float64
+	for i, s := range fields[1:] {
+		x, err := strconv.ParseFloat(string(s), 64)
+		if err != nil || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+			return "", e, fmt.Errorf("model %q: price %s: want a finite, non-negative number", name, s)
+		}
+		v[i] = x / 1e6 // per million tokens in the file, per token here (as LiteLLM's)
+	}
+	e.Price = Price{Input: v[0], Output: v[1], CacheRead: v[2], CacheWrite: v[3], CacheWrite1h: v[4]}
+	return name, e, nil
+}
+
+// Unpriced is the rule of honest prices (issue 36): calls that pi
+// recorded at $0 although they used tokens (ZeroCostSQL) mean "pi had no
+// price", not "free", unless the shipped table prices their model as
+// free (GitHub Copilot's, a provider's free tier). Such calls are
+// unpriced: a report names them, their count and their tokens, and never
+// adds them as $0.
+func Unpriced(provider, model string) bool {
+	p, ok := ShippedPrices().Lookup(provider, model)
+	return !ok || !p.Free()
+}
+
+// ZeroCostSQL is the index-time half of the rule, in SQL over a usage
+// record's columns (u: the table's alias with its dot, or ""): the call
+// used tokens and pi recorded its cost as exactly 0. The indexer keeps
+// such calls apart in the rollups (column zero_cost), and a report reads
+// them there; the statements that read single records use it too. It is
+// true or false in SQLite and PostgreSQL alike.
+func ZeroCostSQL(u string) string {
+	return "(" + u + "cost_total = 0 AND (" + u + "input > 0 OR " + u + "output > 0 OR " + u + "cache_read > 0 OR " +
+		u + "cache_write > 0 OR " + u + "total_tokens > 0))"
+}
+
+// Matching are the table's models whose name contains one of words,
+// ignoring ASCII case (none: every model), by name.
+func (t *PriceTable) Matching(words []string) []PriceEntry {
+	if len(words) == 0 {
+		return t.Models
+	}
+	var out []PriceEntry
+	for _, e := range t.Models {
+		name := strings.ToLower(e.Model)
+		for _, w := range words {
+			if strings.Contains(name, strings.ToLower(w)) {
+				out = append(out, e)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Missing are the rows of a report by model (CostReport.By ["model"])
+// whose model the table does not price: calls --estimate cannot price,
+// and whose cost pi recorded without the table's help.
+func (t *PriceTable) Missing(r *CostReport) []CostRow {
+	var out []CostRow
+	for _, row := range r.Rows {
+		provider, model, _ := strings.Cut(row.Keys[0], "/")
+		if row.Keys[0] == "unknown" {
+			provider, model = "", ""
+		}
+		if _, ok := t.Lookup(provider, model); !ok {
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+// SourceLabel names a source briefly, with its version or date:
+// "pi-ai 1.6.0", "litellm 2026-07-24".
+func (t *PriceTable) SourceLabel(name string) string {
+	for _, s := range t.Sources {
+		if s.Name == name {
+			if s.Version != "" {
+				return s.Name + " " + s.Version
+			}
+			return s.Name + " " + s.Date
+		}
+	}
+	return name
+}
