@@ -48,6 +48,9 @@ type CostOptions struct {
 	NoDedup bool
 	// Prices, if set, reprices every call (see ParsePrices).
 	Prices *Prices
+	// Estimate prices the unpriced calls (see Unpriced) from Prices when
+	// set, else from the shipped table, apart from the recorded cost.
+	Estimate bool
 }
 
 // CostFilter is CostOptions checked, with defaults applied (the session is
@@ -62,6 +65,7 @@ type CostFilter struct {
 	Branch       string
 	NoDedup      bool
 	Prices       *Prices
+	Estimate     bool
 	// FileID is the session of CostOptions.Session, resolved by the
 	// engine (0: every session).
 	FileID int64
@@ -70,7 +74,7 @@ type CostFilter struct {
 // Filter checks the options against the vocabulary and applies the
 // defaults.
 func (o CostOptions) Filter(v Vocabulary) (CostFilter, error) {
-	f := CostFilter{Machine: o.Machine, Branch: o.Branch, NoDedup: o.NoDedup, Prices: o.Prices, TZ: time.Local}
+	f := CostFilter{Machine: o.Machine, Branch: o.Branch, NoDedup: o.NoDedup, Prices: o.Prices, Estimate: o.Estimate, TZ: time.Local}
 	by := o.By
 	if by == nil {
 		by = []string{DefaultCostBy}
@@ -137,7 +141,15 @@ type CostReport struct {
 	Rows     []CostRow
 	Totals   CostSums
 	Repriced bool // the report had prices
+	// EstimatedWith names the prices the unpriced calls were estimated
+	// with ("": the report estimated nothing): the shipped table's label,
+	// or "the prices file".
+	EstimatedWith string
 }
+
+// EstimatedByPricesFile is EstimatedWith when --reprice's file priced the
+// estimate.
+const EstimatedByPricesFile = "the prices file"
 
 // CostRow is one group: Keys holds its value of each of the report's By
 // keys ("unknown" for a call without a time or a model).
@@ -153,11 +165,23 @@ type CostSums struct {
 	Cost                                                            float64
 	Calls                                                           int64
 	// Repriced is the cost from the prices of the calls whose model they
-	// price; Unpriced names the models they lack (their calls are not in
-	// Repriced: never a silent $0).
+	// price; NotRepriced names the models they lack (their calls are not
+	// in Repriced: never a silent $0).
 	Repriced    float64
-	Unpriced    []string
-	PricedCalls int64 // calls in Repriced: 0 with Unpriced set means "no price", not $0
+	NotRepriced []string
+	PricedCalls int64 // calls in Repriced: 0 with NotRepriced set means "no price", not $0
+	// The unpriced calls (see Unpriced): in Calls and the token sums, and
+	// at $0 in Cost, which therefore says nothing of them; their count,
+	// total tokens and models.
+	UnpricedCalls  int64
+	UnpricedTokens float64
+	UnpricedModels []string
+	// Estimated is the cost of the unpriced calls whose model the
+	// estimate's prices have (EstimatedCalls of them), apart from Cost;
+	// NoEstimate names the unpriced models they lack.
+	Estimated      float64
+	EstimatedCalls int64
+	NoEstimate     []string
 }
 
 // Add adds o's figures to s, saturating (see Saturate), and merges their
@@ -173,12 +197,27 @@ func (s *CostSums) Add(o CostSums) {
 	s.Repriced = SaturatingAdd(s.Repriced, o.Repriced)
 	s.Calls += o.Calls
 	s.PricedCalls += o.PricedCalls
-	for _, m := range o.Unpriced {
-		if !slices.Contains(s.Unpriced, m) {
-			s.Unpriced = append(s.Unpriced, m)
+	s.NotRepriced = mergeNames(s.NotRepriced, o.NotRepriced)
+	s.UnpricedCalls += o.UnpricedCalls
+	s.UnpricedTokens = SaturatingAdd(s.UnpricedTokens, o.UnpricedTokens)
+	s.UnpricedModels = mergeNames(s.UnpricedModels, o.UnpricedModels)
+	s.Estimated = SaturatingAdd(s.Estimated, o.Estimated)
+	s.EstimatedCalls += o.EstimatedCalls
+	s.NoEstimate = mergeNames(s.NoEstimate, o.NoEstimate)
+}
+
+// mergeNames adds the names of add missing from to, sorted.
+func mergeNames(to, add []string) []string {
+	if len(add) == 0 {
+		return to
+	}
+	for _, m := range add {
+		if !slices.Contains(to, m) {
+			to = append(to, m)
 		}
 	}
-	slices.Sort(s.Unpriced)
+	slices.Sort(to)
+	return to
 }
 
 // Saturate is f within the finite range: ±Inf become the largest finite

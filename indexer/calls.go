@@ -23,7 +23,8 @@ import (
 //     then the path, then the offset — so a fork's copies count once;
 //   - call_active: some record of the same call is on its file's path;
 //   - the rollups (pidex.Rollups): the file's sums per quarter hour and
-//     per hour, model, source and flags.
+//     per hour, model, source and flags, the calls pi recorded at $0 with
+//     tokens apart from the others (zero_cost, pidex.ZeroCostSQL).
 //
 // An append moves a file's leaf, which can move its records on or off the
 // path, which changes call_active in every file holding the same calls;
@@ -378,15 +379,15 @@ func resum(ctx context.Context, tx *wtx, where string) error {
 
 func sumInto(ctx context.Context, tx *wtx, r pidex.Rollup, where string) error {
 	unit := strconv.FormatInt(r.Unit, 10)
-	err := tx.exec(ctx, `INSERT INTO `+r.Table+` (file_id, bucket, provider, model, source, is_copy, active,
+	err := tx.exec(ctx, `INSERT INTO `+r.Table+` (file_id, bucket, provider, model, source, is_copy, active, zero_cost,
 			calls, input, output, cache_read, cache_write, cache_write_1h, total_tokens, cost)
 		SELECT file_id, COALESCE(ts_ms / `+strconv.FormatInt(r.Unit*pidex.BucketMs, 10)+` * `+unit+`, -1),
 			COALESCE(attr_provider, provider), COALESCE(attr_model, model),
-			source, is_copy, call_active,
+			source, is_copy, call_active, `+pidex.ZeroCostSQL("")+`,
 			count(*), total(input), total(output), total(cache_read), total(cache_write), total(cache_write_1h),
 			total(total_tokens), total(cost_total)
 		FROM usage `+where+`
-		GROUP BY 1, 2, 3, 4, 5, 6, 7`)
+		GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`)
 	if err != nil {
 		return fmt.Errorf("sum usage buckets: %w", err)
 	}

@@ -32,6 +32,7 @@ import (
 type partKey struct {
 	day                                                   int64
 	provider, model, source, cwd, session, machine, agent string
+	zeroCost                                              bool
 }
 
 // exactPart is a part's sums, exact until the report rounds them.
@@ -63,7 +64,7 @@ func (r *Reader) Usage(ctx context.Context, p *query.CostPlan) ([]query.CostPart
 	out := make([]query.CostPart, 0, len(parts))
 	for k, e := range parts {
 		cp := query.CostPart{Day: k.day, Provider: k.provider, Model: k.model, Source: k.source, Cwd: k.cwd,
-			SessionID: k.session, Machine: k.machine, Agent: k.agent, Calls: e.calls}
+			SessionID: k.session, Machine: k.machine, Agent: k.agent, ZeroCost: k.zeroCost, Calls: e.calls}
 		for i, dst := range []*float64{&cp.Input, &cp.Output, &cp.CacheRead, &cp.CacheWrite, &cp.CacheWrite1h, &cp.TotalTokens, &cp.Cost} {
 			if e.sums[i] == nil {
 				*dst = 0
@@ -98,7 +99,7 @@ func (r *Reader) rollupParts(ctx context.Context, p *query.CostPlan, parts map[p
 	}
 	rows, err := query.Collect(ctx, r.s.db, "sum usage", r.s.db.Rebind(q), args, func(x *rollupSum) []any {
 		k := &x.k
-		return []any{&k.day, &k.provider, &k.model, &k.source, &k.cwd, &k.session, &k.machine, &k.agent, &x.calls,
+		return []any{&k.day, &k.provider, &k.model, &k.source, &k.cwd, &k.session, &k.machine, &k.agent, &k.zeroCost, &x.calls,
 			&x.sums[0], &x.sums[1], &x.sums[2], &x.sums[3], &x.sums[4], &x.sums[5], &x.sums[6]}
 	})
 	for _, x := range rows {
@@ -133,6 +134,7 @@ type record struct {
 	cwd, session, machine, agent         string
 	input, output, cacheRead, cacheWrite float64
 	cacheWrite1h, totalTokens, cost      float64
+	zeroCost                             bool
 }
 
 // recordParts adds what the rollups do not hold: the edge buckets'
@@ -169,12 +171,13 @@ func (r *Reader) recordParts(ctx context.Context, p *query.CostPlan, parts map[p
 	}
 	// The flags are the union's, decided below (keep), not the rows'.
 	cond, args := p.Where.SQL(query.Postgres)
-	q := `SELECT x.file_id, x.ts_ms, x.provider, x.model, x.source, x.is_copy, x.active,
+	q := `SELECT x.file_id, x.ts_ms, x.provider, x.model, x.source, x.is_copy, x.active, x.zero_cost,
 		x.input, x.output, x.cache_read, x.cache_write, x.cache_write_1h, x.total_tokens, x.cost,
 		` + key(p.Keys.Cwd, "s.cwd") + `, ` + key(p.Keys.Session, "s.session_id") + `, ` + key(p.Keys.Machine, "mm.name") + `, ` + key(p.Keys.Agent, "s.source") + `
 		FROM (SELECT u.file_id, u."offset", u.ts_ms, COALESCE(u.attr_provider, u.provider) AS provider,
 			COALESCE(u.attr_model, u.model) AS model, u.source, COALESCE(xm.is_copy, u.is_copy) AS is_copy,
-			COALESCE(xm.call_active, u.call_active) AS active, u.input, u.output, u.cache_read, u.cache_write,
+			COALESCE(xm.call_active, u.call_active) AS active, ` + pidex.ZeroCostSQL("u.") + ` AS zero_cost,
+			u.input, u.output, u.cache_read, u.cache_write,
 			u.cache_write_1h, u.total_tokens, u.cost_total AS cost
 			FROM usage u LEFT JOIN usage_xm xm ON xm.file_id = u.file_id AND xm.offset = u.offset) x` + p.Joins(query.Postgres) + `
 		WHERE (` + strings.Join(which, " OR ") + `)`
@@ -200,7 +203,7 @@ func (r *Reader) recordParts(ctx context.Context, p *query.CostPlan, parts map[p
 		file, bucket                          int64
 		provider, model, source, cwd, session string
 		machine, agent                        string
-		copy, active                          bool
+		copy, active, zeroCost                bool
 	}
 	type group struct {
 		key   groupKey
@@ -211,20 +214,20 @@ func (r *Reader) recordParts(ctx context.Context, p *query.CostPlan, parts map[p
 	var order []*group
 	for rows.Next() {
 		var x record
-		if err := rows.Scan(&x.FileID, &x.ts, &x.Provider, &x.Model, &x.Source, &x.IsCopy, &x.Active,
+		if err := rows.Scan(&x.FileID, &x.ts, &x.Provider, &x.Model, &x.Source, &x.IsCopy, &x.Active, &x.zeroCost,
 			&x.input, &x.output, &x.cacheRead, &x.cacheWrite, &x.cacheWrite1h, &x.totalTokens, &x.cost,
 			&x.cwd, &x.session, &x.machine, &x.agent); err != nil {
 			return fmt.Errorf("sum usage: %w", err)
 		}
 		amounts := []float64{x.input, x.output, x.cacheRead, x.cacheWrite, x.cacheWrite1h, x.totalTokens, x.cost}
-		provider, model, source := p.Keys.Call(x.Provider, x.Model, x.Source)
+		provider, model, source := p.Keys.Call(x.Provider, x.Model, x.Source, x.zeroCost)
 		if x.ts != nil && inEdge(*x.ts) {
 			// An edge record, as the local report reads it: one by one.
 			if !keep(&x.UsageRow) {
 				continue
 			}
 			k := partKey{day: p.Days.Of(*x.ts / pidex.BucketMs), provider: provider, model: model, source: source,
-				cwd: x.cwd, session: x.session, machine: x.machine, agent: x.agent}
+				cwd: x.cwd, session: x.session, machine: x.machine, agent: x.agent, zeroCost: x.zeroCost}
 			pt := part(parts, k)
 			pt.calls++
 			for i, v := range amounts {
@@ -239,7 +242,7 @@ func (r *Reader) recordParts(ctx context.Context, p *query.CostPlan, parts map[p
 		if x.ts != nil {
 			b = *x.ts / (p.Rollup.Unit * pidex.BucketMs) * p.Rollup.Unit
 		}
-		gk := groupKey{x.FileID, b, x.Provider, x.Model, x.Source, x.cwd, x.session, x.machine, x.agent, x.IsCopy, x.Active}
+		gk := groupKey{x.FileID, b, x.Provider, x.Model, x.Source, x.cwd, x.session, x.machine, x.agent, x.IsCopy, x.Active, x.zeroCost}
 		g := groups[gk]
 		if g == nil {
 			g = &group{key: gk}
@@ -262,9 +265,9 @@ func (r *Reader) recordParts(ctx context.Context, p *query.CostPlan, parts map[p
 		if !keep(&query.UsageRow{IsCopy: g.key.copy, Active: g.key.active}) {
 			continue
 		}
-		provider, model, source := p.Keys.Call(g.key.provider, g.key.model, g.key.source)
+		provider, model, source := p.Keys.Call(g.key.provider, g.key.model, g.key.source, g.key.zeroCost)
 		k := partKey{day: p.Days.Of(g.key.bucket), provider: provider, model: model, source: source,
-			cwd: g.key.cwd, session: g.key.session, machine: g.key.machine, agent: g.key.agent}
+			cwd: g.key.cwd, session: g.key.session, machine: g.key.machine, agent: g.key.agent, zeroCost: g.key.zeroCost}
 		pt := part(parts, k)
 		pt.calls += g.calls
 		for i := range g.sums {

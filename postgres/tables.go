@@ -83,7 +83,7 @@ var (
 		{"usage_rollup_hour", rollupCols, false},
 		{"warnings", cols(`file_id machine_id line message:r`), false},
 	}
-	rollupCols = cols(`file_id bucket provider model source is_copy:b active:b machine_id calls input:n output:n cache_read:n
+	rollupCols = cols(`file_id bucket provider model source is_copy:b active:b zero_cost:b machine_id calls input:n output:n cache_read:n
 		cache_write:n cache_write_1h:n total_tokens:n cost:n`)
 )
 

@@ -23,7 +23,11 @@ type CostPart struct {
 	SessionID    string `db:"session_id"`
 	Machine      string `db:"machine"`
 	Agent        string `db:"agent"`
-	Calls        int64  `db:"calls"`
+	// ZeroCost: the part's calls used tokens and pi recorded them at $0
+	// (pidex.ZeroCostSQL). Such a part always carries its provider and
+	// model, keys of the report or not: what is unpriced depends on them.
+	ZeroCost bool  `db:"zero_cost"`
+	Calls    int64 `db:"calls"`
 	Input        float64
 	Output       float64
 	CacheRead    float64 `db:"cache_read"`
@@ -41,6 +45,15 @@ type CostPart struct {
 func groupCost(f pidex.CostFilter, parts []CostPart) *pidex.CostReport {
 	slices.SortFunc(parts, comparePart)
 	r := &pidex.CostReport{By: f.By, Rows: []pidex.CostRow{}, Repriced: f.Prices != nil}
+	var estimate *pidex.Prices
+	if f.Estimate {
+		estimate = f.Prices
+		r.EstimatedWith = pidex.EstimatedByPricesFile
+		if estimate == nil {
+			t := pidex.ShippedPrices()
+			estimate, r.EstimatedWith = t.Prices, t.Label()
+		}
+	}
 	index := map[string]int{}
 	for i := range parts {
 		p := &parts[i]
@@ -55,7 +68,7 @@ func groupCost(f pidex.CostFilter, parts []CostPart) *pidex.CostReport {
 			index[id] = n
 			r.Rows = append(r.Rows, pidex.CostRow{Keys: keys})
 		}
-		s := sumsOf(p, f.Prices)
+		s := sumsOf(p, f.Prices, estimate)
 		r.Rows[n].Add(s)
 		r.Totals.Add(s)
 	}
@@ -66,7 +79,17 @@ func groupCost(f pidex.CostFilter, parts []CostPart) *pidex.CostReport {
 func comparePart(a, b CostPart) int {
 	return cmp.Or(cmp.Compare(a.Day, b.Day), strings.Compare(a.Provider, b.Provider), strings.Compare(a.Model, b.Model),
 		strings.Compare(a.Source, b.Source), strings.Compare(a.Cwd, b.Cwd), strings.Compare(a.SessionID, b.SessionID),
-		strings.Compare(a.Machine, b.Machine), strings.Compare(a.Agent, b.Agent))
+		strings.Compare(a.Machine, b.Machine), strings.Compare(a.Agent, b.Agent), compareBool(a.ZeroCost, b.ZeroCost))
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // costKey is part p's value of key k (its day is already local).
@@ -78,10 +101,7 @@ func costKey(k string, p *CostPart) string {
 		}
 		return pidex.PeriodKey(k, localDay(p.Day))
 	case "model":
-		if p.Model == "" {
-			return "unknown"
-		}
-		return pidex.ModelName(p.Provider, p.Model)
+		return modelOf(p)
 	case "provider":
 		if p.Provider == "" {
 			return "unknown"
@@ -101,7 +121,17 @@ func costKey(k string, p *CostPart) string {
 	return ""
 }
 
-func sumsOf(p *CostPart, prices *pidex.Prices) pidex.CostSums {
+// modelOf is a part's model as reports name it ("unknown": none).
+func modelOf(p *CostPart) string {
+	if p.Model == "" {
+		return "unknown"
+	}
+	return pidex.ModelName(p.Provider, p.Model)
+}
+
+// sumsOf is a part's figures: repriced with prices (nil: not), its
+// unpriced calls (pidex.Unpriced) counted and, with estimate, priced apart.
+func sumsOf(p *CostPart, prices, estimate *pidex.Prices) pidex.CostSums {
 	// A backend's sums of a bucket may pass the largest double (+Inf).
 	sat := pidex.Saturate
 	s := pidex.CostSums{Input: sat(p.Input), Output: sat(p.Output), CacheRead: sat(p.CacheRead), CacheWrite: sat(p.CacheWrite),
@@ -110,7 +140,17 @@ func sumsOf(p *CostPart, prices *pidex.Prices) pidex.CostSums {
 		if price, ok := prices.Lookup(p.Provider, p.Model); ok {
 			s.Repriced, s.PricedCalls = price.Cost(s), s.Calls
 		} else {
-			s.Unpriced = []string{pidex.ModelName(p.Provider, p.Model)}
+			s.NotRepriced = []string{pidex.ModelName(p.Provider, p.Model)}
+		}
+	}
+	if p.ZeroCost && pidex.Unpriced(p.Provider, p.Model) {
+		s.UnpricedCalls, s.UnpricedTokens, s.UnpricedModels = s.Calls, s.TotalTokens, []string{modelOf(p)}
+		if estimate != nil {
+			if price, ok := estimate.Lookup(p.Provider, p.Model); ok {
+				s.Estimated, s.EstimatedCalls = price.Cost(s), s.Calls
+			} else {
+				s.NoEstimate = s.UnpricedModels
+			}
 		}
 	}
 	return s
@@ -340,29 +380,36 @@ var keyCols = []keyCol{
 }
 
 // KeySQL selects the key columns, in CostPart's order (a constant key as
-// ”), and lists those to group by: only those that vary (sorting 20,000
-// rows by five constant strings too was a fifth of a report).
+// ”; the provider and model of zero-cost rows always, see
+// CostPart.ZeroCost), then zero_cost, and lists those to group by: only
+// those that vary (sorting 20,000 rows by five constant strings too was a
+// fifth of a report).
 func (k CostKeys) KeySQL() (cols, group string) {
 	var sel, groups []string
 	for _, c := range keyCols {
-		if c.on(k) {
+		switch {
+		case c.on(k):
 			// Grouped by the expression: a name may also be a column of a
 			// joined table (sessions.source is the agent).
 			sel, groups = append(sel, c.expr+" AS "+c.name), append(groups, c.expr)
-		} else {
+		case c.name == "provider" || c.name == "model":
+			e := "CASE WHEN x.zero_cost THEN " + c.expr + " ELSE '' END"
+			sel, groups = append(sel, e+" AS "+c.name), append(groups, e)
+		default:
 			sel = append(sel, "'' AS "+c.name)
 		}
 	}
+	sel, groups = append(sel, "x.zero_cost AS zero_cost"), append(groups, "x.zero_cost")
 	return strings.Join(sel, ", "), strings.Join(groups, ", ")
 }
 
 // Call is a call's provider, model and source as the report keys them
-// ("" for a constant key).
-func (k CostKeys) Call(provider, model, source string) (string, string, string) {
-	if !k.Provider {
+// ("" for a constant key; a zero-cost call keeps its provider and model).
+func (k CostKeys) Call(provider, model, source string, zeroCost bool) (string, string, string) {
+	if !k.Provider && !zeroCost {
 		provider = ""
 	}
-	if !k.Model {
+	if !k.Model && !zeroCost {
 		model = ""
 	}
 	if !k.Source {
@@ -409,11 +456,9 @@ func (p *CostPlan) Statement(d Dialect, src string, srcArgs []any, sums Sums) (s
 	if cond != "" {
 		q += " WHERE " + cond
 	}
-	if group != "" {
-		q += " GROUP BY " + group
-	} else {
-		q += " HAVING count(*) > 0" // no row, rather than one of NULL sums, when nothing matches
-	}
+	// Never empty (zero_cost is always a key): no row, rather than one of
+	// NULL sums, when nothing matches.
+	q += " GROUP BY " + group
 	return q, append(append(dayArgs, srcArgs...), args...)
 }
 
@@ -536,6 +581,7 @@ type UsageRow struct {
 	FileID, Bucket          int64
 	Provider, Model, Source string
 	IsCopy, Active          bool
+	ZeroCost                bool // see CostPart.ZeroCost
 	Calls                   int64
 	Sums                    [7]float64 // input, output, cache_read, cache_write, cache_write_1h, total_tokens, cost
 }

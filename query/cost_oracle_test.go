@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pidex-dev/pidex"
 )
 
 // The cost oracle: usage records read straight from the session files
@@ -217,6 +219,10 @@ func sumRaw(calls []rawCall, f oracleFilter, keyOf func(rawCall) string) map[str
 		s.cw += c.cw
 		s.total += c.total
 		s.cost += c.cost
+		if c.cost == 0 && (c.in > 0 || c.out > 0 || c.cr > 0 || c.cw > 0 || c.total > 0) && pidex.Unpriced(c.provider, c.model) {
+			s.unpriced++
+			s.unpricedTokens += c.total
+		}
 		out[g] = s
 	}
 	return out
@@ -225,4 +231,8 @@ func sumRaw(calls []rawCall, f oracleFilter, keyOf func(rawCall) string) map[str
 type rawSums struct {
 	calls                        int64
 	in, out, cr, cw, total, cost float64
+	// Calls with tokens that pi recorded at exactly $0, of a model the
+	// shipped table does not price as free, written out from the files.
+	unpriced       int64
+	unpricedTokens float64
 }

@@ -42,6 +42,9 @@ func costCorpus(t *testing.T) string {
 			catalogtest.WriteFile(t, filepath.Join(root, d, f.Name()), string(b))
 		}
 	}
+	// Calls pi recorded at $0 (issue 36): unpriced, free and aborted.
+	catalogtest.WriteFile(t, filepath.Join(root, "--home-ann-honest--", "2026-05-01T09-59-00-000Z_"+catalogtest.UnpricedID+".jsonl"),
+		catalogtest.UnpricedSession())
 	orig := edgeSession("e1")
 	catalogtest.WriteFile(t, filepath.Join(root, "--home-ann-edges--", "2026-03-07T00-00-00-000Z_e1.jsonl"), orig)
 	// A fork: the same entries (ids, times, usage) in a later file, then
@@ -262,17 +265,17 @@ func TestCostReprice(t *testing.T) {
 	for _, row := range r.Rows {
 		m := row.Keys[0]
 		if _, priced := testPrices[m]; !priced {
-			if len(row.Unpriced) != 1 || row.Unpriced[0] != m || row.Repriced != 0 || row.PricedCalls != 0 {
-				t.Errorf("%s: unpriced %v repriced %v; want it named, not priced", m, row.Unpriced, row.Repriced)
+			if len(row.NotRepriced) != 1 || row.NotRepriced[0] != m || row.Repriced != 0 || row.PricedCalls != 0 {
+				t.Errorf("%s: unpriced %v repriced %v; want it named, not priced", m, row.NotRepriced, row.Repriced)
 			}
 			continue
 		}
-		if math.Abs(row.Repriced-want[m]) > 1e-12 || len(row.Unpriced) != 0 {
+		if math.Abs(row.Repriced-want[m]) > 1e-12 || len(row.NotRepriced) != 0 {
 			t.Errorf("%s: repriced %v, want %v", m, row.Repriced, want[m])
 		}
 	}
-	if strings.Join(r.Totals.Unpriced, ",") != "google/gemini-2.5-pro" {
-		t.Errorf("unpriced models %v, want google/gemini-2.5-pro", r.Totals.Unpriced)
+	if strings.Join(r.Totals.NotRepriced, ",") != "google/gemini-2.5-pro" {
+		t.Errorf("unpriced models %v, want google/gemini-2.5-pro", r.Totals.NotRepriced)
 	}
 }
 
@@ -292,7 +295,8 @@ func checkCost(t *testing.T, name string, db *sqlite.DB, f pidex.CostFilter, wan
 	}
 	got := map[string]rawSums{}
 	for _, row := range r.Rows {
-		got[row.Keys[0]] = rawSums{row.Calls, row.Input, row.Output, row.CacheRead, row.CacheWrite, row.TotalTokens, row.Cost}
+		got[row.Keys[0]] = rawSums{row.Calls, row.Input, row.Output, row.CacheRead, row.CacheWrite, row.TotalTokens, row.Cost,
+			row.UnpricedCalls, row.UnpricedTokens}
 	}
 	for k := range want {
 		if !near(got[k], want[k]) {
@@ -309,7 +313,7 @@ func checkCost(t *testing.T, name string, db *sqlite.DB, f pidex.CostFilter, wan
 func near(a, b rawSums) bool {
 	eq := func(x, y float64) bool { return math.Abs(x-y) <= 1e-9*math.Max(1, math.Abs(y)) }
 	return a.calls == b.calls && eq(a.in, b.in) && eq(a.out, b.out) && eq(a.cr, b.cr) && eq(a.cw, b.cw) &&
-		eq(a.total, b.total) && eq(a.cost, b.cost)
+		eq(a.total, b.total) && eq(a.cost, b.cost) && a.unpriced == b.unpriced && eq(a.unpricedTokens, b.unpricedTokens)
 }
 
 func timeKey(c rawCall, loc *time.Location, layout string) string {

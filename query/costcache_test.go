@@ -58,6 +58,8 @@ func costFilters(t *testing.T, db *sqlite.DB) []pidex.CostFilter {
 				pidex.CostFilter{By: by, TZ: loc, FileID: e2},
 				pidex.CostFilter{By: by, TZ: loc, FileID: e2, NoDedup: true},
 				pidex.CostFilter{By: by, TZ: loc, Prices: prices},
+				pidex.CostFilter{By: by, TZ: loc, Estimate: true},
+				pidex.CostFilter{By: by, TZ: loc, Estimate: true, Prices: prices, Branch: "active"},
 				pidex.CostFilter{By: by, TZ: loc, Since: at("2026-03-08T00:00:00Z"), Until: at("2026-03-09T12:00:00Z")},
 				pidex.CostFilter{By: by, TZ: loc, Since: at("2026-03-08T07:59:59.5Z")},
 				pidex.CostFilter{Where: pidex.Where{"project": "alpha"}, By: by, TZ: loc},
@@ -173,9 +175,10 @@ func TestCostCacheDamaged(t *testing.T) {
 // sameReport compares two reports to the bit (NaN equals NaN).
 func sameReport(a, b *pidex.CostReport) bool {
 	bits := func(r *pidex.CostReport) string {
-		s := fmt.Sprintf("%v|%v|", r.By, r.Repriced)
+		s := fmt.Sprintf("%v|%v|%q|", r.By, r.Repriced, r.EstimatedWith)
 		sums := func(x pidex.CostSums) string {
-			out := fmt.Sprintf("%d %v %d %v ", x.Calls, x.Unpriced, x.PricedCalls, len(x.Unpriced))
+			out := fmt.Sprintf("%d %v %d %v %d %q %d %q ", x.Calls, x.NotRepriced, x.PricedCalls, len(x.NotRepriced),
+				x.UnpricedCalls, x.UnpricedModels, x.EstimatedCalls, x.NoEstimate)
 			v := reflect.ValueOf(x)
 			for i := 0; i < v.NumField(); i++ {
 				if f, ok := v.Field(i).Interface().(float64); ok {

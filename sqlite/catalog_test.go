@@ -529,18 +529,26 @@ func TestMigrateAppliesWhatIsMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	// Migration 00016's rows, undone by hand: goose must apply it again.
-	if _, err := db.ExecContext(ctx, `DELETE FROM read_caches WHERE name IN ('usage_rollup', 'usage_rollup_hour');
-		DROP TRIGGER read_caches_rollup_insert; DROP TRIGGER read_caches_rollup_delete; DROP TRIGGER read_caches_rollup_update;
-		DROP TRIGGER read_caches_rollup_hour_insert; DROP TRIGGER read_caches_rollup_hour_delete; DROP TRIGGER read_caches_rollup_hour_update;
-		DELETE FROM goose_db_version WHERE version_id = 16`); err != nil {
+	// The last migration undone by its own Down: goose must apply it again.
+	p, err := provider(db.DB)
+	if err != nil {
 		t.Fatal(err)
+	}
+	res, err := p.Down(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := migrated(ctx, db.DB); ok || err != nil {
+		t.Fatalf("after undoing %d: migrated = %v, %v; want false", res.Source.Version, ok, err)
 	}
 	if err := Migrate(ctx, db.DB); err != nil {
 		t.Fatal(err)
 	}
+	if ok, err := migrated(ctx, db.DB); !ok || err != nil {
+		t.Fatalf("after Migrate: migrated = %v, %v; want true (migration %d applied again)", ok, err, res.Source.Version)
+	}
 	var n int
 	if err := db.GetContext(ctx, &n, `SELECT count(*) FROM read_caches WHERE name IN ('usage_rollup', 'usage_rollup_hour')`); err != nil || n != 2 {
-		t.Fatalf("after Migrate: %d of migration 16's read_caches rows, %v", n, err)
+		t.Fatalf("after Migrate: %d of the rollups' read_caches rows, %v", n, err)
 	}
 }

@@ -29,12 +29,12 @@ func (r *Reader) Usage(ctx context.Context, p *query.CostPlan) ([]query.CostPart
 	return parts, nil
 }
 
-const rollupCols = `file_id, bucket, provider, model, source, is_copy, active, calls,
+const rollupCols = `file_id, bucket, provider, model, source, is_copy, active, zero_cost, calls,
 	input, output, cache_read, cache_write, cache_write_1h, total_tokens, cost`
 
 // rawCols are the same columns from single usage records.
 var rawCols = `file_id, ts_ms / ` + strconv.Itoa(pidex.BucketMs) + ` AS bucket, COALESCE(attr_provider, provider) AS provider,
-	COALESCE(attr_model, model) AS model, source, is_copy, call_active AS active, 1 AS calls,
+	COALESCE(attr_model, model) AS model, source, is_copy, call_active AS active, ` + pidex.ZeroCostSQL("") + ` AS zero_cost, 1 AS calls,
 	input, output, cache_read, cache_write, cache_write_1h, total_tokens, cost_total AS cost`
 
 // costSource is the rows the report sums: the rollup's whole buckets

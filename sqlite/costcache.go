@@ -76,7 +76,7 @@ func (c *rollupCache) each(fn func(*rollupRow)) error {
 		r.FileID, r.Bucket = d.Varint(), d.Varint()
 		r.provider, r.model, r.source = index(), index(), index()
 		flags := d.Byte()
-		r.IsCopy, r.Active = flags&1 != 0, flags&2 != 0
+		r.IsCopy, r.Active, r.ZeroCost = flags&1 != 0, flags&2 != 0, flags&4 != 0
 		r.Calls = d.Varint()
 		for j := range r.Sums {
 			r.Sums[j] = d.Float()
@@ -167,7 +167,7 @@ func rollupBlob(ctx context.Context, tx *sqlx.Tx, table string) ([]byte, error) 
 	for rows.Next() {
 		var r rollupRow
 		var provider, model, source string
-		if err := rows.Scan(&r.FileID, &r.Bucket, &provider, &model, &source, &r.IsCopy, &r.Active, &r.Calls,
+		if err := rows.Scan(&r.FileID, &r.Bucket, &provider, &model, &source, &r.IsCopy, &r.Active, &r.ZeroCost, &r.Calls,
 			&r.Sums[0], &r.Sums[1], &r.Sums[2], &r.Sums[3], &r.Sums[4], &r.Sums[5], &r.Sums[6]); err != nil {
 			return nil, fmt.Errorf("sum usage: %w", err)
 		}
@@ -185,6 +185,7 @@ func rollupBlob(ctx context.Context, tx *sqlx.Tx, table string) ([]byte, error) 
 type partKey struct {
 	day                     int64
 	provider, model, source int32
+	zeroCost                bool
 }
 
 type partSums struct {
@@ -203,11 +204,11 @@ func (c *rollupCache) sum(p *query.CostPlan, keep func(*query.UsageRow) bool) ([
 		if !keep(&r.UsageRow) || (!e.All && (r.Bucket < e.First || r.Bucket >= e.Last)) {
 			return
 		}
-		k := partKey{day: p.Days.Of(r.Bucket), provider: -1, model: -1, source: -1}
-		if p.Keys.Provider {
+		k := partKey{day: p.Days.Of(r.Bucket), provider: -1, model: -1, source: -1, zeroCost: r.ZeroCost}
+		if p.Keys.Provider || r.ZeroCost {
 			k.provider = r.provider
 		}
-		if p.Keys.Model {
+		if p.Keys.Model || r.ZeroCost {
 			k.model = r.model
 		}
 		if p.Keys.Source {
@@ -237,15 +238,15 @@ func (c *rollupCache) sum(p *query.CostPlan, keep func(*query.UsageRow) bool) ([
 	for _, k := range order {
 		g := groups[k]
 		parts = append(parts, query.CostPart{Day: k.day, Provider: str(k.provider), Model: str(k.model),
-			Source: str(k.source), Calls: g.calls, Input: g.sums[0].Value(), Output: g.sums[1].Value(),
+			Source: str(k.source), ZeroCost: k.zeroCost, Calls: g.calls, Input: g.sums[0].Value(), Output: g.sums[1].Value(),
 			CacheRead: g.sums[2].Value(), CacheWrite: g.sums[3].Value(), CacheWrite1h: g.sums[4].Value(),
 			TotalTokens: g.sums[5].Value(), Cost: g.sums[6].Value()})
 	}
 	return parts, nil
 }
 
-// rollupVersion is the cache blob's format.
-const rollupVersion = 1
+// rollupVersion is the cache blob's format (2: the zero_cost flag).
+const rollupVersion = 2
 
 // encodeRollup writes the blob: the strings (a count, then each), then
 // the rows (appendRollupRow).
@@ -264,7 +265,8 @@ func encodeRollup(strs []string, rows []byte) []byte {
 
 // appendRollupRow writes a row: its file id and bucket as varints, its
 // strings' indexes as uvarints, a flags byte (1: a fork's copy, 2: on the
-// active branch), its calls as a varint and its seven sums' bits.
+// active branch, 4: zero cost, see query.CostPart.ZeroCost), its calls as
+// a varint and its seven sums' bits.
 func appendRollupRow(b []byte, r *rollupRow) []byte {
 	b = binary.AppendVarint(b, r.FileID)
 	b = binary.AppendVarint(b, r.Bucket)
@@ -277,6 +279,9 @@ func appendRollupRow(b []byte, r *rollupRow) []byte {
 	}
 	if r.Active {
 		flags |= 2
+	}
+	if r.ZeroCost {
+		flags |= 4
 	}
 	b = append(b, flags)
 	b = binary.AppendVarint(b, r.Calls)

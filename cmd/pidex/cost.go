@@ -27,13 +27,20 @@ path. --branch active counts calls on a session's current branch, abandoned
 the rest (active + abandoned = all).
 
 Days, weeks (ISO, 2026-W48) and months follow --tz (default the local zone).
+
+Cost is pi's recorded cost. pi records $0 for a model it has no price for:
+such calls with tokens are unpriced unless pidex's price table (pidex prices)
+prices their model as free; the report names them, their calls and tokens
+(a * on the cost and a note), never adds them as $0. --estimate prices them
+from that table (or --reprice's FILE) in a column of its own.
 --reprice FILE adds the cost from a prices file in LiteLLM's JSON shape next
 to the recorded one, and names the models it lacks.
 
 On a terminal: an aligned table with a totals row; piped: tab-separated;
 --csv: CSV; --chart: cost per period as bars stacked by model.
 --json: {"rows":[{<key>…, "input", "output", "cacheRead", "cacheWrite",
-"totalTokens", "cost", "calls"}], "totals":{…}} (see docs/output.md).`,
+"totalTokens", "cost", "calls", "unpricedCalls", "unpricedTokens",
+"unpricedModels"}], "totals":{…}} (see docs/output.md).`,
 		Args: a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -54,9 +61,18 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 			}); err != nil {
 				return err
 			}
-			if len(r.Totals.Unpriced) > 0 && !a.quiet {
+			if len(r.Totals.NotRepriced) > 0 && !a.quiet {
 				fmt.Fprintf(a.stderr, "pidex: %s has no price for %s: their calls are not in the repriced cost\n",
-					reprice, strings.Join(r.Totals.Unpriced, ", "))
+					reprice, strings.Join(r.Totals.NotRepriced, ", "))
+			}
+			// The unpriced calls' note: under a terminal's table, else on
+			// stderr (the data's columns say it too).
+			const hint = "pidex cost --estimate prices them"
+			tableOnTTY := !a.json && !csv && a.io.OutTTY
+			if !tableOnTTY && !a.quiet {
+				if note := render.UnpricedNote(r, hint); note != "" {
+					fmt.Fprintln(a.stderr, "pidex: "+strings.TrimPrefix(note, "* "))
+				}
 			}
 			switch {
 			case a.json:
@@ -66,7 +82,10 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 			case chart:
 				return render.CostChart(a.stdout, r, a.io.Width)
 			}
-			return render.CostTable(a.stdout, r, a.io.OutTTY, a.io.Width)
+			if err := render.CostTable(a.stdout, r, a.io.OutTTY, a.io.Width); err != nil || !a.io.OutTTY {
+				return err
+			}
+			return render.CostNote(a.stdout, r, hint, a.io.Width)
 		},
 	}
 	fl := cmd.Flags()
@@ -80,6 +99,7 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 	fl.StringVar(&o.Branch, "branch", pidex.BranchAll, "all, active (on a current branch) or abandoned (the rest)")
 	fl.BoolVar(&o.NoDedup, "no-dedup", false, "count every copy of a call that forks hold (the raw sum of the files)")
 	fl.StringVar(&reprice, "reprice", "", "also price the calls with FILE (LiteLLM's model_prices JSON shape)")
+	fl.BoolVar(&o.Estimate, "estimate", false, "price the unpriced calls (recorded at $0 without a price) from pidex's price table (--reprice: FILE), apart from the cost")
 	fl.BoolVar(&csv, "csv", false, "print CSV")
 	fl.BoolVar(&chart, "chart", false, "draw cost per period as a bar chart, stacked by model with --by PERIOD,model")
 	return cmd

@@ -24,12 +24,12 @@ var queries = []string{
 	`SELECT f.path, u.offset, u.source, u.entry_id, u.ts_ms, u.provider, u.model, u.total_tokens, u.cache_write_1h, u.reasoning,
 	   u.cost_total, u.attr_provider, u.attr_model, u.on_path, u.is_copy, u.call_active
 	   FROM usage u JOIN files f ON f.id = u.file_id ORDER BY f.path, u.offset`,
-	`SELECT f.path, r.bucket, r.provider, r.model, r.source, r.is_copy, r.active, r.calls, r.input, r.output,
+	`SELECT f.path, r.bucket, r.provider, r.model, r.source, r.is_copy, r.active, r.zero_cost, r.calls, r.input, r.output,
 	   r.cache_read, r.cache_write, r.cache_write_1h, r.total_tokens, printf('%.6f', r.cost)
-	   FROM usage_rollup r JOIN files f ON f.id = r.file_id ORDER BY 1, 2, 3, 4, 5, 6, 7`,
-	`SELECT f.path, r.bucket, r.provider, r.model, r.source, r.is_copy, r.active, r.calls, r.input, r.output,
+	   FROM usage_rollup r JOIN files f ON f.id = r.file_id ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`,
+	`SELECT f.path, r.bucket, r.provider, r.model, r.source, r.is_copy, r.active, r.zero_cost, r.calls, r.input, r.output,
 	   r.cache_read, r.cache_write, r.cache_write_1h, r.total_tokens, printf('%.6f', r.cost)
-	   FROM usage_rollup_hour r JOIN files f ON f.id = r.file_id ORDER BY 1, 2, 3, 4, 5, 6, 7`,
+	   FROM usage_rollup_hour r JOIN files f ON f.id = r.file_id ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`,
 	`SELECT 'touched', entry_id FROM calls_touched`,
 	`SELECT f.path, w.line, w.message FROM warnings w JOIN files f ON f.id = w.file_id ORDER BY f.path, w.line, w.message`,
 	textSizeChecks,

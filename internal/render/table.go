@@ -239,8 +239,8 @@ func rowWidth(widths []int) int {
 
 // number is what a number cell looks like: digits with separators, a
 // sign, a currency, a decimal part or an exponent, a unit (1.2k, 3.4 MiB
-// is text), or a dash for none.
-var number = regexp.MustCompile(`^(-|[-+]?\$?[0-9][0-9,]*(\.[0-9]+)?([eE][-+]?[0-9]+)?[kMGTP%]?)$`)
+// is text), a note's marker (cost's $0.00*), or a dash for none.
+var number = regexp.MustCompile(`^(-|[-+]?\$?[0-9][0-9,]*(\.[0-9]+)?([eE][-+]?[0-9]+)?[kMGTP%]?\*?)$`)
 
 func isNumber(s string) bool { return number.MatchString(s) }
 
