@@ -25,6 +25,7 @@ type costArgs struct {
 	Source   []string    `json:"source,omitempty" jsonschema:"only usage recorded by these: assistant (replies), toolResult (LLM work inside tools), compaction, branch_summary, usage"`
 	Branch   string      `json:"branch,omitempty" jsonschema:"all (default); active: calls on a session's current branch; abandoned: calls on branches the user left"`
 	NoDedup  bool        `json:"no_dedup,omitempty" jsonschema:"count every copy forks hold of a call (the raw sum of the files); by default each call counts once"`
+	Estimate bool        `json:"estimate,omitempty" jsonschema:"price the unpriced calls (pi recorded them at $0 without a price for the model) from pidex's price table, as estimated_cost apart from cost"`
 	Limit    int         `json:"limit,omitempty" jsonschema:"at most this many rows in this page (totals always cover every row)" cursor:"page"`
 	MaxChars int         `json:"max_chars,omitempty" jsonschema:"character budget of the whole result" cursor:"page"`
 	Machine  string      `json:"machine,omitempty" jsonschema:"team catalog: only this machine's sessions"`
@@ -34,6 +35,8 @@ type costArgs struct {
 type costResult struct {
 	By     []string  `json:"by"`
 	TZ     string    `json:"tz"`
+	// EstimatedWith is set when estimate was asked.
+	EstimatedWith string `json:"estimated_with,omitempty" jsonschema:"the prices the unpriced calls were estimated with"`
 	Rows   []costRow `json:"rows" jsonschema:"by period (oldest first), then by cost (most expensive first)"`
 	Totals costSums  `json:"totals" jsonschema:"every row, all pages"`
 	Groups int       `json:"groups" jsonschema:"rows in all pages"`
@@ -51,11 +54,19 @@ type costSums struct {
 	CacheRead   float64 `json:"cache_read"`
 	CacheWrite  float64 `json:"cache_write"`
 	TotalTokens float64 `json:"total_tokens"`
-	Cost        float64 `json:"cost" jsonschema:"USD, as pi recorded it"`
+	Cost        float64 `json:"cost" jsonschema:"USD, as pi recorded it; unpriced calls are in it at $0"`
 	Calls       int64   `json:"calls"`
+	// The unpriced calls: pi recorded them at $0 without a price for
+	// their model (pidex.Unpriced).
+	UnpricedCalls  int64    `json:"unpriced_calls" jsonschema:"calls pi recorded at $0 without a price for their model: cost says nothing of them"`
+	UnpricedTokens float64  `json:"unpriced_tokens" jsonschema:"their total tokens"`
+	UnpricedModels []string `json:"unpriced_models" jsonschema:"their models"`
+	// With estimate: their estimated cost (nil when none has a price).
+	EstimatedCost  *float64 `json:"estimated_cost,omitempty" jsonschema:"with estimate: USD of the unpriced calls whose model pidex's price table prices, apart from cost"`
+	EstimatedCalls *int64   `json:"estimated_calls,omitempty" jsonschema:"with estimate: the unpriced calls in estimated_cost"`
 }
 
-const costDesc = `Tokens and cost (USD, as pi recorded them) of the user's LLM calls, grouped like pidex cost: by day, week, month (in tz), model, provider, project, session or source, and combinations (by=["day","model"]). Filters: since, until, project, cwd, session, model, source, branch (abandoned = money spent on branches the user left). Each call counts once even when forks copy it (no_dedup counts every copy). Rows and totals; rows are paged (limit, max_chars, next_cursor), totals always cover all.`
+const costDesc = `Tokens and cost (USD, as pi recorded them) of the user's LLM calls, grouped like pidex cost: by day, week, month (in tz), model, provider, project, session or source, and combinations (by=["day","model"]). Filters: since, until, project, cwd, session, model, source, branch (abandoned = money spent on branches the user left). Each call counts once even when forks copy it (no_dedup counts every copy). pi records $0 for a model it has no price for: such calls are unpriced (unpriced_calls, unpriced_tokens, unpriced_models), never free; estimate prices them from pidex's price table as estimated_cost. Rows and totals; rows are paged (limit, max_chars, next_cursor), totals always cover all.`
 
 func (s *Server) addCost() {
 	v := s.cat.Vocabulary()
@@ -79,7 +90,7 @@ func (s *Server) cost(ctx context.Context, in *costArgs) (reply[costResult], err
 	if err != nil {
 		return r, err
 	}
-	o := pidex.CostOptions{By: in.By, TZ: in.TZ, Since: in.Since, Until: in.Until, Where: in.Where, Source: strings.Join(in.Source, ","), Branch: in.Branch, NoDedup: in.NoDedup, Machine: s.machine(in.Machine)}
+	o := pidex.CostOptions{By: in.By, TZ: in.TZ, Since: in.Since, Until: in.Until, Where: in.Where, Source: strings.Join(in.Source, ","), Branch: in.Branch, NoDedup: in.NoDedup, Machine: s.machine(in.Machine), Estimate: in.Estimate}
 	if len(in.By) == 0 {
 		o.By = nil // the domain's default
 	}
@@ -98,18 +109,19 @@ func (s *Server) cost(ctx context.Context, in *costArgs) (reply[costResult], err
 	if tz == "" {
 		tz = "the server's zone, " + time.Now().Format("MST -07:00")
 	}
-	out := costResult{By: rep.By, TZ: tz, Rows: []costRow{}, Totals: sums(rep.Totals), Groups: len(rep.Rows)}
+	est := rep.EstimatedWith != ""
+	out := costResult{By: rep.By, TZ: tz, EstimatedWith: rep.EstimatedWith, Rows: []costRow{}, Totals: sums(rep.Totals, est), Groups: len(rep.Rows)}
 	out.Offset = min(offset, len(rep.Rows))
 	rows := rep.Rows[out.Offset:]
 	rows = rows[:min(len(rows), limit)]
 	lines := make([]string, len(rows))
 	for i, row := range rows {
-		cr := costRow{Keys: map[string]string{}, costSums: sums(row.CostSums)}
+		cr := costRow{Keys: map[string]string{}, costSums: sums(row.CostSums, est)}
 		for k, key := range rep.By {
 			cr.Keys[key] = row.Keys[k]
 		}
 		out.Rows = append(out.Rows, cr)
-		lines[i] = table(&pidex.CostReport{By: rep.By, Rows: []pidex.CostRow{row}}, false)
+		lines[i] = table(&pidex.CostReport{By: rep.By, Rows: []pidex.CostRow{row}, EstimatedWith: rep.EstimatedWith}, false)
 	}
 	keep := view.Take(len(rows), budget.Chars-reserve-chars(lines0(lines)), func(i int) int { return size(lines[i], out.Rows[i]) })
 	if keep < len(rows) {
@@ -134,7 +146,10 @@ func (s *Server) cost(ctx context.Context, in *costArgs) (reply[costResult], err
 		fmt.Fprintf(&b, ", %d–%d shown", out.Offset+1, out.Offset+keep)
 	}
 	fmt.Fprintf(&b, ". Total %s in %s, %s tokens.\n\n", money(rep.Totals.Cost), callsWord(rep.Totals.Calls), count(rep.Totals.TotalTokens))
-	b.WriteString(table(&pidex.CostReport{By: rep.By, Rows: rows, Totals: rep.Totals}, true))
+	b.WriteString(table(&pidex.CostReport{By: rep.By, Rows: rows, Totals: rep.Totals, EstimatedWith: rep.EstimatedWith}, true))
+	if note := render.UnpricedNote(rep, "estimate: true prices them"); note != "" {
+		b.WriteString(note + "\n")
+	}
 	b.WriteString(pageNote(out.page, "rows"))
 	r.data, r.text = out, strings.TrimRight(b.String(), "\n")
 	return r, nil
@@ -164,6 +179,17 @@ func lines0(lines []string) string {
 	return lines[0]
 }
 
-func sums(s pidex.CostSums) costSums {
-	return costSums{Input: s.Input, Output: s.Output, CacheRead: s.CacheRead, CacheWrite: s.CacheWrite, TotalTokens: s.TotalTokens, Cost: s.Cost, Calls: s.Calls}
+func sums(s pidex.CostSums, estimated bool) costSums {
+	c := costSums{Input: s.Input, Output: s.Output, CacheRead: s.CacheRead, CacheWrite: s.CacheWrite, TotalTokens: s.TotalTokens,
+		Cost: s.Cost, Calls: s.Calls, UnpricedCalls: s.UnpricedCalls, UnpricedTokens: s.UnpricedTokens, UnpricedModels: s.UnpricedModels}
+	if c.UnpricedModels == nil {
+		c.UnpricedModels = []string{}
+	}
+	if estimated {
+		c.EstimatedCalls = &s.EstimatedCalls
+		if s.UnpricedCalls == 0 || s.EstimatedCalls > 0 {
+			c.EstimatedCost = &s.Estimated
+		}
+	}
+	return c
 }

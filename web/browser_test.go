@@ -102,6 +102,18 @@ func TestBrowser(t *testing.T) {
 	b.Do("cost by month", chromedp.SetValue(css(`select[name=period]`), "month"),
 		chromedp.Evaluate[chromedp.Void](`void document.querySelector("select[name=period]").dispatchEvent(new Event("change", {bubbles: true}))`),
 		until(`document.querySelector("#results p.count").textContent.includes("per month")`))
+	// The testdata's calls pi recorded at $0 (kimi and glm, without a
+	// price): an asterisk on their rows' cost, a note; Estimate prices
+	// those it can in a column of its own.
+	if note, marks := value(b, chromedp.Text(css(`#unpriced-note`))), js[int](b, `document.querySelectorAll("table.cost span.unpriced").length`); !strings.Contains(note, "unpriced: 112 calls") ||
+		!strings.Contains(note, "zai/glm-5.2") || marks == 0 {
+		t.Errorf("cost page: note %q, %d asterisks", note, marks)
+	}
+	b.Click("estimate the unpriced calls", `input[name=estimate]`)
+	b.Do("estimated", until(`document.querySelector("#results table.cost thead").textContent.includes("estimated")`), shot("cost-estimated"))
+	if note := value(b, chromedp.Text(css(`#unpriced-note`))); !strings.Contains(note, "estimated $") || !strings.Contains(value(b, chromedp.Location()), "estimate=1") {
+		t.Errorf("cost page with the estimate: note %q", note)
+	}
 	if n := b.Dialogs.Load(); n != 0 {
 		t.Errorf("%d dialogs opened", n)
 	}

@@ -48,6 +48,11 @@ type costView struct {
 	Totals    pidex.CostSums
 	Active    pidex.CostSums
 	Abandoned pidex.CostSums
+	// Unpriced: the report holds unpriced calls (a column of their count,
+	// an asterisk on the cost, Note under the table); Estimated: it
+	// prices them apart (a column).
+	Unpriced, Estimated bool
+	Note                string
 }
 
 func (s *Server) costPage(w http.ResponseWriter, r *http.Request) {
@@ -76,6 +81,8 @@ func (s *Server) costReport(r *http.Request, v *costView) error {
 		return err
 	}
 	v.Rows, v.By, v.Totals = rep.Rows, rep.By, rep.Totals
+	v.Unpriced, v.Estimated = rep.Totals.UnpricedCalls > 0, rep.EstimatedWith != ""
+	v.Note = render.UnpricedNote(rep, "tick Estimate to price them")
 	cs, err := view.ChartSeries(rep, len(chartColours))
 	if err != nil {
 		return err
@@ -94,6 +101,13 @@ func (s *Server) costReport(r *http.Request, v *costView) error {
 		*b.sums = rep.Totals
 	}
 	return nil
+}
+
+// costSumsArgs carry a row's figures and the page into the "sums"
+// template, which writes the figure cells of a row and of the totals.
+type costSumsArgs struct {
+	S    pidex.CostSums
+	View costView
 }
 
 // pick is v when it is one of allowed, else the first allowed.

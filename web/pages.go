@@ -50,6 +50,8 @@ func parsePages() map[string]*template.Template {
 			return fmt.Sprint(n)
 		},
 		"chartArgs": func(c *chartView, id, class string) chartArgs { return chartArgs{c, id, class} },
+		"costSums":  func(s pidex.CostSums, v costView) costSumsArgs { return costSumsArgs{s, v} },
+		"join":      strings.Join,
 		"isPeriod":  pidex.IsPeriod,
 		"money":     text.Money,
 		"ptime":     func(t pidex.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },

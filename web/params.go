@@ -64,7 +64,8 @@ func (s *Server) searchOptions(r *http.Request) (pidex.SearchOptions, error) {
 func (s *Server) costOptions(r *http.Request) (pidex.CostOptions, error) {
 	q := r.URL.Query()
 	o := pidex.CostOptions{Source: q.Get("source"), TZ: q.Get("tz"), Since: q.Get("since"), Until: q.Get("until"),
-		Where: where(q, pidex.OpCost), Branch: q.Get("branch"), NoDedup: boolParam(q, "noDedup"), Machine: q.Get("machine")}
+		Where: where(q, pidex.OpCost), Branch: q.Get("branch"), NoDedup: boolParam(q, "noDedup"), Machine: q.Get("machine"),
+		Estimate: boolParam(q, "estimate")}
 	if q.Has("by") {
 		o.By = strings.Split(q.Get("by"), ",")
 	}
