@@ -62,7 +62,7 @@ func (t *PriceTable) Label() string { return "pidex's price table of " + t.Date 
 func ShippedPrices() *PriceTable {
 	shipped.once.Do(func() {
 		var err error
-		if shipped.t, err = parsePriceTable(shippedJSON); err != nil {
+		if shipped.t, err = ReadPriceTable(shippedJSON); err != nil {
 			panic(fmt.Sprintf("pidex: the shipped price table: %v", err))
 		}
 	})
@@ -91,11 +91,12 @@ const PriceTableUnit = "USD per million tokens"
 
 var PriceTableColumns = []string{"source", "input", "output", "cacheRead", "cacheWrite", "cacheWrite1h"}
 
-// parsePriceTable reads the table file. Its models are read line by line
+// ReadPriceTable reads a table file in prices/shipped.json's format (as
+// prices/gen writes it). Its models are read line by line
 // (the generator writes one a line, sorted): encoding/json took 23 ms for
 // the whole file, which a report that meets one unpriced call would pay.
 // TestShippedPrices checks the file as JSON too.
-func parsePriceTable(b []byte) (*PriceTable, error) {
+func ReadPriceTable(b []byte) (*PriceTable, error) {
 	const modelsLine = "\n  \"models\": {\n"
 	head, body, ok := bytes.Cut(b, []byte(modelsLine))
 	if !ok {
