@@ -186,9 +186,16 @@ func (e *teamEq) all(roots []string, full bool) {
 		{"--until", "2026-05-12T13:52:30Z", "--by", "day,model"}, {"--since", "2026-05-06T10:07:00Z", "--until", "2026-05-06T10:08:00Z"},
 		{"--since", "2026-05-04", "--until", "2026-05-09", "--tz", "Asia/Kolkata", "--branch", "active"},
 		{"--source", "assistant,compaction"}, {"--model", "sonnet", "--by", "model"}, {"--project", "team", "--by", "project"},
-		{"--session", filepath.Join(roots[1], "--w-team--", "t005.jsonl"), "--by", "source"}} {
+		{"--session", filepath.Join(roots[1], "--w-team--", "t005.jsonl"), "--by", "source"},
+		{"--estimate"}, {"--estimate", "--by", "model,day", "--tz", "UTC"}, {"--estimate", "--since", "2026-05-01T10:00:00Z", "--by", "model"}} {
 		e.same(append([]string{"cost", "--json"}, args...)...)
 	}
+	// The unpriced calls are the team catalog's too: the fixture's, and
+	// the real sessions' kimi and glm.
+	if tot := e.same("cost", "--json", "--by", "model", "--estimate"); !regexp.MustCompile(`"totals": \{.*"unpricedCalls": [1-9][0-9]*, .*"ollama/glm-4\.6"`).MatchString(tot) {
+		t.Errorf("no unpriced calls in the report:\n%s", tot)
+	}
+	e.same("prices", "--missing", "--json")
 	// sql: each view, in a total order
 	for _, q := range []string{
 		"SELECT * FROM sessions_v ORDER BY path",
@@ -236,6 +243,10 @@ func teamCorpus(t *testing.T, base string) []string {
 		catalogtest.WriteFile(t, p, teamSession(r, fmt.Sprintf("t%03d", i), "/w/team", i))
 		written = append(written, p)
 	}
+	// Calls pi recorded at $0 (issue 36), on the desktop and, copied, on
+	// the server: unpriced over the union as over each machine.
+	catalogtest.WriteFile(t, filepath.Join(roots[1], "--home-ann-honest--", "h.jsonl"), catalogtest.UnpricedSession())
+	catalogtest.WriteFile(t, filepath.Join(roots[2], "--home-ann-honest--", "h.jsonl"), catalogtest.UnpricedSession())
 	long := filepath.Join(roots[1], "--w-team--", "long.jsonl")
 	catalogtest.WriteFile(t, long, longSession())
 	for i := 0; i < 24; i += 6 { // forks: the same entries (ids, times, usage), then their own
