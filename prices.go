@@ -165,7 +165,8 @@ func LookupNames(provider, model string) []string {
 }
 
 // Free: every price of the model is zero (a model its provider does not
-// charge for by the token, such as GitHub Copilot's).
+// charge for by the token, such as OpenRouter's :free models or a token
+// plan's).
 func (p Price) Free() bool {
 	return p.Input == 0 && p.Output == 0 && p.CacheRead == 0 && p.CacheWrite == 0 && p.CacheWrite1h == 0
 }

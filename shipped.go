@@ -188,7 +188,7 @@ func parsePriceLine(line []byte, sources int) (string, priceLine, error) {
 // Unpriced is the rule of honest prices (issue 36): calls that pi
 // recorded at $0 although they used tokens (ZeroCostSQL) mean "pi had no
 // price", not "free", unless the shipped table prices their model as
-// free (GitHub Copilot's, a provider's free tier). Such calls are
+// free (OpenRouter's :free models, a token plan's). Such calls are
 // unpriced: a report names them, their count and their tokens, and never
 // adds them as $0.
 func Unpriced(provider, model string) bool {

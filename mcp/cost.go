@@ -33,13 +33,12 @@ type costArgs struct {
 }
 
 type costResult struct {
-	By     []string  `json:"by"`
-	TZ     string    `json:"tz"`
-	// EstimatedWith is set when estimate was asked.
-	EstimatedWith string `json:"estimated_with,omitempty" jsonschema:"the prices the unpriced calls were estimated with"`
-	Rows   []costRow `json:"rows" jsonschema:"by period (oldest first), then by cost (most expensive first)"`
-	Totals costSums  `json:"totals" jsonschema:"every row, all pages"`
-	Groups int       `json:"groups" jsonschema:"rows in all pages"`
+	By            []string  `json:"by"`
+	TZ            string    `json:"tz"`
+	EstimatedWith string    `json:"estimated_with,omitempty" jsonschema:"with estimate: the prices the unpriced calls were estimated with"`
+	Rows          []costRow `json:"rows" jsonschema:"by period (oldest first), then by cost (most expensive first)"`
+	Totals        costSums  `json:"totals" jsonschema:"every row, all pages"`
+	Groups        int       `json:"groups" jsonschema:"rows in all pages"`
 	page
 }
 

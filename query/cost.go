@@ -15,19 +15,19 @@ import (
 // per the other keys the report asks for ("" for the others, see
 // KeyCols).
 type CostPart struct {
-	Day          int64  `db:"day"` // local day number (see ZoneSpans); -1: no time
-	Provider     string `db:"provider"`
-	Model        string `db:"model"`
-	Source       string `db:"source"`
-	Cwd          string `db:"cwd"`
-	SessionID    string `db:"session_id"`
-	Machine      string `db:"machine"`
-	Agent        string `db:"agent"`
+	Day       int64  `db:"day"` // local day number (see ZoneSpans); -1: no time
+	Provider  string `db:"provider"`
+	Model     string `db:"model"`
+	Source    string `db:"source"`
+	Cwd       string `db:"cwd"`
+	SessionID string `db:"session_id"`
+	Machine   string `db:"machine"`
+	Agent     string `db:"agent"`
 	// ZeroCost: the part's calls used tokens and pi recorded them at $0
 	// (pidex.ZeroCostSQL). Such a part always carries its provider and
 	// model, keys of the report or not: what is unpriced depends on them.
-	ZeroCost bool  `db:"zero_cost"`
-	Calls    int64 `db:"calls"`
+	ZeroCost     bool  `db:"zero_cost"`
+	Calls        int64 `db:"calls"`
 	Input        float64
 	Output       float64
 	CacheRead    float64 `db:"cache_read"`

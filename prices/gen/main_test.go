@@ -31,7 +31,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 func TestGenerate(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
-		"pi-ai/package.json": `{"name":"@earendil-works/pi-ai","version":"9.9.9","license":"MIT"}`,
+		"pi-ai/package.json":                       `{"name":"@earendil-works/pi-ai","version":"9.9.9","license":"MIT"}`,
 		"pi-ai/dist/providers/data/.manifest.json": `{"generatedAt":"2026-11-20T10:48:49.496Z"}`,
 		"pi-ai/dist/providers/data/google.json": `{"google-generative-ai":{
 			"chat:gemini-2.5-pro":{"id":"gemini-2.5-pro","provider":"google","type":"chat","cost":{"input":1.25,"output":10,"cacheRead":0.125,"cacheWrite":0}},
