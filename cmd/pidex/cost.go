@@ -65,11 +65,11 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 				fmt.Fprintf(a.stderr, "pidex: %s has no price for %s: their calls are not in the repriced cost\n",
 					reprice, strings.Join(r.Totals.NotRepriced, ", "))
 			}
-			// The unpriced calls' note: under a terminal's table, else on
-			// stderr (the data's columns say it too).
+			// The unpriced calls' note: under a terminal's table or chart,
+			// else on stderr (the data's columns say it too).
 			const hint = "pidex cost --estimate prices them"
-			tableOnTTY := !a.json && !csv && a.io.OutTTY
-			if !tableOnTTY && !a.quiet {
+			onTTY := !a.json && !csv && a.io.OutTTY
+			if !onTTY && !a.quiet {
 				if note := render.UnpricedNote(r, hint); note != "" {
 					fmt.Fprintln(a.stderr, "pidex: "+strings.TrimPrefix(note, "* "))
 				}
@@ -80,9 +80,11 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 			case csv:
 				return render.CostCSV(a.stdout, r, a.io.OutTTY)
 			case chart:
-				return render.CostChart(a.stdout, r, a.io.Width)
+				err = render.CostChart(a.stdout, r, a.io.Width)
+			default:
+				err = render.CostTable(a.stdout, r, a.io.OutTTY, a.io.Width)
 			}
-			if err := render.CostTable(a.stdout, r, a.io.OutTTY, a.io.Width); err != nil || !a.io.OutTTY {
+			if err != nil || !onTTY {
 				return err
 			}
 			return render.CostNote(a.stdout, r, hint, a.io.Width)

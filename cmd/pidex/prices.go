@@ -44,7 +44,7 @@ unpricedTokens}]} (see docs/output.md).`,
 				return render.WriteJSON(a.jsonOut(), d)
 			}
 			if a.io.OutTTY {
-				fmt.Fprintln(a.stdout, render.PricesHeading(t))
+				fmt.Fprintln(a.stdout, render.PricesHeading(t, a.io.Width))
 			}
 			return render.PricesTable(a.stdout, d, a.io.OutTTY, a.io.Width)
 		},

@@ -66,8 +66,8 @@ func Prices(t *pidex.PriceTable, models []pidex.PriceEntry) PricesDoc {
 }
 
 // PricesHeading is the table's date and sources in a sentence, what a
-// terminal shows above its models.
-func PricesHeading(t *pidex.PriceTable) string {
+// terminal shows above its models, wrapped to width cells (0: one line).
+func PricesHeading(t *pidex.PriceTable, width int) string {
 	var src []string
 	for _, s := range t.Sources {
 		from := s.Package
@@ -77,25 +77,27 @@ func PricesHeading(t *pidex.PriceTable) string {
 		src = append(src, fmt.Sprintf("%s (%s, %s, %s licence, %s models)", t.SourceLabel(s.Name), from, s.Date, s.Licence,
 			text.Count(int64(s.Models))))
 	}
-	return fmt.Sprintf("%s: %s; %s.", strings.ToUpper(t.Label()[:1])+t.Label()[1:], strings.Join(src, ", then "), pidex.PriceTableUnit)
+	return wrapWords(fmt.Sprintf("%s, in %s: %s.", t.Label(), pidex.PriceTableUnit, strings.Join(src, ", then ")), width)
 }
 
-// PricesTable writes the models as a table: on a terminal with prices as
-// they read ($ per million tokens), piped tab-separated with the JSON's
-// numbers.
+// PricesTable writes the models as a table: on a terminal short (the
+// source by name, its version and date being in the heading; prices per
+// million tokens without their unit), the model's name cut last; piped
+// tab-separated with the JSON's values.
 func PricesTable(w io.Writer, d PricesDoc, tty bool, width int) error {
-	var t *Table
-	num := Num
-	if tty {
-		t = NewTable(w, true, "MODEL", "SOURCE", "INPUT", "OUTPUT", "CACHE RD", "CACHE WR", "CACHE WR 1H")
-		num = func(f float64) string { return "$" + strconv.FormatFloat(f, 'f', -1, 64) }
-	} else {
-		t = NewTable(w, false, "model", "source", "input", "output", "cacheRead", "cacheWrite", "cacheWrite1h")
+	if !tty {
+		tb := NewTable(w, false, "model", "source", "input", "output", "cacheRead", "cacheWrite", "cacheWrite1h")
+		for _, m := range d.Models {
+			tb.Row(m.Model, m.Source, Num(m.Input), Num(m.Output), Num(m.CacheRead), Num(m.CacheWrite), Num(m.CacheWrite1h))
+		}
+		return tb.Flush()
 	}
+	tb := NewTable(w, true, "MODEL", "SOURCE", "IN", "OUT", "CACHE RD", "CACHE WR", "WR 1H")
 	for _, m := range d.Models {
-		t.Row(m.Model, m.Source, num(m.Input), num(m.Output), num(m.CacheRead), num(m.CacheWrite), num(m.CacheWrite1h))
+		name, _, _ := strings.Cut(m.Source, " ")
+		tb.Row(m.Model, name, Num(m.Input), Num(m.Output), Num(m.CacheRead), Num(m.CacheWrite), Num(m.CacheWrite1h))
 	}
-	return t.Fit(width, 0).Flush()
+	return tb.Fit(width, 0).Flush()
 }
 
 // Missing lays out the rows of a report by model that the table does not
