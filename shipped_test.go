@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -13,7 +14,10 @@ import (
 // the version pi 1.6.0 depends on (the lock file of the pi the tests
 // drive).
 func TestShippedPrices(t *testing.T) {
-	tab := ShippedPrices()
+	tab, err := ReadPriceTable(shippedJSON) // every line
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !json.Valid(shippedJSON) || len(shippedJSON) > 400<<10 {
 		t.Fatalf("prices/shipped.json: valid JSON %v, %d bytes (want at most 400 KiB)", json.Valid(shippedJSON), len(shippedJSON))
 	}
@@ -21,10 +25,10 @@ func TestShippedPrices(t *testing.T) {
 	if err := json.Unmarshal(shippedJSON, &f); err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Models) != len(tab.Models) || len(f.Models) < 1000 {
-		t.Fatalf("%d models by encoding/json, %d line by line", len(f.Models), len(tab.Models))
+	if len(f.Models) != len(tab.Models()) || len(f.Models) < 1000 {
+		t.Fatalf("%d models by encoding/json, %d line by line", len(f.Models), len(tab.Models()))
 	}
-	for _, m := range tab.Models {
+	for _, m := range tab.Models() {
 		row := f.Models[m.Model]
 		want := Price{Input: row[1] / 1e6, Output: row[2] / 1e6, CacheRead: row[3] / 1e6, CacheWrite: row[4] / 1e6, CacheWrite1h: row[5] / 1e6}
 		if m.Price != want || m.Source != f.Sources[int(row[0])].Name {
@@ -40,6 +44,27 @@ func TestShippedPrices(t *testing.T) {
 	}
 	if tab.Date != date || len(tab.Sources) != 2 || tab.Sources[0].Name != "pi-ai" || tab.Sources[1].Name != "litellm" {
 		t.Errorf("date %s, sources %+v: want the newest source's date, pi-ai then litellm", tab.Date, tab.Sources)
+	}
+	// A lookup by binary search over the lines finds what a lookup in a
+	// map of every model finds, for each model's own name, split as a
+	// call's provider and model, in any case.
+	all := &Prices{m: map[string]Price{}, lower: map[string]string{}}
+	for _, m := range tab.Models() {
+		all.m[m.Model] = m.Price
+		if _, dup := all.lower[strings.ToLower(m.Model)]; dup {
+			t.Errorf("%s: two models of one name but for case", m.Model)
+		}
+		all.lower[strings.ToLower(m.Model)] = m.Model
+	}
+	for _, m := range tab.Models() {
+		provider, model, _ := strings.Cut(m.Model, "/")
+		for _, q := range [][2]string{{provider, model}, {"", m.Model}, {"nobody", strings.ToUpper(m.Model)}, {"", strings.ToLower(m.Model)}, {provider, model + "-x"}} {
+			p1, ok1 := tab.Lookup(q[0], q[1])
+			p2, ok2 := all.Lookup(q[0], q[1])
+			if p1 != p2 || ok1 != ok2 {
+				t.Fatalf("lookup %q %q: %+v %v from the lines, %+v %v from a map", q[0], q[1], p1, ok1, p2, ok2)
+			}
+		}
 	}
 	var lock struct {
 		Packages map[string]struct{ Version string }
@@ -84,12 +109,57 @@ func TestUnpricedRule(t *testing.T) {
 	}
 	tab := ShippedPrices()
 	got, _ := tab.Lookup("google", "gemini-2.5-pro")
-	for _, m := range tab.Models {
+	for _, m := range tab.Models() {
 		if m.Model == "google/gemini-2.5-pro" && (m.Source != "pi-ai" || m.Price != got) {
 			t.Errorf("google/gemini-2.5-pro: %+v from %s; the lookup finds %+v", m.Price, m.Source, got)
 		}
 	}
 	if m := tab.Matching([]string{"GEMMA-4-31B"}); len(m) == 0 || !slices.ContainsFunc(m, func(e PriceEntry) bool { return e.Model == "google/gemma-4-31b-it" }) {
 		t.Errorf("matching GEMMA-4-31B: %v", m)
+	}
+}
+
+// A table file Lookup could not search (its lines not sorted, a name
+// twice or written with escapes) or whose prices do not read is refused;
+// a good one's lookups find its lines in either case.
+func TestReadPriceTable(t *testing.T) {
+	table := func(lines ...string) []byte {
+		return []byte(`{
+  "date": "2026-01-02",
+  "unit": "USD per million tokens",
+  "columns": ["source","input","output","cacheRead","cacheWrite","cacheWrite1h"],
+  "sources": [
+    {"name":"a","date":"2026-01-02","licence":"MIT","models":2,"about":"test"}
+  ],
+  "models": {
+` + strings.Join(lines, ",\n") + `
+  }
+}
+`)
+	}
+	good := table(`    "Vendor/Big": [0, 1, 2, 0, 0, 0]`, `    "vendor/small": [0, 0.5, 1, 0, 0, 0]`)
+	tab, err := ReadPriceTable(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range [][2]string{{"vendor", "small"}, {"vendor", "BIG"}, {"", "vendor/Small"}, {"other", "vendor/big"}} {
+		if p, ok := tab.Lookup(q[0], q[1]); !ok || p.Input == 0 {
+			t.Errorf("lookup %q: %+v %v", q, p, ok)
+		}
+	}
+	if _, ok := tab.Lookup("vendor", "medium"); ok {
+		t.Error("vendor/medium found")
+	}
+	for _, bad := range [][]byte{
+		table(`    "vendor/small": [0, 1, 2, 0, 0, 0]`, `    "Vendor/Big": [0, 1, 2, 0, 0, 0]`),
+		table(`    "vendor/small": [0, 1, 2, 0, 0, 0]`, `    "vendor/small": [0, 1, 2, 0, 0, 0]`),
+		table(`    "vendor/\u0073mall": [0, 1, 2, 0, 0, 0]`),
+		table(`    "vendor/small": [0, 1, -2, 0, 0, 0]`),
+		table(`    "vendor/small": [1, 1, 2, 0, 0, 0]`),
+		table(`    "vendor/small": [0, 1, 2, 0, 0]`),
+	} {
+		if _, err := ReadPriceTable(bad); err == nil {
+			t.Errorf("read:\n%s", bad)
+		}
 	}
 }

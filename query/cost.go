@@ -45,14 +45,13 @@ type CostPart struct {
 func groupCost(f pidex.CostFilter, parts []CostPart) *pidex.CostReport {
 	slices.SortFunc(parts, comparePart)
 	r := &pidex.CostReport{By: f.By, Rows: []pidex.CostRow{}, Repriced: f.Prices != nil}
-	var estimate *pidex.Prices
-	if f.Estimate {
-		estimate = f.Prices
-		r.EstimatedWith = pidex.EstimatedByPricesFile
-		if estimate == nil {
-			t := pidex.ShippedPrices()
-			estimate, r.EstimatedWith = t.Prices, t.Label()
-		}
+	var estimate pidex.Pricer
+	switch {
+	case f.Estimate && f.Prices != nil:
+		estimate, r.EstimatedWith = f.Prices, pidex.EstimatedByPricesFile
+	case f.Estimate:
+		t := pidex.ShippedPrices()
+		estimate, r.EstimatedWith = t, t.Label()
 	}
 	index := map[string]int{}
 	for i := range parts {
@@ -131,7 +130,7 @@ func modelOf(p *CostPart) string {
 
 // sumsOf is a part's figures: repriced with prices (nil: not), its
 // unpriced calls (pidex.Unpriced) counted and, with estimate, priced apart.
-func sumsOf(p *CostPart, prices, estimate *pidex.Prices) pidex.CostSums {
+func sumsOf(p *CostPart, prices *pidex.Prices, estimate pidex.Pricer) pidex.CostSums {
 	// A backend's sums of a bucket may pass the largest double (+Inf).
 	sat := pidex.Saturate
 	s := pidex.CostSums{Input: sat(p.Input), Output: sat(p.Output), CacheRead: sat(p.CacheRead), CacheWrite: sat(p.CacheWrite),

@@ -234,6 +234,10 @@ func write(sources []pidex.PriceSource, models map[string]row) ([]byte, error) {
 			b.WriteByte(',')
 		}
 		r := models[name]
+		if q := mustJSON(name); q != `"`+name+`"` {
+			// pidex finds a name by searching the lines as they are
+			return nil, fmt.Errorf("write table: model %s: a name that needs escapes", q)
+		}
 		fmt.Fprintf(&b, "\n    %s: [%d", mustJSON(name), r.source)
 		for _, p := range r.prices {
 			b.WriteString(", " + strconv.FormatFloat(p, 'g', -1, 64))

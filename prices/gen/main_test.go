@@ -64,7 +64,7 @@ func TestGenerate(t *testing.T) {
 		t.Errorf("date %s, sources %+v", tab.Date, tab.Sources)
 	}
 	var names []string
-	for _, m := range tab.Models {
+	for _, m := range tab.Models() {
 		names = append(names, m.Source+" "+m.Model)
 	}
 	if want := []string{"litellm claude-opus-4-5", "pi-ai google/gemini-2.5-pro", "pi-ai google/gemma-free", "litellm ollama/llama3"}; !slices.Equal(names, want) {
@@ -100,12 +100,12 @@ func TestShippedIsPiAIs(t *testing.T) {
 		t.Errorf("pi-ai: installed %+v, shipped %+v: run prices/gen again", fresh.Sources[0], shipped.Sources[0])
 	}
 	var ours []pidex.PriceEntry
-	for _, m := range shipped.Models {
+	for _, m := range shipped.Models() {
 		if m.Source == "pi-ai" {
 			ours = append(ours, m)
 		}
 	}
-	if !slices.Equal(ours, fresh.Models) {
-		t.Errorf("the shipped table's pi-ai models (%d) are not the installed pi-ai's (%d): run prices/gen again", len(ours), len(fresh.Models))
+	if !slices.Equal(ours, fresh.Models()) {
+		t.Errorf("the shipped table's pi-ai models (%d) are not the installed pi-ai's (%d): run prices/gen again", len(ours), len(fresh.Models()))
 	}
 }
