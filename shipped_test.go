@@ -66,6 +66,23 @@ func TestShippedPrices(t *testing.T) {
 			}
 		}
 	}
+	// Each source's licence notice is in prices/NOTICE (the MIT licence
+	// asks that copies keep it).
+	notice, err := os.ReadFile(filepath.Join("prices", "NOTICE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range tab.Sources {
+		name := s.Package
+		if name == "" {
+			name = s.Repository
+		}
+		_, rest, found := strings.Cut(string(notice), "\n"+name+" (")
+		own, _, _ := strings.Cut(rest, "\n---")
+		if name == "" || !found || !strings.Contains(own, "\n"+s.Licence+" License\n\nCopyright (c) ") {
+			t.Errorf("prices/NOTICE: no %s licence notice for the source %s (%s)", s.Licence, s.Name, name)
+		}
+	}
 	var lock struct {
 		Packages map[string]struct{ Version string }
 	}

@@ -21,10 +21,11 @@ func TestCostUnpricedOnATerminal(t *testing.T) {
 	root := t.TempDir()
 	catalogtest.WriteFile(t, filepath.Join(root, "--home-ann-honest--", "h.jsonl"), catalogtest.UnpricedSession())
 	db := filepath.Join(t.TempDir(), "catalog.sqlite")
+	width := 70
 	run := func(tty bool, args ...string) (string, string) {
 		t.Helper()
 		var out, errb bytes.Buffer
-		a := newAppIO(&render.IOStreams{Out: &out, ErrOut: &errb, OutTTY: tty, ErrTTY: tty, Width: 70})
+		a := newAppIO(&render.IOStreams{Out: &out, ErrOut: &errb, OutTTY: tty, ErrTTY: tty, Width: width})
 		if err := a.execute(context.Background(), append([]string{"--db", db, "--sessions", root}, args...)); err != nil {
 			t.Fatalf("%v: %v", args, err)
 		}
@@ -45,6 +46,16 @@ func TestCostUnpricedOnATerminal(t *testing.T) {
 				t.Errorf("%v: a note line of %d cells on a 70-cell terminal: %q", args, utf8.RuneCountInString(l), l)
 			}
 		}
+	}
+	// --estimate: a column of its own, and the note says with what (on
+	// 80 cells: the column is one too many for 70, cut at the edge).
+	width = 80
+	out, _ := run(true, "cost", "--tz", "UTC", "--estimate", "--no-refresh")
+	width = 70
+	note := strings.Join(strings.Fields(out[strings.Index(out, "* unpriced:"):]), " ")
+	if !regexp.MustCompile(`(?m)^day +calls .* cost +estimated$`).MatchString(out) || !regexp.MustCompile(`(?m)^2026-05-02 .* \$0\.00\* +\$0\.0021$`).MatchString(out) ||
+		!strings.Contains(note, "; estimated $0.0021 for 1 of them with pidex's price table of 20") || !strings.Contains(note, "(no price for ollama/glm-4.6)") {
+		t.Errorf("--estimate on a terminal:\n%s", out)
 	}
 	out, errs := run(false, "cost", "--tz", "UTC", "--no-refresh")
 	if strings.Contains(out, "* unpriced") || !strings.HasPrefix(errs, "pidex: unpriced: 3 calls") {
