@@ -4,7 +4,7 @@
 -- tokens (pidex.ZeroCostSQL) apart from the others, by zero_cost, which
 -- joins the primary key. Rows pushed before this have false there until
 -- their machine pushes again: the local catalog's derivation moved with
--- the column (indexer.Derivation 9), so every machine's next push sends
+-- the column (indexer.Derivation 10), so every machine's next push sends
 -- its files again whole, and until then the team catalog names it behind.
 ALTER TABLE usage_rollup ADD COLUMN zero_cost boolean NOT NULL DEFAULT false;
 ALTER TABLE usage_rollup DROP CONSTRAINT usage_rollup_pkey,
