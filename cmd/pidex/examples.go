@@ -54,7 +54,11 @@ var examples = map[string]string{
   pidex cost --by month,model --since 2026-01-01
   pidex cost --by week --chart --tz UTC
   pidex cost --by session --branch abandoned   # money spent on branches left behind
+  pidex cost --by model --estimate             # price the calls pi recorded at $0 without a price
   pidex cost --by model --reprice model_prices_and_context_window.json --csv`,
+	"prices": `  pidex prices claude-opus                     # the table's prices of the models named so
+  pidex prices --missing                       # the catalog's models it has no price for
+  pidex prices --json | jq '.date, .sources[].name'`,
 	"sql": `  pidex sql "SELECT name, cost FROM sessions_v ORDER BY cost DESC LIMIT 5"
   pidex sql -f report.sql --format csv > report.csv
   pidex sql --param since=2026-11-01 "SELECT count(*) FROM messages_v WHERE ts >= :since"
