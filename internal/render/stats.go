@@ -66,20 +66,7 @@ func StatsTable(w io.Writer, r *pidex.StatsReport, tty bool, width int, handle f
 	}
 	ew := &errWriter{w: w}
 	if len(r.By) > 0 {
-		cols := StatsColumns
-		if tty {
-			cols = statsHeads
-		}
-		head := append(upper(r.By, tty), upper(cols, tty)...)
-		t := NewTable(w, tty, head...)
-		for _, row := range r.Rows {
-			t.Row(append(append([]string{}, row.Keys...), StatsCells(row.StatsFigures, tty)...)...)
-		}
-		if tty {
-			t.Row(append(append([]string{"total"}, make([]string, len(r.By)-1)...), StatsCells(r.Totals, tty)...)...)
-			t.Fit(width, 0)
-		}
-		if err := t.Flush(); err != nil {
+		if err := StatsRows(w, r, tty, width); err != nil {
 			return err
 		}
 		ew.str("\n")
@@ -87,6 +74,25 @@ func StatsTable(w io.Writer, r *pidex.StatsReport, tty bool, width int, handle f
 	statsSummary(ew, r, tty)
 	statsLists(w, ew, r, tty, width, handle)
 	return ew.err
+}
+
+// StatsRows writes the report's rows as a table: a header, a line a row
+// and, on a terminal, the totals.
+func StatsRows(w io.Writer, r *pidex.StatsReport, tty bool, width int) error {
+	cols := StatsColumns
+	if tty {
+		cols = statsHeads
+	}
+	head := append(upper(r.By, tty), upper(cols, tty)...)
+	t := NewTable(w, tty, head...)
+	for _, row := range r.Rows {
+		t.Row(append(append([]string{}, row.Keys...), StatsCells(row.StatsFigures, tty)...)...)
+	}
+	if tty {
+		t.Row(append(append([]string{"total"}, make([]string, max(0, len(r.By)-1))...), StatsCells(r.Totals, tty)...)...)
+		t.Fit(width, 0)
+	}
+	return t.Flush()
 }
 
 // statsHeads are StatsColumns as a terminal's table heads them, short.
