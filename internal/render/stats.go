@@ -150,8 +150,8 @@ func statsSummary(ew *errWriter, r *pidex.StatsReport, tty bool) {
 		c(f.UserTurns), DurationText(f.MeanLatencyMs()), DurationText(f.MaxLatencyMs), c(f.TurnsTimed), c(f.UserCommands)))
 	ew.str(fmt.Sprintf("Calls     %s assistant messages · stopped by error %s, aborted %s, length %s\n",
 		c(f.AssistantCalls), c(f.StopError), c(f.StopAborted), c(f.StopLength)))
-	ew.str(fmt.Sprintf("Tools     %s calls · %s results, %s errors (%s)\n",
-		c(f.ToolCalls), c(f.ToolResults), c(f.ToolErrors), Percent(f.ErrorRate())))
+	ew.str(fmt.Sprintf("Tools     %s calls · %s results, %s %s (%s)\n",
+		c(f.ToolCalls), c(f.ToolResults), c(f.ToolErrors), text.Plural(int(f.ToolErrors), "error", "errors"), Percent(f.ErrorRate())))
 	ctx := "no compaction"
 	if f.Compactions > 0 {
 		ctx = fmt.Sprintf("%s compactions, at %s tokens on average, the largest %s", c(f.Compactions),
@@ -209,7 +209,7 @@ func StatsLists(r *pidex.StatsReport, tty bool) []StatsList {
 	}
 	if len(r.Errors) > 0 {
 		l := StatsList{Name: "errors", Title: "Assistant errors, most frequent", Heads: []string{"count", "stop", "message"},
-			Num: []bool{true, false, false}, EntryHead: "latest", TimeCol: -1}
+			Num: []bool{true, false, false}, EntryHead: "latest", TimeCol: -1, Flex: 2}
 		for _, x := range r.Errors {
 			msg := x.Message
 			if msg == "" {
