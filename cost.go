@@ -46,6 +46,12 @@ type CostOptions struct {
 	// NoDedup counts every copy of a call that forks hold (the raw sum of
 	// the files); by default a call counts once.
 	NoDedup bool
+	// Rollup counts a subagent's calls as the calls of the session that
+	// started it, at the top of the chain: grouped by session, a session's
+	// row holds its own calls and its subagents'; Session includes its
+	// subagents' calls. Without it a subagent is a session of its own.
+	// Either way each call counts once: the totals are the same.
+	Rollup bool
 	// Prices, if set, reprices every call (see ParsePrices).
 	Prices *Prices
 }
@@ -61,6 +67,7 @@ type CostFilter struct {
 	Machine      string
 	Branch       string
 	NoDedup      bool
+	Rollup       bool
 	Prices       *Prices
 	// FileID is the session of CostOptions.Session, resolved by the
 	// engine (0: every session).
@@ -70,7 +77,7 @@ type CostFilter struct {
 // Filter checks the options against the vocabulary and applies the
 // defaults.
 func (o CostOptions) Filter(v Vocabulary) (CostFilter, error) {
-	f := CostFilter{Machine: o.Machine, Branch: o.Branch, NoDedup: o.NoDedup, Prices: o.Prices, TZ: time.Local}
+	f := CostFilter{Machine: o.Machine, Branch: o.Branch, NoDedup: o.NoDedup, Rollup: o.Rollup, Prices: o.Prices, TZ: time.Local}
 	by := o.By
 	if by == nil {
 		by = []string{DefaultCostBy}
@@ -137,6 +144,7 @@ type CostReport struct {
 	Rows     []CostRow
 	Totals   CostSums
 	Repriced bool // the report had prices
+	Rollup   bool // subagents' calls are their top session's (CostOptions.Rollup)
 }
 
 // CostRow is one group: Keys holds its value of each of the report's By

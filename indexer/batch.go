@@ -113,7 +113,7 @@ type sessionRow struct {
 	CacheWrite     float64 `db:"cache_write"`
 	TotalTokens    float64 `db:"total_tokens"`
 	Cost           float64 `db:"cost"`
-	Source         string  `db:"source"`   // pidex.Sources
+	Source         string  `db:"source"`     // pidex.Sources
 	Subagent       bool    `db:"subagent"`   // a subagent's session (SpawnedBy set)
 	SpawnedBy      string  `db:"spawned_by"` // the session file that started it (spawn.go)
 	Family         string  `db:"family"`     // the top of its chain of parents
