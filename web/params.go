@@ -34,7 +34,7 @@ func where(q url.Values, op pidex.Op) pidex.Where {
 // listOptions reads `pidex list`'s filters.
 func listOptions(q url.Values) (pidex.ListOptions, error) {
 	o := pidex.ListOptions{Where: where(q, pidex.OpList), Since: q.Get("since"), Until: q.Get("until"), Sort: q.Get("sort"),
-		Machine: q.Get("machine")}
+		Machine: q.Get("machine"), Subagents: boolParam(q, "subagents")}
 	var err error
 	o.Limit, err = intParam(q, "limit")
 	return o, err
@@ -58,13 +58,13 @@ func (s *Server) searchOptions(r *http.Request) (pidex.SearchOptions, error) {
 }
 
 // costOptions reads `pidex cost`'s filters (?by ?tz ?since ?until
-// ?session ?source ?branch ?noDedup=1, and the registry's: ?project ?cwd
+// ?session ?source ?branch ?noDedup=1 ?rollup=1, and the registry's: ?project ?cwd
 // ?agent ?model …); bare dates and periods are in ?tz (the page passes the
 // browser's zone).
 func (s *Server) costOptions(r *http.Request) (pidex.CostOptions, error) {
 	q := r.URL.Query()
 	o := pidex.CostOptions{Source: q.Get("source"), TZ: q.Get("tz"), Since: q.Get("since"), Until: q.Get("until"),
-		Where: where(q, pidex.OpCost), Branch: q.Get("branch"), NoDedup: boolParam(q, "noDedup"), Machine: q.Get("machine")}
+		Where: where(q, pidex.OpCost), Branch: q.Get("branch"), NoDedup: boolParam(q, "noDedup"), Rollup: boolParam(q, "rollup"), Machine: q.Get("machine")}
 	if q.Has("by") {
 		o.By = strings.Split(q.Get("by"), ",")
 	}
