@@ -78,6 +78,9 @@ type Catalog interface {
 	// spent on the branches its user left.
 	Cost(ctx context.Context, o CostOptions) (*CostReport, error)
 	Abandoned(ctx context.Context, ref SessionRef) (cost float64, calls int64, err error)
+	// Stats is the activity report o selects: how the work went (turns,
+	// tools and their failures, stop reasons, time, context), docs/stats.md.
+	Stats(ctx context.Context, o StatsOptions) (*StatsReport, error)
 
 	// SQL runs one read-only statement on the catalog's views (at most
 	// o.MaxRows rows); SQLStream hands each row to sink as it is read.

@@ -221,7 +221,7 @@ func TestCatalogFromAnotherBuildIsRebuilt(t *testing.T) {
 	e := open(t, db, root, nil)
 	refresh(t, e)
 	for _, q := range []string{
-		"DROP VIEW labels_v", "DROP VIEW usage_v", "DROP VIEW active_path_v", "DROP VIEW _active_offsets",
+		"DROP VIEW tool_uses_v", "DROP VIEW activity_v", "DROP VIEW labels_v", "DROP VIEW usage_v", "DROP VIEW active_path_v", "DROP VIEW _active_offsets",
 		"DROP VIEW tool_calls_v", "DROP VIEW messages_v", "DROP VIEW entries_v", "DROP VIEW sessions_v",
 		"DROP TABLE tool_calls", "DROP INDEX usage_entry", "ALTER TABLE sessions DROP COLUMN branch_points",
 		"DELETE FROM goose_db_version WHERE version_id = 4", "DELETE FROM meta",
@@ -269,10 +269,15 @@ func TestCatalogBeforeHourlyRollupIsRepaired(t *testing.T) {
 		t.Errorf("cost report after the repair: %+v", rep)
 	}
 	// Equal to a fresh catalog, but for the content sums, which a
-	// catalog from before 00007 does not know (see indexer/content.go).
+	// catalog from before 00007 does not know (see indexer/content.go),
+	// and the activity a catalog from before 00017 has not derived (a
+	// real one is also stamped with an older derivation, and rebuilt).
 	f := open(t, filepath.Join(t.TempDir(), "fresh.sqlite"), root, nil)
 	refresh(t, f)
-	f.db.MustExec("UPDATE files SET content_crc = NULL")
+	f.db.MustExec(`UPDATE files SET content_crc = NULL;
+		UPDATE entries SET stop_reason = NULL, error = NULL, tokens_before = NULL, command = NULL;
+		UPDATE tool_calls SET command = NULL, size = NULL;
+		DELETE FROM session_activity; DELETE FROM activity; DELETE FROM activity_tools; DELETE FROM activity_events`)
 	if got, want := catalogtest.Dump(t, e.db.DB), catalogtest.Dump(t, f.db.DB); got != want {
 		t.Errorf("the repaired catalog differs from a fresh one:\n%s\n---\n%s", got, want)
 	}
@@ -284,7 +289,7 @@ func TestCatalogBeforeHourlyRollupIsRepaired(t *testing.T) {
 func anotherBuild(t *testing.T, e *Engine) {
 	t.Helper()
 	for _, q := range []string{
-		"DROP VIEW labels_v", "DROP VIEW usage_v", "DROP VIEW active_path_v", "DROP VIEW _active_offsets",
+		"DROP VIEW tool_uses_v", "DROP VIEW activity_v", "DROP VIEW labels_v", "DROP VIEW usage_v", "DROP VIEW active_path_v", "DROP VIEW _active_offsets",
 		"DROP VIEW tool_calls_v", "DROP VIEW messages_v", "DROP VIEW entries_v", "DROP VIEW sessions_v",
 		"DROP TABLE tool_calls", "DROP INDEX usage_entry", "ALTER TABLE sessions DROP COLUMN branch_points",
 		"DELETE FROM goose_db_version WHERE version_id = 4", "DELETE FROM meta",

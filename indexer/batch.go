@@ -46,6 +46,12 @@ type batch struct {
 	// pathUsage: on the last batch of a file read from its start, the
 	// offsets of its usage records on the current path (nil otherwise).
 	pathUsage []int64
+	// activity: on the last batch of a file read from its start, its
+	// activity rows, derived by the parser (nil otherwise).
+	activity *activity
+	// fromStart: the batch is one of a file read from its start, whose
+	// last batch brings the activity rows.
+	fromStart bool
 	// notSession: this read found that the file is not a session (reported once).
 	notSession bool
 	// quiet: an unreadable file's warning that was reported before.
@@ -69,6 +75,9 @@ type entryRow struct {
 	TargetID                  *string
 	FirstKept                 *string
 	FirstKeptSeq              int64 // v1 compaction: parsed index to resolve, or -1
+	StopReason, Error         *string
+	TokensBefore              *int64
+	Command                   *string
 }
 
 type labelOp struct {
@@ -152,6 +161,8 @@ type toolCallRow struct {
 	Index    int
 	ID, Name string
 	IsError  *bool
+	Command  *string // bash calls: the command's first word
+	Size     *int64  // results: text bytes
 }
 
 // fileState is what a batch expects the catalog to hold for its file:

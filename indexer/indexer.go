@@ -460,9 +460,12 @@ func (ix *Indexer) addError(st *pidex.IndexStats, path string, err error) {
 //	   previews kept at ingest (entry_previews)
 //	8: a line of JSON null is skipped, as pi skips it (it was an entry
 //	   without id or type)
-//	9: subagents linked to the session that started them (sessions.
+//	9: what pidex stats counts (migration 00017): entries' stop reasons,
+//	   errors, context sizes and commands; tool result sizes; the activity
+//	   rows (indexer/activity.go)
+//	11: subagents linked to the session that started them (sessions.
 //	   spawned_by, family, run; pi-subagents' child runs discovered)
-const Derivation = 9
+const Derivation = 11
 
 // reserveIDs gives new files their catalog ids in the order of their
 // names before they are read (in parallel, biggest first): pi names a

@@ -75,8 +75,14 @@ type parser struct {
 	done       bool // stop reading: the file is not a session
 	// notSession is set when this read found the first line not a header.
 	notSession bool
-	// path follows a file read from its start (nil for an append).
+	// path follows a file read from its start (nil for an append); act
+	// gathers what its activity rows are derived from, so that its last
+	// batch brings them (derived here, in parallel, not by the writer).
 	path *pathTracker
+	act  struct {
+		es []actEntry
+		ts []actTool
+	}
 	// sum is the content sum of the lines read up to the offset.
 	sum    contentSum
 	statNs int64
@@ -192,6 +198,7 @@ func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
 		p.file.Kind = FileEmpty
 	}
 	b.file, b.last, b.notSession = p.file, last, p.notSession
+	b.fromStart = p.path != nil
 	b.sum = p.sum
 	if b.previews.Len() > 0 { // deflated here, in parallel, not by the writer
 		data, err := b.previews.Bytes()
@@ -217,6 +224,8 @@ func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
 		b.session = &s
 		if last && p.path != nil {
 			b.pathUsage = p.path.onPath(s.LeafID)
+			forked := s.ParentSession != "" || s.BranchedFrom != ""
+			b.activity = newActivity(p.act.es, p.act.ts, p.path.offsets(s.LeafID), s.CreatedMs, forked, nil)
 		}
 	}
 	return emit(b)
@@ -399,6 +408,7 @@ func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
 	f := pi.FactsOf(ln)
 	row.Provider, row.Model, row.TargetID = strp(f.Provider), strp(f.Model), strp(f.Target)
 	row.FirstKept = strp(f.FirstKept)
+	row.StopReason, row.Error, row.Command, row.TokensBefore = strp(f.StopReason), strp(f.Error), strp(f.Command), f.TokensBefore
 	if p.file.Version < 2 && f.FirstKeptIndex != nil && int64(*f.FirstKeptIndex) < seq {
 		row.FirstKeptSeq = int64(*f.FirstKeptIndex) // resolved by the writer
 	}
@@ -410,11 +420,18 @@ func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
 		p.usage(&row, u, b)
 	}
 	for _, c := range f.ToolCalls {
-		b.calls = append(b.calls, toolCallRow{Offset: l.Offset, Index: c.Index, ID: c.ID, Name: c.Name})
+		b.calls = append(b.calls, toolCallRow{Offset: l.Offset, Index: c.Index, ID: c.ID, Name: c.Name, Command: strp(c.Command)})
+		if p.path != nil {
+			p.act.ts = append(p.act.ts, actTool{CallID: c.ID, Name: c.Name, Command: c.Command, Offset: l.Offset, Index: c.Index})
+		}
 	}
 	if r := f.ToolResult; r != nil && r.CallID != "" {
 		isErr := r.IsError
-		b.calls = append(b.calls, toolCallRow{Offset: l.Offset, Index: -1, ID: r.CallID, Name: r.Tool, IsError: &isErr})
+		size := r.Size
+		b.calls = append(b.calls, toolCallRow{Offset: l.Offset, Index: -1, ID: r.CallID, Name: r.Tool, IsError: &isErr, Size: &size})
+		if p.path != nil {
+			p.act.ts = append(p.act.ts, actTool{CallID: r.CallID, Name: r.Tool, Offset: l.Offset, Index: -1, IsError: isErr, Size: size})
+		}
 	}
 	if f.Label != nil {
 		b.labels = append(b.labels, labelOp{Offset: l.Offset, TargetID: f.Label.Target, Label: f.Label.Text, TS: ln.Timestamp})
@@ -431,6 +448,7 @@ func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
 	}
 	if p.path != nil {
 		p.path.add(&row, len(f.Usage) > 0)
+		p.act.es = append(p.act.es, actEntryOf(&row, &f))
 	}
 	id, off := row.ID, row.Offset
 	s.LeafID, s.LeafOffset = &id, &off

@@ -24,9 +24,9 @@ func (t *pathTracker) add(row *entryRow, hasUsage bool) {
 	}
 }
 
-// onPath returns the offsets of the usage-bearing entries on the path
-// from leaf to the root.
-func (t *pathTracker) onPath(leaf *string) []int64 {
+// offsets are the offsets of the entries on the path from leaf to the
+// root.
+func (t *pathTracker) offsets(leaf *string) map[int64]bool {
 	path := map[int64]bool{}
 	seen := map[string]bool{}
 	for id := leaf; id != nil && !seen[*id]; {
@@ -38,6 +38,13 @@ func (t *pathTracker) onPath(leaf *string) []int64 {
 		path[n.offset] = true
 		id = n.parent
 	}
+	return path
+}
+
+// onPath returns the offsets of the usage-bearing entries on the path
+// from leaf to the root.
+func (t *pathTracker) onPath(leaf *string) []int64 {
+	path := t.offsets(leaf)
 	out := []int64{}
 	for _, off := range t.usage {
 		if path[off] {

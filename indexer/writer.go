@@ -16,7 +16,8 @@ import (
 )
 
 // rowTables are the tables holding a file's rows, cleared on rewrite/removal.
-var rowTables = []string{"entries", "entry_previews", "edges", "labels", "usage", "usage_rollup", "usage_rollup_hour", "tool_calls", "warnings", "sessions"}
+var rowTables = []string{"entries", "entry_previews", "edges", "labels", "usage", "usage_rollup", "usage_rollup_hour", "tool_calls", "warnings", "sessions",
+	"session_activity", "activity", "activity_tools", "activity_events"}
 
 // apply writes one batch in one IMMEDIATE transaction: the rows and the
 // file's new offset commit together or not at all.
@@ -33,7 +34,14 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch, s *seams) (err error
 	defer sqltx.Rollback()
 	tx := &wtx{Tx: sqltx, stmts: stmts, seams: s}
 	if b.remove {
+		sid, err := sessionIDOfPath(ctx, tx, b.file.Path)
+		if err != nil {
+			return err
+		}
 		if err := deleteFile(ctx, tx, b.file.Path); err != nil {
+			return err
+		}
+		if err := deriveSiblings(ctx, tx, sid, 0); err != nil { // its copies of their entries count there now
 			return err
 		}
 		if err := deriveCalls(ctx, tx, 0, b); err != nil { // the copies it held may be originals now
@@ -52,7 +60,11 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch, s *seams) (err error
 	if err != nil {
 		return err
 	}
+	var oldSession string // a rewrite may change the session id: its former copies
 	if b.reset {
+		if oldSession, err = sessionIDOf(ctx, tx, id); err != nil {
+			return err
+		}
 		if err := clearRows(ctx, tx, id); err != nil {
 			return err
 		}
@@ -97,6 +109,9 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch, s *seams) (err error
 			return err
 		}
 		if err := deriveCalls(ctx, tx, id, b); err != nil {
+			return err
+		}
+		if err := writeActivity(ctx, tx, id, b, oldSession); err != nil {
 			return err
 		}
 	} else if b.reset { // no longer a session: the calls it held
@@ -191,11 +206,12 @@ func deleteFile(ctx context.Context, tx *wtx, path string) error {
 
 func insertEntries(ctx context.Context, tx *wtx, id int64, rows []entryRow) error {
 	err := bulkInsert(ctx, tx, `INSERT OR REPLACE INTO entries
-		(file_id, offset, length, line, seq, id, parent_id, type, role, ts, msg_ts, ts_ms, provider, model, target_id, first_kept)`,
-		16, len(rows), func(i int, args []any) []any {
+		(file_id, offset, length, line, seq, id, parent_id, type, role, ts, msg_ts, ts_ms, provider, model, target_id, first_kept,
+		stop_reason, error, tokens_before, command)`,
+		20, len(rows), func(i int, args []any) []any {
 			r := &rows[i]
 			return append(args, id, r.Offset, r.Length, r.Line, r.Seq, r.ID, r.ParentID, r.Type, r.Role,
-				r.TS, r.MsgTS, r.TSMs, r.Provider, r.Model, r.TargetID, r.FirstKept)
+				r.TS, r.MsgTS, r.TSMs, r.Provider, r.Model, r.TargetID, r.FirstKept, r.StopReason, r.Error, r.TokensBefore, r.Command)
 		})
 	if err != nil {
 		return fmt.Errorf("insert entries: %w", err)
@@ -505,10 +521,10 @@ func advanceText(ctx context.Context, tx *wtx, id, offset int64) error {
 
 // insertToolCalls records tool calls and results, keyed by call id.
 func insertToolCalls(ctx context.Context, tx *wtx, id int64, calls []toolCallRow) error {
-	err := bulkInsert(ctx, tx, `INSERT OR REPLACE INTO tool_calls (file_id, call_id, offset, idx, name, is_error)`,
-		6, len(calls), func(i int, args []any) []any {
+	err := bulkInsert(ctx, tx, `INSERT OR REPLACE INTO tool_calls (file_id, call_id, offset, idx, name, is_error, command, size)`,
+		8, len(calls), func(i int, args []any) []any {
 			c := &calls[i]
-			return append(args, id, c.ID, c.Offset, c.Index, c.Name, c.IsError)
+			return append(args, id, c.ID, c.Offset, c.Index, c.Name, c.IsError, c.Command, c.Size)
 		})
 	if err != nil {
 		return fmt.Errorf("insert tool calls: %w", err)

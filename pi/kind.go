@@ -100,18 +100,32 @@ type Facts struct {
 	ToolCalls []ToolCall
 	// ToolResult: the message answers a tool call.
 	ToolResult *ToolResult
+	// StopReason and Error: why an assistant message ended (pi's
+	// stopReason: stop, toolUse, length, error, aborted) and its
+	// errorMessage's first line, cut (ErrorRunes).
+	StopReason, Error string
+	// TokensBefore: a compaction's context size when pi compacted.
+	TokensBefore *int64
+	// Command is the first word of a shell command the user ran (a
+	// bashExecution message; CommandWord).
+	Command string
 }
 
 // ToolCall is one toolCall content block.
 type ToolCall struct {
 	Index    int // position among the message's content blocks
 	ID, Name string
+	// Command is the first word of a bash call's command (CommandWord).
+	Command string
 }
 
 // ToolResult links a tool result to its call.
 type ToolResult struct {
 	CallID, Tool string
 	IsError      bool
+	// Size is the result's text in bytes (its content's text blocks, or
+	// the output of a result written before content blocks).
+	Size int64
 }
 
 // UsageRecord is one usage object and where it came from.

@@ -104,8 +104,12 @@ func init() {
 		Preview:     func(l *schema.Line) string { return l.Summary },
 		Show:        showCompaction,
 		Facts: func(l *schema.Line) Facts {
-			return Facts{FirstKept: l.FirstKeptEntryID, FirstKeptIndex: l.FirstKeptEntryIndex,
+			f := Facts{FirstKept: l.FirstKeptEntryID, FirstKeptIndex: l.FirstKeptEntryIndex,
 				Usage: usageOf(sourceCompaction, l.Usage, "", "", "", "")}
+			if l.TokensBefore > 0 {
+				f.TokensBefore = &l.TokensBefore
+			}
+			return f
 		},
 		Context:  compactionContext,
 		Settings: noSettings,

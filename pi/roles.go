@@ -125,7 +125,8 @@ func init() {
 		},
 		Facts: func(m *schema.Message) Facts {
 			return Facts{Provider: m.Provider, Model: m.Model, ToolCalls: toolCalls(m.Content),
-				Usage: usageOf(sourceAssistant, m.Usage, m.Provider, m.Model, "", m.ResponseID)}
+				Usage:      usageOf(sourceAssistant, m.Usage, m.Provider, m.Model, "", m.ResponseID),
+				StopReason: m.StopReason, Error: ErrorLine(m.ErrorMessage)}
 		},
 	})
 	RegisterRole(Role{
@@ -151,7 +152,7 @@ func init() {
 		},
 		Facts: func(m *schema.Message) Facts {
 			f := Facts{Usage: usageOf(sourceToolResult, m.Usage, "", "", "", ""),
-				ToolResult: &ToolResult{CallID: m.ToolCallID, Tool: m.ToolName, IsError: m.IsError}}
+				ToolResult: &ToolResult{CallID: m.ToolCallID, Tool: m.ToolName, IsError: m.IsError, Size: resultSize(m)}}
 			if u := subagentUsage(m); u != nil {
 				f.Usage = append(f.Usage, UsageRecord{Source: "subagent", Usage: *u, TotalsOnly: true})
 			}
@@ -166,7 +167,7 @@ func init() {
 		Text:    func(m *schema.Message) string { return joinText(m.Command, m.Output) },
 		Preview: func(m *schema.Message) string { return "$ " + m.Command },
 		Show:    showBash,
-		Facts:   noMessageFacts,
+		Facts:   func(m *schema.Message) Facts { return Facts{Command: CommandWord(m.Command)} },
 	})
 	RegisterRole(Role{
 		Role:    schema.RoleCustom,
@@ -359,7 +360,13 @@ func toolCalls(c schema.Content) []ToolCall {
 	i := 0
 	js.EachElement(json.RawMessage(c), func(el json.RawMessage) {
 		if o, ok := js.ParseObject(el); ok && o.Str("type") == schema.BlockToolCall {
-			out = append(out, ToolCall{Index: i, ID: o.Str("id"), Name: o.Str("name")})
+			c := ToolCall{Index: i, ID: o.Str("id"), Name: o.Str("name")}
+			if c.Name == "bash" {
+				if args, ok := js.ParseObject(o.Get("arguments")); ok {
+					c.Command = CommandWord(args.Str("command"))
+				}
+			}
+			out = append(out, c)
 		}
 		i++
 	})

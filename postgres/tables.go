@@ -67,9 +67,9 @@ func cols(spec string) []column {
 
 var (
 	entriesTable = table{"entries", cols(`file_id offset machine_id length line seq id parent_id type role ts msg_ts ts_ms
-		provider model target_id first_kept`), true}
+		provider model target_id first_kept stop_reason error:r tokens_before command`), true}
 	edgesTable     = table{"edges", cols(`file_id child_id machine_id parent_id offset`), true}
-	toolCallsTable = table{"tool_calls", cols(`file_id call_id offset idx machine_id name is_error:b`), true}
+	toolCallsTable = table{"tool_calls", cols(`file_id call_id offset idx machine_id name is_error:b command size`), true}
 	// smallTables are replaced whole whenever a file changes.
 	smallTables = []table{
 		{"sessions", cols(`file_id machine_id session_id version cwd parent_session branched_from created created_ms name:r
@@ -82,6 +82,13 @@ var (
 		{"usage_rollup", rollupCols, false},
 		{"usage_rollup_hour", rollupCols, false},
 		{"warnings", cols(`file_id machine_id line message:r`), false},
+		{"session_activity", cols(`file_id machine_id counted_from first_ms last_ms active_ms entries`), false},
+		{"activity", cols(`file_id bucket provider model active:b machine_id entries user_turns assistant_calls tool_calls
+			tool_results tool_errors user_commands stop_error stop_aborted stop_length active_ms turns_timed latency_ms
+			max_latency_ms compactions context_before max_context_before prompt_input prompt_cache_read prompt_cache_write`), false},
+		{"activity_tools", cols(`file_id bucket kind name provider model active:b machine_id calls results errors result_bytes
+			timed duration_ms max_duration_ms`), false},
+		{"activity_events", cols(`file_id offset kind bucket provider model active:b machine_id text:r duration_ms`), false},
 	}
 	rollupCols = cols(`file_id bucket provider model source is_copy:b active:b machine_id calls input:n output:n cache_read:n
 		cache_write:n cache_write_1h:n total_tokens:n cost:n`)

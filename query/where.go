@@ -123,6 +123,7 @@ var fields = map[string]field{
 	"call.source":    {sql: "x.source", usage: func(r *UsageRow) value { return textOf(r.Source) }},
 	"call.copy":      {sql: "x.is_copy", usage: func(r *UsageRow) value { return flag(r.IsCopy) }},
 	"call.active":    {sql: "x.active", usage: func(r *UsageRow) value { return flag(r.Active) }},
+	"stats.bucket":   {sql: "x.bucket"},
 }
 
 func optText(s *string) value {

@@ -519,9 +519,9 @@ func TestMigratedIsExactlyTheEmbeddedVersions(t *testing.T) {
 	}
 }
 
-// A catalog missing its last migration gets it from Migrate, though every
-// earlier one is applied: undone by goose (its Down section), the schema
-// comes back as it was.
+// A catalog made before the newest migration gets it: undone with its own
+// Down section, it is applied again by Migrate, and the catalog's schema
+// (and the rows a migration writes, read_caches) is a fresh one's again.
 func TestMigrateAppliesWhatIsMissing(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "c.sqlite")
@@ -532,7 +532,8 @@ func TestMigrateAppliesWhatIsMissing(t *testing.T) {
 	defer db.Close()
 	schema := func() string {
 		var rows []string
-		if err := db.SelectContext(ctx, &rows, `SELECT type || ' ' || name || ' ' || COALESCE(sql, '') FROM sqlite_master ORDER BY type, name`); err != nil {
+		if err := db.SelectContext(ctx, &rows, `SELECT type || ' ' || name || ': ' || COALESCE(sql, '') FROM sqlite_master
+			WHERE name NOT LIKE 'sqlite_%' UNION ALL SELECT 'read_caches ' || name FROM read_caches ORDER BY 1`); err != nil {
 			t.Fatal(err)
 		}
 		return strings.Join(rows, "\n")
@@ -543,21 +544,15 @@ func TestMigrateAppliesWhatIsMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := p.Down(ctx); err != nil {
-		t.Fatal(err)
+		t.Fatalf("undo the newest migration: %v", err)
 	}
-	if ok, err := migrated(ctx, db.DB); ok || err != nil {
-		t.Fatalf("after undoing the last migration: migrated = %v, %v", ok, err)
-	}
-	if schema() == want {
-		t.Fatal("undoing the last migration changed nothing: the test tests nothing")
+	if current, _ := migrated(ctx, db.DB); current || schema() == want {
+		t.Fatal("the newest migration's Down changed nothing: the test would prove nothing")
 	}
 	if err := Migrate(ctx, db.DB); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := migrated(ctx, db.DB); !ok || err != nil {
-		t.Fatalf("after Migrate: migrated = %v, %v", ok, err)
-	}
 	if got := schema(); got != want {
-		t.Fatalf("after Migrate, the schema is\n%s\nwant\n%s", got, want)
+		t.Errorf("after Migrate, the schema differs from a fresh catalog's:\n%s\n--- fresh:\n%s", got, want)
 	}
 }

@@ -207,6 +207,8 @@ func (a *app) completions(root *cobra.Command) {
 		flag(c, "leaf", a.completeLeaf)
 	}
 	flag("export", "format", words(pidex.ExportFormats...))
+	flag("stats", "by", words(pidex.StatsKeys...))
+	flag("stats", "branch", words(pidex.BranchAll, pidex.BranchActive, pidex.BranchAbandoned))
 	flag("list", "sort", words(pidex.ListSorts...))
 	flag("search", "role", words(v.RoleGroups...))
 	flag("search", "branch", words(pidex.BranchAll, pidex.BranchActive))

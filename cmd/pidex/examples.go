@@ -29,6 +29,11 @@ var examples = map[string]string{
   pidex show 01a09f30 --leaf ae21c73b --thinking
   pidex show 01a09f30 --context          # exactly what pi would send the model
   pidex show 01a09f30 --full --no-pager > session.txt`,
+	"stats": `  pidex stats                               # how the work went, all sessions
+  pidex stats --by week --since 30d         # per week: turns, tools, errors, active time
+  pidex stats --by model --project api      # which model fails more, in one project
+  pidex stats --chart --tz Europe/Paris     # when you work: active time by hour
+  pidex stats --json | jq '.tools[] | select(.errorRate > 0.1)'`,
 	"resume": `  pidex resume 01a09f30                  # pi --session, in the session's folder
   pidex resume 01a09f30 --fork           # a new session from it; the file stays as it is
   pidex resume 01a09f30 --leaf ae21c73b  # says how to reach that entry in pi (/tree)

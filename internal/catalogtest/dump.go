@@ -31,6 +31,19 @@ var queries = []string{
 	   r.cache_read, r.cache_write, r.cache_write_1h, r.total_tokens, printf('%.6f', r.cost)
 	   FROM usage_rollup_hour r JOIN files f ON f.id = r.file_id ORDER BY 1, 2, 3, 4, 5, 6, 7`,
 	`SELECT 'touched', entry_id FROM calls_touched`,
+	`SELECT f.path, e.offset, e.stop_reason, e.error, e.tokens_before, e.command FROM entries e JOIN files f ON f.id = e.file_id
+	   WHERE e.stop_reason IS NOT NULL OR e.error IS NOT NULL OR e.tokens_before IS NOT NULL OR e.command IS NOT NULL ORDER BY f.path, e.offset`,
+	`SELECT f.path, t.call_id, t.offset, t.idx, t.command, t.size FROM tool_calls t JOIN files f ON f.id = t.file_id ORDER BY f.path, t.call_id, t.offset, t.idx`,
+	`SELECT f.path, a.counted_from, a.first_ms, a.last_ms, a.active_ms, a.entries FROM session_activity a JOIN files f ON f.id = a.file_id ORDER BY f.path`,
+	`SELECT f.path, a.bucket, a.provider, a.model, a.active, a.entries, a.user_turns, a.assistant_calls, a.tool_calls, a.tool_results,
+	   a.tool_errors, a.user_commands, a.stop_error, a.stop_aborted, a.stop_length, a.active_ms, a.turns_timed, a.latency_ms,
+	   a.max_latency_ms, a.compactions, a.context_before, a.max_context_before, printf('%.3f %.3f %.3f', a.prompt_input,
+	   a.prompt_cache_read, a.prompt_cache_write)
+	   FROM activity a JOIN files f ON f.id = a.file_id ORDER BY 1, 2, 3, 4, 5`,
+	`SELECT f.path, a.bucket, a.kind, a.name, a.provider, a.model, a.active, a.calls, a.results, a.errors, a.result_bytes, a.timed,
+	   a.duration_ms, a.max_duration_ms FROM activity_tools a JOIN files f ON f.id = a.file_id ORDER BY 1, 2, 3, 4, 5, 6, 7`,
+	`SELECT f.path, a.offset, a.kind, a.bucket, a.provider, a.model, a.active, a.text, a.duration_ms
+	   FROM activity_events a JOIN files f ON f.id = a.file_id ORDER BY 1, 2`,
 	`SELECT f.path, w.line, w.message FROM warnings w JOIN files f ON f.id = w.file_id ORDER BY f.path, w.line, w.message`,
 	textSizeChecks,
 }

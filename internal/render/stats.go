@@ -1,0 +1,379 @@
+package render
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/text"
+)
+
+// StatsColumns are the columns of an activity report's rows, as the
+// table, CSV and the web page name them, in order.
+var StatsColumns = []string{"sessions", "turns", "calls", "tools", "tool errors", "error rate", "errors", "aborted",
+	"length", "active", "mean latency", "compactions", "cache read"}
+
+// StatsCells are a row's figures as text, in StatsColumns' order.
+func StatsCells(f pidex.StatsFigures, tty bool) []string {
+	dur, pct := DurationText, Percent
+	if !tty {
+		dur = func(ms int64) string { return Itoa(ms / 1000) } // seconds, for a script
+		pct = func(f float64) string { return strconv.FormatFloat(f, 'f', 4, 64) }
+	}
+	num := Itoa
+	if tty {
+		num = text.Count
+	}
+	return []string{num(f.Sessions), num(f.UserTurns), num(f.AssistantCalls), num(f.ToolCalls), num(f.ToolErrors),
+		pct(f.ErrorRate()), num(f.StopError), num(f.StopAborted), num(f.StopLength), dur(f.ActiveMs),
+		dur(f.MeanLatencyMs()), num(f.Compactions), pct(f.CacheReadShare())}
+}
+
+// DurationText is a duration for reading: 45s, 12m, 3h05m, 2d04h.
+func DurationText(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+// Percent is a share as a percentage with one decimal.
+func Percent(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
+
+// StatsTable writes an activity report: its rows (when grouped), the
+// selection's sessions, turns, stops and context, then the tools, shell
+// commands, errors and slowest calls. Piped, each part is a
+// tab-separated table with a header, parts apart by a blank line.
+//
+// handle names a session in the commands that open an entry (its handle,
+// see pidex.Catalog.Handles; nil: its path).
+func StatsTable(w io.Writer, r *pidex.StatsReport, tty bool, width int, handle func(pidex.SessionRef) string) error {
+	if handle == nil {
+		handle = func(s pidex.SessionRef) string { return s.Path }
+	}
+	ew := &errWriter{w: w}
+	if len(r.By) > 0 {
+		cols := StatsColumns
+		if tty {
+			cols = statsHeads
+		}
+		head := append(upper(r.By, tty), upper(cols, tty)...)
+		t := NewTable(w, tty, head...)
+		for _, row := range r.Rows {
+			t.Row(append(append([]string{}, row.Keys...), StatsCells(row.StatsFigures, tty)...)...)
+		}
+		if tty {
+			t.Row(append(append([]string{"total"}, make([]string, len(r.By)-1)...), StatsCells(r.Totals, tty)...)...)
+			t.Fit(width, 0)
+		}
+		if err := t.Flush(); err != nil {
+			return err
+		}
+		ew.str("\n")
+	}
+	statsSummary(ew, r, tty)
+	statsLists(w, ew, r, tty, width, handle)
+	return ew.err
+}
+
+// statsHeads are StatsColumns as a terminal's table heads them, short.
+var statsHeads = []string{"sess", "turns", "calls", "tools", "tool err", "err %", "errors", "aborted", "length", "active",
+	"latency", "compact", "cache rd"}
+
+func upper(words []string, tty bool) []string {
+	out := make([]string, len(words))
+	for i, s := range words {
+		if tty {
+			out[i] = strings.ToUpper(s)
+		} else {
+			out[i] = strings.ReplaceAll(s, " ", "_")
+		}
+	}
+	return out
+}
+
+// statsSummary is the selection at a glance, one line a subject; piped,
+// a table of figure and value.
+func statsSummary(ew *errWriter, r *pidex.StatsReport, tty bool) {
+	f, s := r.Totals, r.Sessions
+	gap := DurationText(r.ActiveGapMs)
+	if !tty {
+		t := NewTable(ew.w, false, "figure", "value")
+		for _, p := range [][2]string{
+			{"sessions", Itoa(s.Count)}, {"wall_s", Itoa(s.WallMs / 1000)}, {"median_wall_s", Itoa(s.MedianWallMs / 1000)},
+			{"max_wall_s", Itoa(s.MaxWallMs / 1000)}, {"active_s", Itoa(f.ActiveMs / 1000)}, {"active_gap_s", Itoa(r.ActiveGapMs / 1000)},
+			{"user_turns", Itoa(f.UserTurns)}, {"turns_timed", Itoa(f.TurnsTimed)}, {"mean_latency_s", Itoa(f.MeanLatencyMs() / 1000)},
+			{"max_latency_s", Itoa(f.MaxLatencyMs / 1000)}, {"assistant_calls", Itoa(f.AssistantCalls)}, {"stop_error", Itoa(f.StopError)},
+			{"stop_aborted", Itoa(f.StopAborted)}, {"stop_length", Itoa(f.StopLength)}, {"tool_calls", Itoa(f.ToolCalls)},
+			{"tool_results", Itoa(f.ToolResults)}, {"tool_errors", Itoa(f.ToolErrors)}, {"user_commands", Itoa(f.UserCommands)},
+			{"compactions", Itoa(f.Compactions)}, {"max_context_before", Itoa(f.MaxContextBefore)},
+			{"cache_read_share", strconv.FormatFloat(f.CacheReadShare(), 'f', 4, 64)}, {"branch_points", Itoa(s.BranchPoints)},
+		} {
+			t.Row(p[0], p[1])
+		}
+		if err := t.Flush(); err != nil && ew.err == nil {
+			ew.err = err
+		}
+		return
+	}
+	c := text.Count
+	ew.str(fmt.Sprintf("Sessions  %s · wall time median %s, mean %s, longest %s · %s branch points\n",
+		c(s.Count), DurationText(s.MedianWallMs), DurationText(s.MeanWallMs), DurationText(s.MaxWallMs), c(s.BranchPoints)))
+	ew.str(fmt.Sprintf("Active    %s in all (gaps up to %s count) · per session median %s, mean %s\n",
+		DurationText(f.ActiveMs), gap, DurationText(s.MedianActiveMs), DurationText(s.MeanActiveMs)))
+	ew.str(fmt.Sprintf("Turns     %s user turns · latency mean %s, longest %s (%s timed) · %s commands run by hand\n",
+		c(f.UserTurns), DurationText(f.MeanLatencyMs()), DurationText(f.MaxLatencyMs), c(f.TurnsTimed), c(f.UserCommands)))
+	ew.str(fmt.Sprintf("Calls     %s assistant messages · stopped by error %s, aborted %s, length %s\n",
+		c(f.AssistantCalls), c(f.StopError), c(f.StopAborted), c(f.StopLength)))
+	ew.str(fmt.Sprintf("Tools     %s calls · %s results, %s errors (%s)\n",
+		c(f.ToolCalls), c(f.ToolResults), c(f.ToolErrors), Percent(f.ErrorRate())))
+	ctx := "no compaction"
+	if f.Compactions > 0 {
+		ctx = fmt.Sprintf("%s compactions, at %s tokens on average, the largest %s", c(f.Compactions),
+			c(f.ContextBefore/f.Compactions), c(f.MaxContextBefore))
+	}
+	ew.str(fmt.Sprintf("Context   %s · cache reads %s of prompt tokens\n", ctx, Percent(f.CacheReadShare())))
+}
+
+// statsLists writes the tools, commands, errors and slowest calls.
+func statsLists(w io.Writer, ew *errWriter, r *pidex.StatsReport, tty bool, width int, handle func(pidex.SessionRef) string) {
+	title := func(s string) {
+		if tty {
+			ew.str("\n" + s + "\n")
+		} else {
+			ew.str("\n")
+		}
+	}
+	flush := func(t *Table) {
+		if tty {
+			t.Fit(width, 0)
+		}
+		if err := t.Flush(); err != nil && ew.err == nil {
+			ew.err = err
+		}
+	}
+	dur, num := DurationText, text.Count
+	if !tty {
+		dur = func(ms int64) string { return Itoa(ms) }
+		num = Itoa
+	}
+	if len(r.Tools) > 0 {
+		title("Tools")
+		t := NewTable(w, tty, upper([]string{"tool", "calls", "results", "errors", "error rate", "mean result", "mean time", "longest"}, tty)...)
+		for _, x := range r.Tools {
+			size := text.Bytes(x.MeanResultBytes())
+			if !tty {
+				size = Itoa(x.MeanResultBytes())
+			}
+			t.Row(x.Tool, num(x.Calls), num(x.Results), num(x.Errors), pctOf(x.ErrorRate(), tty), size, dur(x.MeanMs()), dur(x.MaxDuration))
+		}
+		flush(t)
+	}
+	if len(r.Commands) > 0 {
+		title("Shell commands, by first word")
+		t := NewTable(w, tty, upper([]string{"command", "by agent", "errors", "by hand"}, tty)...)
+		for _, x := range r.Commands {
+			t.Row(x.Command, num(x.Calls), num(x.Errors), num(x.User))
+		}
+		flush(t)
+	}
+	if len(r.Errors) > 0 {
+		title("Assistant errors, most frequent")
+		t := NewTable(w, tty, upper([]string{"count", "stop", "message", "latest"}, tty)...)
+		for _, x := range r.Errors {
+			msg := x.Message
+			if msg == "" {
+				msg = "(no message)"
+			}
+			t.Row(num(x.Count), x.Kind, msg, entryCommand(x.Last, handle))
+		}
+		if tty {
+			t.Fit(width, 2)
+		}
+		flush(t)
+	}
+	if len(r.Slowest) > 0 {
+		title("Slowest tool calls")
+		t := NewTable(w, tty, upper([]string{"duration", "tool", "when", "open"}, tty)...)
+		for _, x := range r.Slowest {
+			when := ""
+			if x.At.Time != nil {
+				when = x.At.Time.UTC().Format("2006-01-02 15:04")
+				if !tty {
+					when = x.At.Time.String()
+				}
+			}
+			t.Row(dur(x.DurationMs), x.Tool, when, entryCommand(x.At, handle))
+		}
+		flush(t)
+	}
+}
+
+func pctOf(f float64, tty bool) string {
+	if tty {
+		return Percent(f)
+	}
+	return strconv.FormatFloat(f, 'f', 4, 64)
+}
+
+// entryCommand is the command that shows an entry of a report.
+func entryCommand(e pidex.EntryRef, handle func(pidex.SessionRef) string) string {
+	if e.Session.Path == "" {
+		return ""
+	}
+	h := handle(e.Session)
+	if e.Session.Machine != "" {
+		return "pidex --machine " + e.Session.Machine + " show " + h + " --leaf " + e.EntryID
+	}
+	return "pidex show " + h + " --leaf " + e.EntryID
+}
+
+// StatsCSV writes the report's rows (its totals when ungrouped) as CSV:
+// the keys, then StatsColumns in raw units (seconds, shares).
+func StatsCSV(w io.Writer, r *pidex.StatsReport) error {
+	cw := csv.NewWriter(w)
+	head := append(upper(r.By, false), upper(StatsColumns, false)...)
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for _, row := range r.Rows {
+		if err := cw.Write(append(append([]string{}, row.Keys...), StatsCells(row.StatsFigures, false)...)); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// StatsHeatmap draws active time by weekday and hour (in the report's
+// zone) with shades, busiest hour darkest.
+func StatsHeatmap(w io.Writer, r *pidex.StatsReport) error {
+	var top int64
+	for _, day := range r.Heatmap {
+		for _, c := range day {
+			top = max(top, c.ActiveMs)
+		}
+	}
+	shades := []string{"·", "░", "▒", "▓", "█"}
+	ew := &errWriter{w: w}
+	ew.str(fmt.Sprintf("Active time by hour (%s)\n     ", r.TZ))
+	for h := 0; h < 24; h++ {
+		ew.str(fmt.Sprintf("%-2d", h))
+	}
+	ew.str("\n")
+	for d, name := range []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"} {
+		ew.str(name + "  ")
+		for h := 0; h < 24; h++ {
+			c := r.Heatmap[d][h]
+			i := 0
+			if c.ActiveMs > 0 && top > 0 {
+				i = 1 + int(3*c.ActiveMs/top)
+				i = min(i, 4)
+			}
+			ew.str(shades[i] + " ")
+		}
+		ew.str("\n")
+	}
+	ew.str(fmt.Sprintf("busiest hour: %s of active time; · none\n", DurationText(top)))
+	return ew.err
+}
+
+// StatsJSON writes an activity report as one JSON document (docs/output.md):
+// {"by", "rows": [{<key>…, <figures>…}], "totals", "sessions", "tools",
+// "commands", "errors", "slowest", "heatmap": {"tz", "activeMs", "userTurns"},
+// "activeGapMs"}; each set of figures with its derived errorRate,
+// meanLatencyMs and cacheReadShare.
+func StatsJSON(w io.Writer, r *pidex.StatsReport) error {
+	type figures struct {
+		pidex.StatsFigures
+		ErrorRate      float64 `json:"errorRate"`
+		MeanLatencyMs  int64   `json:"meanLatencyMs"`
+		CacheReadShare float64 `json:"cacheReadShare"`
+	}
+	fig := func(f pidex.StatsFigures) figures {
+		return figures{f, f.ErrorRate(), f.MeanLatencyMs(), f.CacheReadShare()}
+	}
+	rows := make([]map[string]any, 0, len(r.Rows))
+	for _, row := range r.Rows {
+		m := map[string]any{}
+		b, err := jsonObject(fig(row.StatsFigures))
+		if err != nil {
+			return err
+		}
+		for k, v := range b {
+			m[k] = v
+		}
+		for i, k := range r.By {
+			m[k] = row.Keys[i]
+		}
+		rows = append(rows, m)
+	}
+	type tool struct {
+		pidex.ToolFigures
+		ErrorRate       float64 `json:"errorRate"`
+		MeanResultBytes int64   `json:"meanResultBytes"`
+		MeanMs          int64   `json:"meanMs"`
+	}
+	tools := make([]tool, len(r.Tools))
+	for i, t := range r.Tools {
+		tools[i] = tool{t, t.ErrorRate(), t.MeanResultBytes(), t.MeanMs()}
+	}
+	var heat struct {
+		TZ        string       `json:"tz"`
+		ActiveMs  [7][24]int64 `json:"activeMs"`
+		UserTurns [7][24]int64 `json:"userTurns"`
+	}
+	heat.TZ = r.TZ.String()
+	for d := range r.Heatmap {
+		for h, c := range r.Heatmap[d] {
+			heat.ActiveMs[d][h], heat.UserTurns[d][h] = c.ActiveMs, c.UserTurns
+		}
+	}
+	by := r.By
+	if by == nil {
+		by = []string{}
+	}
+	return WriteJSON(w, struct {
+		By          []string               `json:"by"`
+		Rows        []map[string]any       `json:"rows"`
+		Totals      figures                `json:"totals"`
+		Sessions    pidex.SessionFigures   `json:"sessions"`
+		Tools       []tool                 `json:"tools"`
+		Commands    []pidex.CommandFigures `json:"commands"`
+		Errors      []pidex.ErrorFigures   `json:"errors"`
+		Slowest     []pidex.SlowCall       `json:"slowest"`
+		Heatmap     any                    `json:"heatmap"`
+		ActiveGapMs int64                  `json:"activeGapMs"`
+	}{by, rows, fig(r.Totals), r.Sessions, tools, nonNil(r.Commands), nonNil(r.Errors), nonNil(r.Slowest), heat, r.ActiveGapMs})
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// jsonObject is v's JSON object as a map (its members, to merge).
+func jsonObject(v any) (map[string]any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	return m, d.Decode(&m)
+}

@@ -1,0 +1,522 @@
+package query
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pidex-dev/pidex"
+)
+
+// Stats is the activity report o selects (pidex stats; docs/stats.md):
+// sums of the activity rows the indexer derives (indexer/activity.go),
+// which both catalogs hold alike, so one set of statements answers from
+// either.
+func (rd *Reader) Stats(ctx context.Context, o pidex.StatsOptions) (*pidex.StatsReport, error) {
+	f, err := o.Filter(rd.Vocabulary())
+	if err != nil {
+		return nil, err
+	}
+	if err := rd.CheckMachine(f.Machine); err != nil {
+		return nil, err
+	}
+	if slices.Contains(f.By, "machine") && !rd.Team() {
+		return nil, ErrNoMachines
+	}
+	if f.FileID, err = rd.fileOf(ctx, o.Session, f.Machine); err != nil {
+		return nil, err
+	}
+	if f.TZ == nil {
+		f.TZ = time.UTC
+	}
+	q, err := rd.statsQuery(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	r := &pidex.StatsReport{By: f.By, Rows: []pidex.StatsRow{}, ActiveGapMs: pidex.ActiveGapMs, TZ: f.TZ}
+	steps := []func(*Reader, context.Context, *statsQuery, *pidex.StatsReport) error{
+		(*Reader).statsRows, (*Reader).statsSessions, (*Reader).statsTools, (*Reader).statsCommands,
+		(*Reader).statsErrors, (*Reader).statsSlowest, (*Reader).statsHeatmap,
+	}
+	for _, step := range steps {
+		if err := step(rd, ctx, q, r); err != nil {
+			return nil, fmt.Errorf("report activity: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// statsQuery is what every statement of a report shares: the conditions
+// on the row x (an activity, activity_tools or activity_events row), its
+// session s and file f, and the rule that turns a bucket into a day.
+type statsQuery struct {
+	f    pidex.StatsFilter
+	d    Dialect
+	cond string
+	args []any
+	days Days
+}
+
+// from is the tables of a statement over table, aliased x.
+func (q *statsQuery) from(table string) string {
+	return " FROM " + table + " x JOIN sessions s ON s.file_id = x.file_id JOIN files f ON f.id = x.file_id" + q.d.machineJoin()
+}
+
+func (rd *Reader) statsQuery(ctx context.Context, f pidex.StatsFilter) (*statsQuery, error) {
+	b := rd.backend()
+	q := &statsQuery{f: f, d: b.Dialect()}
+	var cs Conds
+	switch f.Branch {
+	case pidex.BranchActive:
+		cs = append(cs, is("call.active", true))
+	case pidex.BranchAbandoned:
+		cs = append(cs, is("call.active", false))
+	}
+	if f.FileID != 0 {
+		cs = append(cs, numEq("call.file", f.FileID))
+	}
+	cs = append(cs, where(f.Where, pidex.OpCost)...)
+	if f.Machine != "" {
+		cs = append(cs, eq("machine.name", f.Machine))
+	}
+	if roots := rd.roots(); len(roots) > 0 {
+		// Only when the catalog holds files outside the roots (as cost).
+		outside, err := rd.filesOutside(ctx, roots)
+		if err != nil {
+			return nil, err
+		}
+		if outside {
+			cs = append(cs, inRoots(roots)...)
+		}
+	}
+	// The window, in whole quarter hours (docs/stats.md).
+	if !f.Since.IsZero() {
+		cs = append(cs, atLeast("stats.bucket", f.Since.UnixMilli()/pidex.BucketMs))
+	}
+	if !f.Until.IsZero() {
+		cs = append(cs, before("stats.bucket", ceilDiv(f.Until.UnixMilli(), pidex.BucketMs)))
+	}
+	if !f.Since.IsZero() || !f.Until.IsZero() {
+		cs = append(cs, atLeast("stats.bucket", 0)) // no time, no window
+	}
+	q.cond, q.args = cs.SQL(q.d)
+	if q.cond == "" {
+		q.cond = "1 = 1"
+	}
+	if slices.ContainsFunc(f.By, pidex.IsPeriod) {
+		var r struct {
+			Lo *int64 `db:"lo"`
+			Hi *int64 `db:"hi"`
+		}
+		db := b.Rows()
+		if err := db.GetContext(ctx, &r, `SELECT (SELECT min(bucket) FROM activity WHERE bucket >= 0) AS lo,
+			(SELECT max(bucket) FROM activity) AS hi`); err != nil {
+			return nil, fmt.Errorf("report activity: %w", err)
+		}
+		if r.Lo != nil {
+			lo, hi := narrowBuckets(f.CostFilter, *r.Lo, *r.Hi)
+			q.days = zoneDays(f.TZ, lo, hi)
+		} else {
+			q.days = Days{{From: 0}}
+		}
+	}
+	return q, nil
+}
+
+// statsKeyCols are the key columns of a report's rows, in By's order,
+// each with its SQL; the day is one column whatever the period.
+func (q *statsQuery) keyCols() (exprs []string, args []any) {
+	for _, k := range q.f.By {
+		switch k {
+		case "day", "week", "month":
+			if !slices.Contains(exprs, "day") {
+				e, a := q.days.SQL("x.bucket")
+				exprs = append(exprs, e)
+				args = append(args, a...)
+			}
+		case "model":
+			exprs = append(exprs, "x.provider", "x.model")
+		case "project":
+			exprs = append(exprs, "s.cwd")
+		case "session":
+			exprs = append(exprs, "s.session_id")
+		case "agent":
+			exprs = append(exprs, "s.source")
+		case "machine":
+			exprs = append(exprs, q.d.machineCol())
+		}
+	}
+	return exprs, args
+}
+
+// sumCols are the activity row's counts, summed, in StatsFigures' order.
+const sumCols = `CAST(sum(x.entries) AS BIGINT), CAST(sum(x.user_turns) AS BIGINT), CAST(sum(x.assistant_calls) AS BIGINT),
+	CAST(sum(x.tool_calls) AS BIGINT), CAST(sum(x.tool_results) AS BIGINT), CAST(sum(x.tool_errors) AS BIGINT),
+	CAST(sum(x.user_commands) AS BIGINT), CAST(sum(x.stop_error) AS BIGINT), CAST(sum(x.stop_aborted) AS BIGINT),
+	CAST(sum(x.stop_length) AS BIGINT), CAST(sum(x.active_ms) AS BIGINT), CAST(sum(x.turns_timed) AS BIGINT),
+	CAST(sum(x.latency_ms) AS BIGINT), CAST(max(x.max_latency_ms) AS BIGINT), CAST(sum(x.compactions) AS BIGINT),
+	CAST(sum(x.context_before) AS BIGINT), CAST(max(x.max_context_before) AS BIGINT), sum(x.prompt_input),
+	sum(x.prompt_cache_read), sum(x.prompt_cache_write)`
+
+func figureDest(f *pidex.StatsFigures) []any {
+	return []any{&f.Entries, &f.UserTurns, &f.AssistantCalls, &f.ToolCalls, &f.ToolResults, &f.ToolErrors, &f.UserCommands,
+		&f.StopError, &f.StopAborted, &f.StopLength, &f.ActiveMs, &f.TurnsTimed, &f.LatencyMs, &f.MaxLatencyMs, &f.Compactions,
+		&f.ContextBefore, &f.MaxContextBefore, &f.PromptInput, &f.PromptCacheRead, &f.PromptCacheWrite}
+}
+
+// statsRows sums the activity rows per group and file, and folds them
+// into the report's rows (days into weeks and months in Go) and totals;
+// a group's sessions are its distinct files.
+func (rd *Reader) statsRows(ctx context.Context, q *statsQuery, r *pidex.StatsReport) error {
+	keys, kargs := q.keyCols()
+	sel := append(slices.Clone(keys), "x.file_id")
+	ordinals := make([]string, len(sel)) // the day's expression holds arguments: said once, grouped by place
+	for i := range sel {
+		ordinals[i] = fmt.Sprint(i + 1)
+	}
+	stmt := `SELECT ` + strings.Join(sel, ", ") + `, ` + sumCols + q.from("activity") + ` WHERE ` + q.cond +
+		` GROUP BY ` + strings.Join(ordinals, ", ")
+	db := rd.backend().Rows()
+	rows, err := db.QueryContext(ctx, db.Rebind(stmt), append(kargs, q.args...)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	type group struct {
+		pidex.StatsRow
+		files map[int64]bool
+	}
+	index := map[string]*group{}
+	var order []*group
+	all := map[int64]bool{}
+	for rows.Next() {
+		vals := make([]any, len(keys))
+		for i := range vals {
+			vals[i] = new(any)
+		}
+		var file int64
+		var fig pidex.StatsFigures
+		if err := rows.Scan(append(append(vals, &file), figureDest(&fig)...)...); err != nil {
+			return err
+		}
+		k := q.rowKeys(vals)
+		id := strings.Join(k, "\x00")
+		g := index[id]
+		if g == nil {
+			g = &group{StatsRow: pidex.StatsRow{Keys: k}, files: map[int64]bool{}}
+			index[id] = g
+			order = append(order, g)
+		}
+		g.Add(fig)
+		g.files[file] = true
+		r.Totals.Add(fig)
+		all[file] = true
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, g := range order {
+		g.Sessions = int64(len(g.files))
+		r.Rows = append(r.Rows, g.StatsRow)
+	}
+	r.Totals.Sessions = int64(len(all))
+	slices.SortStableFunc(r.Rows, func(a, b pidex.StatsRow) int { return compareStatsRows(q.f.By, a, b) })
+	if len(q.f.By) == 0 {
+		r.Rows = []pidex.StatsRow{{Keys: []string{}, StatsFigures: r.Totals}}
+	}
+	return nil
+}
+
+// rowKeys turns a row's key columns into the report's key values.
+func (q *statsQuery) rowKeys(vals []any) []string {
+	text := func(i int) string {
+		switch v := (*vals[i].(*any)).(type) {
+		case nil:
+			return ""
+		case []byte:
+			return string(v)
+		case string:
+			return v
+		case int64:
+			return fmt.Sprint(v)
+		default:
+			return fmt.Sprint(v)
+		}
+	}
+	num := func(i int) int64 {
+		switch v := (*vals[i].(*any)).(type) {
+		case int64:
+			return v
+		case int32:
+			return int64(v)
+		case float64:
+			return int64(v)
+		}
+		return -1
+	}
+	var out []string
+	i := 0
+	dayAt := -1
+	for _, k := range q.f.By {
+		switch k {
+		case "day", "week", "month":
+			if dayAt < 0 {
+				dayAt = i
+				i++
+			}
+			if d := num(dayAt); d < 0 {
+				out = append(out, "unknown")
+			} else {
+				out = append(out, pidex.PeriodKey(k, localDay(d)))
+			}
+		case "model":
+			if m := text(i + 1); m == "" {
+				out = append(out, "unknown")
+			} else {
+				out = append(out, pidex.ModelName(text(i), m))
+			}
+			i += 2
+		default:
+			out = append(out, text(i))
+			i++
+		}
+	}
+	return out
+}
+
+// compareStatsRows orders periods oldest first, then the busiest groups
+// (most active time) first, then by key.
+func compareStatsRows(by []string, a, b pidex.StatsRow) int {
+	for i, k := range by {
+		if pidex.IsPeriod(k) {
+			if c := strings.Compare(a.Keys[i], b.Keys[i]); c != 0 {
+				return c
+			}
+		}
+	}
+	return cmp.Or(cmp.Compare(b.ActiveMs, a.ActiveMs), cmp.Compare(b.AssistantCalls, a.AssistantCalls), slices.Compare(a.Keys, b.Keys))
+}
+
+// statsSessions takes the selection's sessions whole: their wall and
+// active time (session_activity) and branch points.
+func (rd *Reader) statsSessions(ctx context.Context, q *statsQuery, r *pidex.StatsReport) error {
+	db := rd.backend().Rows()
+	stmt := `SELECT a.first_ms, a.last_ms, a.active_ms, s.branch_points FROM session_activity a
+		JOIN sessions s ON s.file_id = a.file_id
+		WHERE a.file_id IN (SELECT DISTINCT x.file_id` + q.from("activity") + ` WHERE ` + q.cond + `)`
+	rows, err := db.QueryContext(ctx, db.Rebind(stmt), q.args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var walls, actives []int64
+	s := &r.Sessions
+	for rows.Next() {
+		var first, last *int64
+		var active, bp int64
+		if err := rows.Scan(&first, &last, &active, &bp); err != nil {
+			return err
+		}
+		wall := int64(0)
+		if first != nil && last != nil {
+			wall = *last - *first
+		}
+		walls, actives = append(walls, wall), append(actives, active)
+		s.WallMs += wall
+		s.ActiveMs += active
+		s.MaxWallMs = max(s.MaxWallMs, wall)
+		s.BranchPoints += bp
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	s.Count = int64(len(walls))
+	if s.Count > 0 {
+		s.MeanWallMs, s.MeanActiveMs = s.WallMs/s.Count, s.ActiveMs/s.Count
+		s.MedianWallMs, s.MedianActiveMs = median(walls), median(actives)
+	}
+	return nil
+}
+
+// median is the middle value (the lower of the two middle ones).
+func median(v []int64) int64 {
+	slices.Sort(v)
+	return v[(len(v)-1)/2]
+}
+
+const toolSums = `CAST(sum(x.calls) AS BIGINT), CAST(sum(x.results) AS BIGINT), CAST(sum(x.errors) AS BIGINT),
+	CAST(sum(x.result_bytes) AS BIGINT), CAST(sum(x.timed) AS BIGINT), CAST(sum(x.duration_ms) AS BIGINT),
+	CAST(max(x.max_duration_ms) AS BIGINT)`
+
+// statsTools sums the tools' calls and results, most called first.
+func (rd *Reader) statsTools(ctx context.Context, q *statsQuery, r *pidex.StatsReport) error {
+	db := rd.backend().Rows()
+	stmt := `SELECT x.name, ` + toolSums + q.from("activity_tools") + ` WHERE x.kind = 'tool' AND ` + q.cond + ` GROUP BY x.name`
+	rows, err := db.QueryContext(ctx, db.Rebind(stmt), q.args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	r.Tools = []pidex.ToolFigures{}
+	for rows.Next() {
+		var t pidex.ToolFigures
+		if err := rows.Scan(&t.Tool, &t.Calls, &t.Results, &t.Errors, &t.ResultBytes, &t.Timed, &t.DurationMs, &t.MaxDuration); err != nil {
+			return err
+		}
+		r.Tools = append(r.Tools, t)
+	}
+	slices.SortFunc(r.Tools, func(a, b pidex.ToolFigures) int {
+		return cmp.Or(cmp.Compare(b.Calls+b.Results, a.Calls+a.Results), strings.Compare(a.Tool, b.Tool))
+	})
+	return rows.Err()
+}
+
+// statsCommands sums shell commands by first word: the agent's bash
+// calls and the user's own, the most run first (StatsTop of them).
+func (rd *Reader) statsCommands(ctx context.Context, q *statsQuery, r *pidex.StatsReport) error {
+	db := rd.backend().Rows()
+	stmt := `SELECT x.kind, x.name, CAST(sum(x.calls) AS BIGINT), CAST(sum(x.errors) AS BIGINT)` + q.from("activity_tools") +
+		` WHERE x.kind IN ('bash', 'user') AND ` + q.cond + ` GROUP BY x.kind, x.name`
+	rows, err := db.QueryContext(ctx, db.Rebind(stmt), q.args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	byName := map[string]*pidex.CommandFigures{}
+	for rows.Next() {
+		var kind, name string
+		var calls, errs int64
+		if err := rows.Scan(&kind, &name, &calls, &errs); err != nil {
+			return err
+		}
+		c := byName[name]
+		if c == nil {
+			c = &pidex.CommandFigures{Command: name}
+			byName[name] = c
+		}
+		if kind == "user" {
+			c.User += calls
+		} else {
+			c.Calls += calls
+			c.Errors += errs
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	r.Commands = []pidex.CommandFigures{}
+	for _, c := range byName {
+		r.Commands = append(r.Commands, *c)
+	}
+	slices.SortFunc(r.Commands, func(a, b pidex.CommandFigures) int {
+		return cmp.Or(cmp.Compare(b.Calls+b.User, a.Calls+a.User), strings.Compare(a.Command, b.Command))
+	})
+	r.Commands = r.Commands[:min(len(r.Commands), pidex.StatsTop)]
+	return nil
+}
+
+// eventFrom is activity events with their entries (id, line, time).
+func (q *statsQuery) eventFrom() string {
+	return q.from("activity_events") + ` JOIN entries e ON e.file_id = x.file_id AND e.offset = x.offset`
+}
+
+const eventRef = `f.path, s.session_id, COALESCE(s.name, ''), ` // + machine, e.id, e.line, e.ts_ms
+
+func (q *statsQuery) scanRef(ref *pidex.EntryRef, ts **int64) []any {
+	return []any{&ref.Session.Path, &ref.Session.SessionID, &ref.Session.Name, &ref.Session.Machine, &ref.EntryID, &ref.Line, ts}
+}
+
+func refTime(ref *pidex.EntryRef, ts *int64) {
+	if ts != nil {
+		t := pidex.Time(*ts)
+		ref.Time = &t
+	}
+}
+
+// statsErrors lists the most frequent error messages of assistant
+// messages that ended in error, aborted or length, each with the latest
+// entry that shows it.
+func (rd *Reader) statsErrors(ctx context.Context, q *statsQuery, r *pidex.StatsReport) error {
+	db := rd.backend().Rows()
+	stmt := `SELECT x.kind, x.text, count(*) AS n` + q.from("activity_events") +
+		` WHERE x.kind IN ('error', 'aborted', 'length') AND ` + q.cond + ` GROUP BY x.kind, x.text ORDER BY n DESC, x.kind, x.text`
+	rows, err := db.QueryContext(ctx, db.Rebind(stmt), q.args...)
+	if err != nil {
+		return err
+	}
+	r.Errors = []pidex.ErrorFigures{}
+	for rows.Next() && len(r.Errors) < pidex.StatsTop {
+		var e pidex.ErrorFigures
+		if err := rows.Scan(&e.Kind, &e.Message, &e.Count); err != nil {
+			rows.Close()
+			return err
+		}
+		r.Errors = append(r.Errors, e)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	last := `SELECT ` + eventRef + q.d.machineCol() + `, e.id, e.line, e.ts_ms` + q.eventFrom() +
+		` WHERE x.kind = ? AND x.text = ? AND ` + q.cond + ` ORDER BY x.bucket DESC, e.ts_ms DESC, f.path, x.offset DESC LIMIT 1`
+	for i := range r.Errors {
+		e := &r.Errors[i]
+		var ts *int64
+		if err := db.QueryRowContext(ctx, db.Rebind(last), append([]any{e.Kind, e.Message}, q.args...)...).Scan(q.scanRef(&e.Last, &ts)...); err != nil {
+			return err
+		}
+		refTime(&e.Last, ts)
+	}
+	return nil
+}
+
+// statsSlowest lists the slowest tool results (each session keeps its
+// pidex.SlowestKept slowest).
+func (rd *Reader) statsSlowest(ctx context.Context, q *statsQuery, r *pidex.StatsReport) error {
+	db := rd.backend().Rows()
+	stmt := `SELECT x.text, x.duration_ms, ` + eventRef + q.d.machineCol() + `, e.id, e.line, e.ts_ms` + q.eventFrom() +
+		` WHERE x.kind = 'tool' AND ` + q.cond + ` ORDER BY x.duration_ms DESC, f.path, x.offset LIMIT ` + fmt.Sprint(pidex.StatsTop)
+	rows, err := db.QueryContext(ctx, db.Rebind(stmt), q.args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	r.Slowest = []pidex.SlowCall{}
+	for rows.Next() {
+		var c pidex.SlowCall
+		var ts *int64
+		if err := rows.Scan(append([]any{&c.Tool, &c.DurationMs}, q.scanRef(&c.At, &ts)...)...); err != nil {
+			return err
+		}
+		refTime(&c.At, ts)
+		r.Slowest = append(r.Slowest, c)
+	}
+	return rows.Err()
+}
+
+// statsHeatmap sums active time and turns per quarter hour and files
+// each under its weekday and hour in the report's zone.
+func (rd *Reader) statsHeatmap(ctx context.Context, q *statsQuery, r *pidex.StatsReport) error {
+	db := rd.backend().Rows()
+	stmt := `SELECT x.bucket, CAST(sum(x.active_ms) AS BIGINT), CAST(sum(x.user_turns) AS BIGINT)` + q.from("activity") +
+		` WHERE x.bucket >= 0 AND ` + q.cond + ` GROUP BY x.bucket`
+	rows, err := db.QueryContext(ctx, db.Rebind(stmt), q.args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var b, active, turns int64
+		if err := rows.Scan(&b, &active, &turns); err != nil {
+			return err
+		}
+		t := time.UnixMilli(b * pidex.BucketMs).In(q.f.TZ)
+		c := &r.Heatmap[(int(t.Weekday())+6)%7][t.Hour()]
+		c.ActiveMs += active
+		c.UserTurns += turns
+	}
+	return rows.Err()
+}
