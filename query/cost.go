@@ -319,17 +319,12 @@ func costKeysOf(f pidex.CostFilter) CostKeys {
 	by := func(k string) bool { return slices.Contains(f.By, k) }
 	model := by("model") || f.Prices != nil
 	return CostKeys{Provider: model || by("provider"), Model: model, Source: by("source"), Cwd: by("project"),
-		Session: by("session"), Family: by("session") && f.Rollup, Machine: by("machine"), Agent: by("agent")}
+		Session: by("session"), Family: byFamily(f), Machine: by("machine"), Agent: by("agent")}
 }
 
 // SessionSQL is the session key's expression: the call's session's id,
 // or with Family its top session's (over the tables Joins adds).
-func (k CostKeys) SessionSQL() string {
-	if k.Family {
-		return familySessionSQL
-	}
-	return "s.session_id"
-}
+func (k CostKeys) SessionSQL() string { return sessionKeySQL(k.Family) }
 
 // Sessions: a key is a column of the call's session.
 func (k CostKeys) Sessions() bool { return k.Cwd || k.Session || k.Agent }
@@ -462,16 +457,11 @@ func (rd *Reader) costPlan(ctx context.Context, f pidex.CostFilter) (*CostPlan, 
 	if len(f.Sources) > 0 {
 		p.Where = append(p.Where, in("call.source", f.Sources))
 	}
-	switch {
-	case f.FileID != 0 && f.Rollup:
-		ids, err := rd.withSubagents(ctx, f.FileID)
-		if err != nil {
-			return nil, err
-		}
-		p.Where = append(p.Where, numIn("call.file", ids))
-	case f.FileID != 0:
-		p.Where = append(p.Where, numEq("call.file", f.FileID))
+	one, err := rd.sessionCond(ctx, f)
+	if err != nil {
+		return nil, err
 	}
+	p.Where = append(p.Where, one...)
 	p.Where = append(p.Where, where(f.Where, pidex.OpCost)...)
 	if f.Machine != "" {
 		p.Where = append(p.Where, eq("machine.name", f.Machine))

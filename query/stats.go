@@ -60,10 +60,19 @@ type statsQuery struct {
 	days Days
 }
 
-// from is the tables of a statement over table, aliased x.
+// from is the tables of a statement over table, aliased x (and the
+// session at the top of a subagent's chain, for rows by session rolled up).
 func (q *statsQuery) from(table string) string {
-	return " FROM " + table + " x JOIN sessions s ON s.file_id = x.file_id JOIN files f ON f.id = x.file_id" + q.d.machineJoin()
+	j := " FROM " + table + " x JOIN sessions s ON s.file_id = x.file_id JOIN files f ON f.id = x.file_id" + q.d.machineJoin()
+	if q.family() {
+		j += familyJoin(q.d)
+	}
+	return j
 }
+
+// family: the session key is the session at the top of a row's chain of
+// subagents (rolled up, by session).
+func (q *statsQuery) family() bool { return byFamily(q.f.CostFilter) }
 
 func (rd *Reader) statsQuery(ctx context.Context, f pidex.StatsFilter) (*statsQuery, error) {
 	b := rd.backend()
@@ -75,9 +84,11 @@ func (rd *Reader) statsQuery(ctx context.Context, f pidex.StatsFilter) (*statsQu
 	case pidex.BranchAbandoned:
 		cs = append(cs, is("call.active", false))
 	}
-	if f.FileID != 0 {
-		cs = append(cs, numEq("call.file", f.FileID))
+	one, err := rd.sessionCond(ctx, f.CostFilter)
+	if err != nil {
+		return nil, err
 	}
+	cs = append(cs, one...)
 	cs = append(cs, where(f.Where, pidex.OpCost)...)
 	if f.Machine != "" {
 		cs = append(cs, eq("machine.name", f.Machine))
@@ -142,7 +153,7 @@ func (q *statsQuery) keyCols() (exprs []string, args []any) {
 		case "project":
 			exprs = append(exprs, "s.cwd")
 		case "session":
-			exprs = append(exprs, "s.session_id")
+			exprs = append(exprs, sessionKeySQL(q.family()))
 		case "agent":
 			exprs = append(exprs, "s.source")
 		case "machine":

@@ -83,13 +83,44 @@ func created(r *SessionRow) int64 {
 	return *r.CreatedMs
 }
 
-// A cost report rolls a subagent's calls into the session at the top of
-// its chain (pidex.CostOptions.Rollup): by session, the key of a call is
-// that session's id (familySessionSQL, over familyJoin's tables; a call
-// whose top session's file is gone keeps its own session's id), and a
-// session named alone brings the calls of every session below it
-// (withSubagents). Only keys and which files are read change: each call
+// A report (cost, stats) rolls a subagent's calls and activity into the
+// session at the top of its chain (pidex.CostOptions.Rollup): by session,
+// the key of a row is that session's id (sessionKeySQL, over familyJoin's
+// tables; a row whose top session's file is gone keeps its own session's
+// id), and a session named alone brings the rows of every session below
+// it (sessionCond). Only keys and which files are read change: each row
 // is still counted once, so totals are the same with and without.
+
+// byFamily: the report's rows by session are keyed by the session at the
+// top of each chain of subagents.
+func byFamily(f pidex.CostFilter) bool { return f.Rollup && slices.Contains(f.By, "session") }
+
+// sessionKeySQL is a report's session key over the session s: its own
+// id, or rolled up, the id of the session at the top of its chain (over
+// familyJoin's tables).
+func sessionKeySQL(rollup bool) string {
+	if rollup {
+		return familySessionSQL
+	}
+	return "s.session_id"
+}
+
+// sessionCond is a report's condition on the session it names
+// (f.FileID; none when it names none): its file, or rolled up, its file
+// and those of every session below it.
+func (rd *Reader) sessionCond(ctx context.Context, f pidex.CostFilter) (Conds, error) {
+	switch {
+	case f.FileID == 0:
+		return nil, nil
+	case !f.Rollup:
+		return Conds{numEq("call.file", f.FileID)}, nil
+	}
+	ids, err := rd.withSubagents(ctx, f.FileID)
+	if err != nil {
+		return nil, err
+	}
+	return Conds{numIn("call.file", ids)}, nil
+}
 
 // familyJoin joins the file ff and session fs at the top of the chain of
 // the session s of file f (none for a session nobody started).
