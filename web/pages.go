@@ -222,10 +222,11 @@ type sessionView struct {
 	// command that continues it there (nil: none known).
 	Downloads []download
 	Resume    *pidex.Resume
-	// A subagent's: the run, and the session that started it (ParentURL
-	// "" when the catalog does not hold it). Subagents: those it started.
-	Run, SpawnedBy, ParentURL string
-	Subagents                 []sessionRow
+	// A subagent's: the run, and the session that started it (its file,
+	// and its link and title, "" when the catalog does not hold it).
+	// Subagents: those it started.
+	Run, SpawnedBy, ParentURL, ParentTitle string
+	Subagents                              []sessionRow
 }
 
 // window is how many entries (or context messages) a session page shows
@@ -578,10 +579,14 @@ func (s *Server) spawn(r *http.Request, ref pidex.SessionRef, v *sessionView) er
 	} else if err != nil {
 		return err
 	}
+	info, err := s.cat.Info(ctx, parent)
+	if err != nil {
+		return err
+	}
 	handles, err := s.handles(r, []pidex.SessionRef{parent})
 	if err != nil {
 		return err
 	}
-	v.ParentURL = sessionURL(handles[0])
+	v.ParentURL, v.ParentTitle = sessionURL(handles[0]), view.SessionTitle(&info, 120)
 	return nil
 }
