@@ -109,9 +109,9 @@ func (s *Server) list(ctx context.Context, in *listArgs) (reply[listResult], err
 		if so.SpawnedBy != "" { // listed alone: its parent's file is gone
 			l += fmt.Sprintf("   subagent %s of %s\n", oneLine(so.Run), oneLine(so.SpawnedBy))
 		}
-		var sub string
+		var sub []string
 		so.Subagents, sub = s.subagents(ctx, rows[i].Subagents, shared, "   ")
-		l += sub
+		l += strings.Join(sub, "")
 		lines = append(lines, l)
 		out.Sessions = append(out.Sessions, so)
 	}
@@ -177,20 +177,20 @@ func sessionInfo(si *pidex.Session) sessionOut {
 
 // subagents are a session's subagents as the tools give them, in
 // view.Flatten's order (each followed by those it started), each named by
-// its handle; and a line for each, after indent, two spaces a level
+// its handle, and a line for each, after indent, two spaces a level
 // deeper.
-func (s *Server) subagents(ctx context.Context, subs []pidex.Session, shared map[string]string, indent string) ([]subagentOut, string) {
+func (s *Server) subagents(ctx context.Context, subs []pidex.Session, shared map[string]string, indent string) ([]subagentOut, []string) {
 	var out []subagentOut
-	var lines strings.Builder
+	var lines []string
 	for _, si := range view.Flatten(subs, 1) {
 		id := s.handle(ctx, si.ID, si.Path, si.Machine, shared)
 		o := subagentOut{Session: sessionRef{ID: id, Title: view.SessionTitle(si.Session, 80), Path: si.Path, Machine: si.Machine},
 			Depth: si.Depth, Run: si.Run, Messages: si.MessageCount, Cost: si.Cost}
-		fmt.Fprintf(&lines, "%s└ subagent %s · session=%s · %s %s · %s · %s\n", indent+strings.Repeat("  ", si.Depth-1), oneLine(view.RunLabel(si.Run)),
-			quoted(id)+onMachine(si.Machine), count(si.MessageCount), plural(si.MessageCount, "message", "messages"), money(si.Cost), oneLine(o.Session.Title))
+		lines = append(lines, fmt.Sprintf("%s└ subagent %s · session=%s · %s %s · %s · %s\n", indent+strings.Repeat("  ", si.Depth-1), oneLine(view.RunLabel(si.Run)),
+			quoted(id)+onMachine(si.Machine), count(si.MessageCount), plural(si.MessageCount, "message", "messages"), money(si.Cost), oneLine(o.Session.Title)))
 		out = append(out, o)
 	}
-	return out, lines.String()
+	return out, lines
 }
 
 func plural(n int64, one, many string) string { return text.Plural(int(n), one, many) }
@@ -319,12 +319,6 @@ func (s *Server) overview(ctx context.Context, in *sessionArgs) (reply[overviewO
 	if si.SpawnedBy != "" {
 		fmt.Fprintf(&b, "Subagent %s, started by: %s\n", oneLine(si.Run), oneLine(si.SpawnedBy))
 	}
-	if len(si.Subagents) > 0 {
-		fmt.Fprintf(&b, "Subagents (%d; get_session and read_session take their ids):\n", len(si.Subagents))
-		var l string
-		out.Session.Subagents, l = s.subagents(ctx, si.Subagents, map[string]string{}, "")
-		b.WriteString(l)
-	}
 	var cut []string
 	if res, err := s.cat.Resume(ctx, ref, pidex.ResumeOptions{}); err == nil {
 		l := resumeLines(res)
@@ -368,6 +362,11 @@ func (s *Server) overview(ctx context.Context, in *sessionArgs) (reply[overviewO
 			cut = append(cut, fmt.Sprintf("%d of %d %s", n-keep, n, strings.ToLower(title)))
 		}
 	}
+	// Its subagents (each a session: get_session and read_session take
+	// their ids), theirs beneath them.
+	subs, subLines := s.subagents(ctx, si.Subagents, map[string]string{}, "")
+	section("Subagents", len(subs), func(i int) (string, any) { return subLines[i], subs[i] },
+		func(i int) { out.Session.Subagents = append(out.Session.Subagents, subs[i]) })
 	bps := make([]branchPoint, len(ov.BranchPoints))
 	section("Branch points", len(ov.BranchPoints), func(i int) (string, any) {
 		bp := ov.BranchPoints[i]

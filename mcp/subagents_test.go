@@ -71,8 +71,13 @@ func TestSubagentTools(t *testing.T) {
 
 		g := f.ok(t, "get_session", map[string]any{"session": subParent})
 		if digLen(g.data, "session", "subagents") != 2 || digStr(g.data, "session", "subagents", 1, "session", "id") != subRun1 ||
-			!strings.Contains(g.text, "Subagents (2;") {
+			!strings.Contains(g.text, "Subagents (2):\n└ subagent 939ae117/run-0 · session=\""+subRun0) {
 			t.Errorf("get_session of the parent: %s", g.text)
+		}
+		// Within the budget: what does not fit is left out, and said.
+		small := f.ok(t, "get_session", map[string]any{"session": subParent, "max_chars": 1000})
+		if digLen(small.data, "session", "subagents") != 0 || !strings.Contains(digStr(small.data, "truncated"), "2 of 2 subagents") {
+			t.Errorf("get_session within 1,000 characters: %s", small.text)
 		}
 		c := f.ok(t, "get_session", map[string]any{"session": subRun0})
 		if !strings.HasSuffix(digStr(c.data, "session", "spawned_by"), subParent+".jsonl") || digStr(c.data, "session", "run") != subRunID+"/run-0" ||
