@@ -228,6 +228,21 @@ func TestSubagentsBeneathTheirParents(t *testing.T) {
 				}
 			}
 
+			// show's header names a session's subagents, and a subagent's parent.
+			for parent, kids := range fam {
+				head := run("show", parent)
+				head = head[:strings.Index(head, "\n\n")]
+				if !strings.Contains(head, "Started  2 subagents: ") || strings.Count(head, "(") < 2 {
+					t.Errorf("show %s:\n%s", parent, head)
+				}
+				for _, k := range kids {
+					head := run("show", k)
+					if !strings.Contains(head[:strings.Index(head, "\n\n")], "started by "+parent) {
+						t.Errorf("show %s:\n%s", k, head)
+					}
+				}
+			}
+
 			// cost: each call once, rolled up or not.
 			readCost := func(more ...string) costDoc {
 				var d costDoc
