@@ -54,6 +54,7 @@ var examples = map[string]string{
   pidex cost --by month,model --since 2026-01-01
   pidex cost --by week --chart --tz UTC
   pidex cost --by session --branch abandoned   # money spent on branches left behind
+  pidex cost --by session --rollup             # each session with its subagents' calls
   pidex cost --by model --reprice model_prices_and_context_window.json --csv`,
 	"sql": `  pidex sql "SELECT name, cost FROM sessions_v ORDER BY cost DESC LIMIT 5"
   pidex sql -f report.sql --format csv > report.csv
