@@ -277,7 +277,8 @@ func TestCatalogBeforeHourlyRollupIsRepaired(t *testing.T) {
 	f.db.MustExec(`UPDATE files SET content_crc = NULL;
 		UPDATE entries SET stop_reason = NULL, error = NULL, tokens_before = NULL, command = NULL;
 		UPDATE tool_calls SET command = NULL, size = NULL;
-		DELETE FROM session_activity; DELETE FROM activity; DELETE FROM activity_tools; DELETE FROM activity_events`)
+		DELETE FROM session_activity; DELETE FROM activity; DELETE FROM activity_tools; DELETE FROM activity_events;
+		DELETE FROM activity_file; DELETE FROM activity_tools_file`)
 	if got, want := catalogtest.Dump(t, e.db.DB), catalogtest.Dump(t, f.db.DB); got != want {
 		t.Errorf("the repaired catalog differs from a fresh one:\n%s\n---\n%s", got, want)
 	}

@@ -285,9 +285,9 @@ func newActivity(es []actEntry, ts []actTool, onPath map[int64]bool, created *in
 		switch {
 		case e.Type == "message" && role == "assistant":
 			s.AssistantCalls++
-			s.PromptInput += e.Input
-			s.PromptCacheRead += e.CacheRead
-			s.PromptCacheWrite += e.CacheWrite
+			s.PromptInput = pidex.SaturatingAdd(s.PromptInput, e.Input)
+			s.PromptCacheRead = pidex.SaturatingAdd(s.PromptCacheRead, e.CacheRead)
+			s.PromptCacheWrite = pidex.SaturatingAdd(s.PromptCacheWrite, e.CacheWrite)
 			switch sr := e.StopReason; sr {
 			case "error", "aborted", "length":
 				switch sr {
@@ -356,7 +356,7 @@ func countedFrom(es []actEntry, created *int64, forked bool) int64 {
 
 // write replaces the file's activity rows with a's.
 func (a *activity) write(ctx context.Context, tx *wtx, id int64) error {
-	for _, t := range []string{"activity", "activity_tools", "activity_events", "session_activity"} {
+	for _, t := range []string{"activity", "activity_tools", "activity_events", "session_activity", "activity_file", "activity_tools_file"} {
 		if err := tx.exec(ctx, "DELETE FROM "+t+" WHERE file_id = ?", id); err != nil {
 			return fmt.Errorf("clear %s: %w", t, err)
 		}
@@ -399,7 +399,88 @@ func (a *activity) write(ctx context.Context, tx *wtx, id int64) error {
 	if err != nil {
 		return fmt.Errorf("write activity events: %w", err)
 	}
+	return a.writeWhole(ctx, tx, id)
+}
+
+// writeWhole writes the file's sums whatever the time (activity_file,
+// activity_tools_file): what a report without a window reads.
+func (a *activity) writeWhole(ctx context.Context, tx *wtx, id int64) error {
+	rows := map[actKey]*actSums{}
+	for k, s := range a.rows {
+		k.Bucket = 0
+		if rows[k] == nil {
+			rows[k] = &actSums{}
+		}
+		rows[k].add(s)
+	}
+	keys := slices.Collect(maps.Keys(rows))
+	err := bulkInsert(ctx, tx, `INSERT INTO activity_file (file_id, provider, model, active, entries, user_turns,
+		assistant_calls, tool_calls, tool_results, tool_errors, user_commands, stop_error, stop_aborted, stop_length,
+		active_ms, turns_timed, latency_ms, max_latency_ms, compactions, context_before, max_context_before,
+		prompt_input, prompt_cache_read, prompt_cache_write)`, 24, len(keys), func(i int, args []any) []any {
+		k := keys[i]
+		s := rows[k]
+		return append(args, id, k.Provider, k.Model, k.Active, s.Entries, s.UserTurns, s.AssistantCalls,
+			s.ToolCalls, s.ToolResults, s.ToolErrors, s.UserCommands, s.StopError, s.StopAborted, s.StopLength,
+			s.ActiveMs, s.TurnsTimed, s.LatencyMs, s.MaxLatencyMs, s.Compactions, s.ContextBefore, s.MaxContextBefore,
+			s.PromptInput, s.PromptCacheRead, s.PromptCacheWrite)
+	})
+	if err != nil {
+		return fmt.Errorf("write file activity: %w", err)
+	}
+	tools := map[toolKey]*toolSums{}
+	for k, s := range a.tools {
+		k.Bucket = 0
+		if tools[k] == nil {
+			tools[k] = &toolSums{}
+		}
+		tools[k].add(s)
+	}
+	tkeys := slices.Collect(maps.Keys(tools))
+	err = bulkInsert(ctx, tx, `INSERT INTO activity_tools_file (file_id, kind, name, provider, model, active, calls,
+		results, errors, result_bytes, timed, duration_ms, max_duration_ms)`, 13, len(tkeys), func(i int, args []any) []any {
+		k := tkeys[i]
+		s := tools[k]
+		return append(args, id, k.Kind, k.Name, k.Provider, k.Model, k.Active, s.Calls, s.Results, s.Errors,
+			s.ResultBytes, s.Timed, s.DurationMs, s.MaxDurationMs)
+	})
+	if err != nil {
+		return fmt.Errorf("write file tool activity: %w", err)
+	}
 	return nil
+}
+
+func (s *actSums) add(o *actSums) {
+	s.Entries += o.Entries
+	s.UserTurns += o.UserTurns
+	s.AssistantCalls += o.AssistantCalls
+	s.ToolCalls += o.ToolCalls
+	s.ToolResults += o.ToolResults
+	s.ToolErrors += o.ToolErrors
+	s.UserCommands += o.UserCommands
+	s.StopError += o.StopError
+	s.StopAborted += o.StopAborted
+	s.StopLength += o.StopLength
+	s.ActiveMs += o.ActiveMs
+	s.TurnsTimed += o.TurnsTimed
+	s.LatencyMs += o.LatencyMs
+	s.MaxLatencyMs = max(s.MaxLatencyMs, o.MaxLatencyMs)
+	s.Compactions += o.Compactions
+	s.ContextBefore += o.ContextBefore
+	s.MaxContextBefore = max(s.MaxContextBefore, o.MaxContextBefore)
+	s.PromptInput = pidex.SaturatingAdd(s.PromptInput, o.PromptInput)
+	s.PromptCacheRead = pidex.SaturatingAdd(s.PromptCacheRead, o.PromptCacheRead)
+	s.PromptCacheWrite = pidex.SaturatingAdd(s.PromptCacheWrite, o.PromptCacheWrite)
+}
+
+func (s *toolSums) add(o *toolSums) {
+	s.Calls += o.Calls
+	s.Results += o.Results
+	s.Errors += o.Errors
+	s.ResultBytes += o.ResultBytes
+	s.Timed += o.Timed
+	s.DurationMs += o.DurationMs
+	s.MaxDurationMs = max(s.MaxDurationMs, o.MaxDurationMs)
 }
 
 // readActEntries reads a file's entries for the derivation, in file order.

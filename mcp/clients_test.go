@@ -54,7 +54,7 @@ func TestBinaryStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 8 {
+	if err != nil || len(tools.Tools) != 9 {
 		t.Fatalf("tools: %v, %v", tools, err)
 	}
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "search_sessions", Arguments: map[string]any{"query": "flaky login"}})
@@ -220,7 +220,7 @@ func TestInspectorCLI(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{"cost_report", "export_session", "get_context", "get_session", "list_sessions", "query_sql", "read_session", "search_sessions"}
+	want := []string{"activity_report", "cost_report", "export_session", "get_context", "get_session", "list_sessions", "query_sql", "read_session", "search_sessions"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
@@ -265,7 +265,7 @@ func TestPiClient(t *testing.T) {
 	if len(list.Servers) != 1 || list.Servers[0].Name != "pidex" || list.Servers[0].State != "connected" || len(list.Errors) > 0 {
 		t.Fatalf("pi mcp list: %s", out)
 	}
-	want := []string{"cost_report", "export_session", "get_context", "get_session", "list_sessions", "query_sql", "read_session", "search_sessions"}
+	want := []string{"activity_report", "cost_report", "export_session", "get_context", "get_session", "list_sessions", "query_sql", "read_session", "search_sessions"}
 	if got := slices.Sorted(slices.Values(list.Servers[0].Tools)); !slices.Equal(got, want) {
 		t.Errorf("pi sees tools %v, want %v", got, want)
 	}

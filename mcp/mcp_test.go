@@ -73,6 +73,8 @@ func TestToolsListed(t *testing.T) {
 		{"get_context", readArgs{}, []string{"session"}, map[string][]string{"roles": v.Classes}},
 		{"cost_report", costArgs{}, nil, map[string][]string{"by": pidex.CostKeys, "source": v.Sources,
 			"branch": {"all", "active", "abandoned"}}},
+		{"activity_report", activityArgs{}, nil, map[string][]string{"by": {"day", "week", "month", "model", "project", "session", "agent"},
+			"branch": {"all", "active", "abandoned"}}},
 		{"query_sql", sqlArgs{}, []string{"statement"}, nil},
 		{"export_session", exportArgs{}, []string{"session"}, nil},
 	}
@@ -292,6 +294,24 @@ func TestToolCalls(t *testing.T) {
 				t.Errorf("cost %s", r.raw)
 			}
 		}},
+		{"activity", "activity_report", nil, []string{"Activity (", "Sessions  ", "Tools     ", "Hours     busiest ", "Tools (", "- bash: calls ",
+			"Assistant errors, most frequent (", " — open: read_session session=", "Slowest tool calls (", "Shell commands, by first word ("}, func(t *testing.T, r result) {
+			if dig(r.data, "totals", "tool_calls").(float64) < 100 || digLen(r.data, "tools") == 0 || digLen(r.data, "errors") == 0 ||
+				digLen(r.data, "slowest") == 0 || digStr(r.data, "heatmap", "peak", "weekday") == "" || digLen(r.data, "rows") != 0 {
+				t.Errorf("activity %.2000s", r.raw)
+			}
+		}},
+		{"activity by week of one project", "activity_report", map[string]any{"by": []string{"week"}, "tz": "UTC", "project": "alpha", "branch": "active"},
+			[]string{"Activity by week (UTC; branch active;", "Rows by week (", "WEEK"}, func(t *testing.T, r result) {
+				if digLen(r.data, "rows") == 0 || digStr(r.data, "rows", 0, "keys", "week") == "" || dig(r.data, "groups").(float64) != float64(digLen(r.data, "rows")) {
+					t.Errorf("activity %.2000s", r.raw)
+				}
+			}},
+		{"activity of one session", "activity_report", map[string]any{"session": branchy}, []string{"1 session."}, func(t *testing.T, r result) {
+			if dig(r.data, "totals", "sessions").(float64) != 1 {
+				t.Errorf("activity %.2000s", r.raw)
+			}
+		}},
 		{"sql", "query_sql", map[string]any{"statement": "SELECT session_id, cost FROM sessions_v WHERE cost > :c ORDER BY cost DESC", "params": map[string]any{"c": 0.1}}, []string{"session_id\tcost"}, func(t *testing.T, r result) {
 			if digLen(r.data, "rows") == 0 || digStr(r.data, "columns", 0) != "session_id" {
 				t.Errorf("sql %s", r.raw)
@@ -332,6 +352,9 @@ func TestBudgets(t *testing.T) {
 		{"search_sessions", map[string]any{"query": "the", "limit": 200, "max_chars": 1000}, 1000, "to stay within"},
 		{"list_sessions", map[string]any{"limit": 200, "max_chars": 2000}, 2000, "to stay within"},
 		{"cost_report", map[string]any{"by": []string{"day", "session", "source"}, "no_dedup": true, "max_chars": 1500}, 1500, "to stay within"},
+		{"activity_report", map[string]any{"by": []string{"session"}, "max_chars": 4000}, 4000, "more rows left out"},
+		{"activity_report", map[string]any{"by": []string{"day", "model"}, "max_chars": pidex.MinBudget}, pidex.MinBudget, "to stay within"},
+		{"activity_report", map[string]any{"by": []string{"session"}, "limit": 3}, pidex.DefaultBudget, "a larger max_chars (or limit, for rows)"},
 		{"query_sql", map[string]any{"statement": "SELECT path, offset, text FROM entries_v WHERE path NOT LIKE '%crlf%'", "max_rows": 5000}, pidex.DefaultBudget, "to stay within"},
 		{"get_session", map[string]any{"session": branchy, "max_chars": 1000}, 1000, "a larger max_chars shows them"},
 		{"export_session", map[string]any{"session": large}, pidex.DefaultBudget, "raise max_chars"},
@@ -555,6 +578,10 @@ func TestErrors(t *testing.T) {
 		{"shared id", "get_context", map[string]any{"session": sharedID}, []string{"matches 2 sessions", "the path", "earlier-snapshot.jsonl"}},
 		{"unknown session filter", "search_sessions", map[string]any{"query": "x", "session": "nosuch"}, []string{`no session matches "nosuch"`}},
 		{"unknown session in cost", "cost_report", map[string]any{"session": "nosuch"}, []string{`no session matches "nosuch"`}},
+		{"unknown session in activity", "activity_report", map[string]any{"session": "nosuch"}, []string{`no session matches "nosuch"`}},
+		{"bad activity grouping", "activity_report", map[string]any{"by": []string{"source"}}, []string{`by "source": want day, week`}},
+		{"activity by machine on one machine", "activity_report", map[string]any{"by": "machine"}, []string{"a local catalog has no machines"}},
+		{"bad activity zone", "activity_report", map[string]any{"tz": "Mars/Olympus"}, []string{`tz "Mars/Olympus"`}},
 		{"unknown leaf", "read_session", map[string]any{"session": branchy, "leaf": "nosuchentry"}, []string{`leaf: session ` + branchy + ` has no entry "nosuchentry"`}},
 		{"unknown around", "read_session", map[string]any{"session": branchy, "around": "nosuchentry"}, []string{`around: session ` + branchy + ` has no entry "nosuchentry"`}},
 		{"around off the leaf's branch", "read_session", map[string]any{"session": branchy, "leaf": "aeb87ffe", "around": "a90e25e6"}, []string{"is not on the branch ending at aeb87ffe"}},
@@ -689,6 +716,7 @@ func TestNeverWritesSessions(t *testing.T) {
 		{"read_session", map[string]any{"session": large, "thinking": true, "tool_output": true}},
 		{"get_context", map[string]any{"session": compacted}},
 		{"cost_report", map[string]any{"by": "session"}},
+		{"activity_report", map[string]any{"by": "session"}},
 		{"query_sql", map[string]any{"statement": "SELECT entry_json(path, offset) FROM entries_v LIMIT 50"}},
 	} {
 		f.ok(t, c.tool, c.args)

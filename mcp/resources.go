@@ -20,6 +20,7 @@ func (s *Server) addTools() {
 	s.addRead()
 	s.addExport()
 	s.addCost()
+	s.addActivity()
 	s.addSQL()
 }
 

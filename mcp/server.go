@@ -14,7 +14,8 @@
 // worded for the model; nothing a call sends can crash the server.
 //
 // The tools: search_sessions, list_sessions, get_session, read_session,
-// get_context, cost_report and query_sql; the resource pidex://sql-views
+// get_context, export_session, cost_report, activity_report and
+// query_sql; the resource pidex://sql-views
 // is the SQL views' reference. The server only reads: it never writes a
 // session file, and query_sql cannot change the catalog.
 //
@@ -90,7 +91,7 @@ func New(cat pidex.Catalog, opts Options) *Server {
 
 // instructions tell a client's model what the server is for.
 const instructions = `pidex answers questions about the user's past pi coding agent sessions (every project, every branch), from a local index, exactly and in milliseconds.
-Start with search_sessions (what was said: decisions, errors, commands, file names) or list_sessions (which sessions: by project, date, cost); open a hit with read_session (the conversation around an entry) or get_session (an overview: branches, labels, compactions, cost). get_context shows what pi would send the model when resuming; cost_report sums tokens and cost; query_sql answers anything else on the documented views (resource pidex://sql-views).
+Start with search_sessions (what was said: decisions, errors, commands, file names) or list_sessions (which sessions: by project, date, cost); open a hit with read_session (the conversation around an entry) or get_session (an overview: branches, labels, compactions, cost). get_context shows what pi would send the model when resuming; cost_report sums tokens and cost; activity_report says how the work went (tools and their failures, stop reasons and errors, turn latency, active time, the busiest hours); query_sql answers anything else on the documented views (resource pidex://sql-views).
 Every result is bounded (about 20,000 characters unless max_chars says otherwise), says what it left out, and gives a next_cursor for the next page.`
 
 // SDK is the underlying SDK server: Connect it to any transport (tests use

@@ -49,7 +49,7 @@ func TestTeamCatalog(t *testing.T) {
 		t.Fatalf("no tool %s", tool)
 		return false
 	}
-	for _, tool := range []string{"search_sessions", "list_sessions", "get_session", "read_session", "get_context", "cost_report"} {
+	for _, tool := range []string{"search_sessions", "list_sessions", "get_session", "read_session", "get_context", "cost_report", "activity_report"} {
 		if machineArg(local, tool) {
 			t.Errorf("%s on a local catalog has a machine argument", tool)
 		}

@@ -57,7 +57,8 @@ CREATE TABLE activity (
     prompt_cache_write REAL    NOT NULL,
     PRIMARY KEY (file_id, bucket, provider, model, active)
 ) WITHOUT ROWID;
-CREATE INDEX activity_bucket ON activity(bucket);
+-- By time, covering what the heatmap sums (read in order, no table rows).
+CREATE INDEX activity_bucket ON activity(bucket, active_ms, user_turns);
 
 -- Tools and shell commands per file, quarter hour, model and branch:
 -- kind 'tool' (name: the tool), 'bash' (name: the first word of a bash
@@ -77,8 +78,59 @@ CREATE TABLE activity_tools (
     timed           INTEGER NOT NULL,
     duration_ms     INTEGER NOT NULL,
     max_duration_ms INTEGER NOT NULL,
-    PRIMARY KEY (file_id, bucket, kind, name, provider, model, active)
+    PRIMARY KEY (kind, name, file_id, bucket, provider, model, active)
 ) WITHOUT ROWID;
+CREATE INDEX activity_tools_by_file ON activity_tools(file_id);
+
+-- The same sums per file, whatever the time: what a report without a
+-- window or a period reads (a few rows per file instead of one per
+-- quarter hour). Tools are keyed by tool first, so that summing them by
+-- tool reads the table in order.
+CREATE TABLE activity_file (
+    file_id            INTEGER NOT NULL,
+    provider           TEXT    NOT NULL,
+    model              TEXT    NOT NULL,
+    active             INTEGER NOT NULL,
+    entries            INTEGER NOT NULL,
+    user_turns         INTEGER NOT NULL,
+    assistant_calls    INTEGER NOT NULL,
+    tool_calls         INTEGER NOT NULL,
+    tool_results       INTEGER NOT NULL,
+    tool_errors        INTEGER NOT NULL,
+    user_commands      INTEGER NOT NULL,
+    stop_error         INTEGER NOT NULL,
+    stop_aborted       INTEGER NOT NULL,
+    stop_length        INTEGER NOT NULL,
+    active_ms          INTEGER NOT NULL,
+    turns_timed        INTEGER NOT NULL,
+    latency_ms         INTEGER NOT NULL,
+    max_latency_ms     INTEGER NOT NULL,
+    compactions        INTEGER NOT NULL,
+    context_before     INTEGER NOT NULL,
+    max_context_before INTEGER NOT NULL,
+    prompt_input       REAL    NOT NULL,
+    prompt_cache_read  REAL    NOT NULL,
+    prompt_cache_write REAL    NOT NULL,
+    PRIMARY KEY (file_id, provider, model, active)
+) WITHOUT ROWID;
+
+CREATE TABLE activity_tools_file (
+    kind            TEXT    NOT NULL,
+    name            TEXT    NOT NULL,
+    file_id         INTEGER NOT NULL,
+    provider        TEXT    NOT NULL,
+    model           TEXT    NOT NULL,
+    active          INTEGER NOT NULL,
+    calls           INTEGER NOT NULL,
+    results         INTEGER NOT NULL,
+    errors          INTEGER NOT NULL,
+    result_bytes    INTEGER NOT NULL,
+    timed           INTEGER NOT NULL,
+    duration_ms     INTEGER NOT NULL,
+    max_duration_ms INTEGER NOT NULL,
+    PRIMARY KEY (kind, name, file_id, provider, model, active)
+) WITHOUT ROWID;
+CREATE INDEX activity_tools_file_by_file ON activity_tools_file(file_id);
 
 -- The entries the report names one by one: assistant messages that ended
 -- in error, aborted or length (kind = the stopReason, text = the error
@@ -97,6 +149,8 @@ CREATE TABLE activity_events (
     PRIMARY KEY (file_id, offset)
 ) WITHOUT ROWID;
 CREATE INDEX activity_events_slow ON activity_events(kind, duration_ms);
+-- The latest entry with an error message: its quarter hour at once.
+CREATE INDEX activity_events_text ON activity_events(kind, text, bucket);
 
 -- The stable SQL interface for what the report counts (docs/sql.md):
 -- counted says the entry counts here, not in another file (a fork's
@@ -132,6 +186,8 @@ WHERE t.idx >= 0;
 -- +goose Down
 DROP VIEW tool_uses_v;
 DROP VIEW activity_v;
+DROP TABLE activity_tools_file;
+DROP TABLE activity_file;
 DROP TABLE activity_events;
 DROP TABLE activity_tools;
 DROP TABLE activity;

@@ -89,6 +89,11 @@ var (
 		{"activity_tools", cols(`file_id bucket kind name provider model active:b machine_id calls results errors result_bytes
 			timed duration_ms max_duration_ms`), false},
 		{"activity_events", cols(`file_id offset kind bucket provider model active:b machine_id text:r duration_ms`), false},
+		{"activity_file", cols(`file_id provider model active:b machine_id entries user_turns assistant_calls tool_calls
+			tool_results tool_errors user_commands stop_error stop_aborted stop_length active_ms turns_timed latency_ms
+			max_latency_ms compactions context_before max_context_before prompt_input prompt_cache_read prompt_cache_write`), false},
+		{"activity_tools_file", cols(`kind name file_id provider model active:b machine_id calls results errors result_bytes
+			timed duration_ms max_duration_ms`), false},
 	}
 	rollupCols = cols(`file_id bucket provider model source is_copy:b active:b machine_id calls input:n output:n cache_read:n
 		cache_write:n cache_write_1h:n total_tokens:n cost:n`)

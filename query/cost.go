@@ -200,6 +200,37 @@ func (d Days) Of(b int64) int64 {
 	return (b*900 + d[i].Offset) / 86400
 }
 
+// HourOf is the local hour of the week of bucket b, 0 (Monday 0:00) to
+// 167; -1 for no time. (1970-01-01 was a Thursday: 72 hours after a
+// Monday midnight.)
+func (d Days) HourOf(b int64) int64 {
+	if b < 0 || d == nil {
+		return -1
+	}
+	i := len(d) - 1
+	for i > 0 && b < d[i].From {
+		i--
+	}
+	return ((b*900+d[i].Offset)/3600 + 72) % 168
+}
+
+// HourSQL is HourOf in SQL for column col, a bucket (at least 0).
+func (d Days) HourSQL(col string) (string, []any) {
+	hour := "((" + col + " * 900 + ?) / 3600 + 72) % 168"
+	if len(d) == 1 {
+		return hour, []any{d[0].Offset}
+	}
+	var b strings.Builder
+	var args []any
+	b.WriteString("CASE")
+	for i := len(d) - 1; i > 0; i-- {
+		b.WriteString(" WHEN " + col + " >= ? THEN " + hour)
+		args = append(args, d[i].From, d[i].Offset)
+	}
+	b.WriteString(" ELSE " + hour + " END")
+	return b.String(), append(args, d[0].Offset)
+}
+
 // SQL is Of in SQL for column col, a bucket, with its arguments.
 func (d Days) SQL(col string) (string, []any) {
 	if d == nil {

@@ -34,6 +34,11 @@ func TestZoneDaysMatchTime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		hexpr, hargs := days.HourSQL("b")
+		hstmt, err := db.Preparex(`SELECT ` + hexpr + ` FROM (SELECT ? AS b)`)
+		if err != nil {
+			t.Fatal(err)
+		}
 		i := 0
 		for b := lo; b <= hi; b++ {
 			for i+1 < len(days) && days[i+1].From <= b {
@@ -48,14 +53,23 @@ func TestZoneDaysMatchTime(t *testing.T) {
 			if d := days.Of(b); d != day {
 				t.Fatalf("%s: bucket %d: Of %d, want %d", zone, b, d, day)
 			}
+			local := time.UnixMilli(b * pidex.BucketMs).In(loc)
+			hour := int64((int(local.Weekday())+6)%7*24 + local.Hour()) // the heatmap's cell: Monday 0:00 is 0
+			if h := days.HourOf(b); h != hour {
+				t.Fatalf("%s: bucket %d (%s): hour of the week %d, want %d", zone, b, local, h, hour)
+			}
 			if b%97 == 0 || (i > 0 && b-days[i].From < 2) { // a sample, and every transition
 				var inSQL int64
 				if err := stmt.Get(&inSQL, append(append([]any{}, args...), b)...); err != nil || inSQL != day {
 					t.Fatalf("%s: bucket %d: SQL %d (%v), want %d", zone, b, inSQL, err, day)
 				}
+				if err := hstmt.Get(&inSQL, append(append([]any{}, hargs...), b)...); err != nil || inSQL != hour {
+					t.Fatalf("%s: bucket %d: hour SQL %d (%v), want %d", zone, b, inSQL, err, hour)
+				}
 			}
 		}
 		stmt.Close()
+		hstmt.Close()
 		if got := days.Of(-1); got != -1 {
 			t.Errorf("a call without a time: day %d", got)
 		}

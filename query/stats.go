@@ -46,6 +46,11 @@ func (rd *Reader) Stats(ctx context.Context, o pidex.StatsOptions) (*pidex.Stats
 			return nil, fmt.Errorf("report activity: %w", err)
 		}
 	}
+	// The selection's sessions are the files with rows in it.
+	r.Totals.Sessions = r.Sessions.Count
+	if len(f.By) == 0 {
+		r.Rows = []pidex.StatsRow{{Keys: []string{}, StatsFigures: r.Totals}}
+	}
 	return r, nil
 }
 
@@ -58,16 +63,38 @@ type statsQuery struct {
 	cond string
 	args []any
 	days Days
+	// whole: no window, so the per-file sums (activity_file,
+	// activity_tools_file) answer what needs no time.
+	whole bool
+	// joinS, joinF: the conditions or keys need the session, the file.
+	joinS, joinF bool
 }
 
-// from is the tables of a statement over table, aliased x (and the
-// session at the top of a subagent's chain, for rows by session rolled up).
+// from is the tables of a statement over table, aliased x, with the
+// session s and file f where the conditions or keys need them (and the
+// session at the top of a subagent's chain, for rows by session rolled
+// up).
 func (q *statsQuery) from(table string) string {
-	j := " FROM " + table + " x JOIN sessions s ON s.file_id = x.file_id JOIN files f ON f.id = x.file_id" + q.d.machineJoin()
+	j := " FROM " + table + " x"
+	if q.joinS {
+		j += " JOIN sessions s ON s.file_id = x.file_id"
+	}
+	if q.joinF {
+		j += " JOIN files f ON f.id = x.file_id" + q.d.machineJoin()
+	}
 	if q.family() {
 		j += familyJoin(q.d)
 	}
 	return j
+}
+
+// sums is the table of activity sums a statement reads: per file when
+// it needs no time, else per quarter hour (tools: kind "_tools").
+func (q *statsQuery) sums(kind string, needsTime bool) string {
+	if q.whole && !needsTime {
+		return "activity" + kind + "_file"
+	}
+	return "activity" + kind
 }
 
 // family: the session key is the session at the top of a row's chain of
@@ -114,25 +141,28 @@ func (rd *Reader) statsQuery(ctx context.Context, f pidex.StatsFilter) (*statsQu
 		cs = append(cs, atLeast("stats.bucket", 0)) // no time, no window
 	}
 	q.cond, q.args = cs.SQL(q.d)
+	q.whole = f.Since.IsZero() && f.Until.IsZero()
+	q.joinS = cs.needs("s") || slices.ContainsFunc(f.By, func(k string) bool { return k == "project" || k == "session" || k == "agent" })
+	q.joinF = cs.needs("f") || slices.Contains(f.By, "machine") || f.Machine != "" || q.family() // familyJoin: s and f
 	if q.cond == "" {
 		q.cond = "1 = 1"
 	}
-	if slices.ContainsFunc(f.By, pidex.IsPeriod) {
-		var r struct {
-			Lo *int64 `db:"lo"`
-			Hi *int64 `db:"hi"`
-		}
-		db := b.Rows()
-		if err := db.GetContext(ctx, &r, `SELECT (SELECT min(bucket) FROM activity WHERE bucket >= 0) AS lo,
-			(SELECT max(bucket) FROM activity) AS hi`); err != nil {
-			return nil, fmt.Errorf("report activity: %w", err)
-		}
-		if r.Lo != nil {
-			lo, hi := narrowBuckets(f.CostFilter, *r.Lo, *r.Hi)
-			q.days = zoneDays(f.TZ, lo, hi)
-		} else {
-			q.days = Days{{From: 0}}
-		}
+	// The zone's offsets over the catalog's buckets: the days of periods
+	// and the hours of the heatmap.
+	var r struct {
+		Lo *int64 `db:"lo"`
+		Hi *int64 `db:"hi"`
+	}
+	db := b.Rows()
+	if err := db.GetContext(ctx, &r, `SELECT (SELECT min(bucket) FROM activity WHERE bucket >= 0) AS lo,
+		(SELECT max(bucket) FROM activity) AS hi`); err != nil {
+		return nil, fmt.Errorf("report activity: %w", err)
+	}
+	if r.Lo != nil {
+		lo, hi := narrowBuckets(f.CostFilter, *r.Lo, *r.Hi)
+		q.days = zoneDays(f.TZ, lo, hi)
+	} else {
+		q.days = Days{{From: 0}}
 	}
 	return q, nil
 }
@@ -163,14 +193,15 @@ func (q *statsQuery) keyCols() (exprs []string, args []any) {
 	return exprs, args
 }
 
-// sumCols are the activity row's counts, summed, in StatsFigures' order.
-const sumCols = `CAST(sum(x.entries) AS BIGINT), CAST(sum(x.user_turns) AS BIGINT), CAST(sum(x.assistant_calls) AS BIGINT),
-	CAST(sum(x.tool_calls) AS BIGINT), CAST(sum(x.tool_results) AS BIGINT), CAST(sum(x.tool_errors) AS BIGINT),
-	CAST(sum(x.user_commands) AS BIGINT), CAST(sum(x.stop_error) AS BIGINT), CAST(sum(x.stop_aborted) AS BIGINT),
-	CAST(sum(x.stop_length) AS BIGINT), CAST(sum(x.active_ms) AS BIGINT), CAST(sum(x.turns_timed) AS BIGINT),
-	CAST(sum(x.latency_ms) AS BIGINT), CAST(max(x.max_latency_ms) AS BIGINT), CAST(sum(x.compactions) AS BIGINT),
-	CAST(sum(x.context_before) AS BIGINT), CAST(max(x.max_context_before) AS BIGINT), sum(x.prompt_input),
-	sum(x.prompt_cache_read), sum(x.prompt_cache_write)`
+// sumCols are the activity row's counts, summed, in StatsFigures' order
+// (0 over no rows).
+const sumCols = `CAST(COALESCE(sum(x.entries), 0) AS BIGINT), CAST(COALESCE(sum(x.user_turns), 0) AS BIGINT), CAST(COALESCE(sum(x.assistant_calls), 0) AS BIGINT),
+	CAST(COALESCE(sum(x.tool_calls), 0) AS BIGINT), CAST(COALESCE(sum(x.tool_results), 0) AS BIGINT), CAST(COALESCE(sum(x.tool_errors), 0) AS BIGINT),
+	CAST(COALESCE(sum(x.user_commands), 0) AS BIGINT), CAST(COALESCE(sum(x.stop_error), 0) AS BIGINT), CAST(COALESCE(sum(x.stop_aborted), 0) AS BIGINT),
+	CAST(COALESCE(sum(x.stop_length), 0) AS BIGINT), CAST(COALESCE(sum(x.active_ms), 0) AS BIGINT), CAST(COALESCE(sum(x.turns_timed), 0) AS BIGINT),
+	CAST(COALESCE(sum(x.latency_ms), 0) AS BIGINT), CAST(COALESCE(max(x.max_latency_ms), 0) AS BIGINT), CAST(COALESCE(sum(x.compactions), 0) AS BIGINT),
+	CAST(COALESCE(sum(x.context_before), 0) AS BIGINT), CAST(COALESCE(max(x.max_context_before), 0) AS BIGINT), COALESCE(sum(x.prompt_input), 0),
+	COALESCE(sum(x.prompt_cache_read), 0), COALESCE(sum(x.prompt_cache_write), 0)`
 
 func figureDest(f *pidex.StatsFigures) []any {
 	return []any{&f.Entries, &f.UserTurns, &f.AssistantCalls, &f.ToolCalls, &f.ToolResults, &f.ToolErrors, &f.UserCommands,
@@ -183,13 +214,26 @@ func figureDest(f *pidex.StatsFigures) []any {
 // a group's sessions are its distinct files.
 func (rd *Reader) statsRows(ctx context.Context, q *statsQuery, r *pidex.StatsReport) error {
 	keys, kargs := q.keyCols()
-	sel := append(slices.Clone(keys), "x.file_id")
-	ordinals := make([]string, len(sel)) // the day's expression holds arguments: said once, grouped by place
-	for i := range sel {
-		ordinals[i] = fmt.Sprint(i + 1)
+	// A group's sessions are its distinct files: counted in SQL, unless
+	// days are folded into weeks or months here (then per file).
+	fold := slices.Contains(q.f.By, "week") || slices.Contains(q.f.By, "month")
+	sel := slices.Clone(keys)
+	if fold {
+		sel = append(sel, "x.file_id")
+	} else {
+		sel = append(sel, "count(DISTINCT x.file_id)")
 	}
-	stmt := `SELECT ` + strings.Join(sel, ", ") + `, ` + sumCols + q.from("activity") + ` WHERE ` + q.cond +
-		` GROUP BY ` + strings.Join(ordinals, ", ")
+	groupBy := make([]string, len(keys), len(sel)) // the day's expression holds arguments: said once, grouped by place
+	for i := range keys {
+		groupBy[i] = fmt.Sprint(i + 1)
+	}
+	if fold {
+		groupBy = append(groupBy, fmt.Sprint(len(sel)))
+	}
+	stmt := `SELECT ` + strings.Join(sel, ", ") + `, ` + sumCols + q.from(q.sums("", slices.ContainsFunc(q.f.By, pidex.IsPeriod))) + ` WHERE ` + q.cond
+	if len(groupBy) > 0 {
+		stmt += ` GROUP BY ` + strings.Join(groupBy, ", ")
+	}
 	db := rd.backend().Rows()
 	rows, err := db.QueryContext(ctx, db.Rebind(stmt), append(kargs, q.args...)...)
 	if err != nil {
@@ -202,17 +246,18 @@ func (rd *Reader) statsRows(ctx context.Context, q *statsQuery, r *pidex.StatsRe
 	}
 	index := map[string]*group{}
 	var order []*group
-	all := map[int64]bool{}
 	for rows.Next() {
 		vals := make([]any, len(keys))
 		for i := range vals {
 			vals[i] = new(any)
 		}
-		var file int64
+		var file int64 // folding: the row's file; else the group's sessions
 		var fig pidex.StatsFigures
 		if err := rows.Scan(append(append(vals, &file), figureDest(&fig)...)...); err != nil {
 			return err
 		}
+		fig.PromptInput, fig.PromptCacheRead, fig.PromptCacheWrite = pidex.Saturate(fig.PromptInput),
+			pidex.Saturate(fig.PromptCacheRead), pidex.Saturate(fig.PromptCacheWrite)
 		k := q.rowKeys(vals)
 		id := strings.Join(k, "\x00")
 		g := index[id]
@@ -222,22 +267,23 @@ func (rd *Reader) statsRows(ctx context.Context, q *statsQuery, r *pidex.StatsRe
 			order = append(order, g)
 		}
 		g.Add(fig)
-		g.files[file] = true
+		if fold {
+			g.files[file] = true
+		} else {
+			g.Sessions = file
+		}
 		r.Totals.Add(fig)
-		all[file] = true
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, g := range order {
-		g.Sessions = int64(len(g.files))
+		if fold {
+			g.Sessions = int64(len(g.files))
+		}
 		r.Rows = append(r.Rows, g.StatsRow)
 	}
-	r.Totals.Sessions = int64(len(all))
 	slices.SortStableFunc(r.Rows, func(a, b pidex.StatsRow) int { return compareStatsRows(q.f.By, a, b) })
-	if len(q.f.By) == 0 {
-		r.Rows = []pidex.StatsRow{{Keys: []string{}, StatsFigures: r.Totals}}
-	}
 	return nil
 }
 
@@ -317,7 +363,7 @@ func (rd *Reader) statsSessions(ctx context.Context, q *statsQuery, r *pidex.Sta
 	db := rd.backend().Rows()
 	stmt := `SELECT a.first_ms, a.last_ms, a.active_ms, s.branch_points FROM session_activity a
 		JOIN sessions s ON s.file_id = a.file_id
-		WHERE a.file_id IN (SELECT DISTINCT x.file_id` + q.from("activity") + ` WHERE ` + q.cond + `)`
+		WHERE a.file_id IN (SELECT DISTINCT x.file_id` + q.from(q.sums("", false)) + ` WHERE ` + q.cond + `)`
 	rows, err := db.QueryContext(ctx, db.Rebind(stmt), q.args...)
 	if err != nil {
 		return err
@@ -365,7 +411,7 @@ const toolSums = `CAST(sum(x.calls) AS BIGINT), CAST(sum(x.results) AS BIGINT), 
 // statsTools sums the tools' calls and results, most called first.
 func (rd *Reader) statsTools(ctx context.Context, q *statsQuery, r *pidex.StatsReport) error {
 	db := rd.backend().Rows()
-	stmt := `SELECT x.name, ` + toolSums + q.from("activity_tools") + ` WHERE x.kind = 'tool' AND ` + q.cond + ` GROUP BY x.name`
+	stmt := `SELECT x.name, ` + toolSums + q.from(q.sums("_tools", false)) + ` WHERE x.kind = 'tool' AND ` + q.cond + ` GROUP BY x.name`
 	rows, err := db.QueryContext(ctx, db.Rebind(stmt), q.args...)
 	if err != nil {
 		return err
@@ -389,7 +435,7 @@ func (rd *Reader) statsTools(ctx context.Context, q *statsQuery, r *pidex.StatsR
 // calls and the user's own, the most run first (StatsTop of them).
 func (rd *Reader) statsCommands(ctx context.Context, q *statsQuery, r *pidex.StatsReport) error {
 	db := rd.backend().Rows()
-	stmt := `SELECT x.kind, x.name, CAST(sum(x.calls) AS BIGINT), CAST(sum(x.errors) AS BIGINT)` + q.from("activity_tools") +
+	stmt := `SELECT x.kind, x.name, CAST(sum(x.calls) AS BIGINT), CAST(sum(x.errors) AS BIGINT)` + q.from(q.sums("_tools", false)) +
 		` WHERE x.kind IN ('bash', 'user') AND ` + q.cond + ` GROUP BY x.kind, x.name`
 	rows, err := db.QueryContext(ctx, db.Rebind(stmt), q.args...)
 	if err != nil {
@@ -429,9 +475,11 @@ func (rd *Reader) statsCommands(ctx context.Context, q *statsQuery, r *pidex.Sta
 	return nil
 }
 
-// eventFrom is activity events with their entries (id, line, time).
+// eventFrom is activity events with their sessions, files and entries
+// (id, line, time), what a report names them by.
 func (q *statsQuery) eventFrom() string {
-	return q.from("activity_events") + ` JOIN entries e ON e.file_id = x.file_id AND e.offset = x.offset`
+	return " FROM activity_events x JOIN sessions s ON s.file_id = x.file_id JOIN files f ON f.id = x.file_id" +
+		q.d.machineJoin() + ` JOIN entries e ON e.file_id = x.file_id AND e.offset = x.offset`
 }
 
 const eventRef = `f.path, s.session_id, COALESCE(s.name, ''), ` // + machine, e.id, e.line, e.ts_ms
@@ -471,12 +519,17 @@ func (rd *Reader) statsErrors(ctx context.Context, q *statsQuery, r *pidex.Stats
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	// The latest: its quarter hour first (the index on kind, text,
+	// bucket), then the latest entry in it.
+	latest := `(SELECT max(x.bucket)` + q.from("activity_events") + ` WHERE x.kind = ? AND x.text = ? AND ` + q.cond + `)`
 	last := `SELECT ` + eventRef + q.d.machineCol() + `, e.id, e.line, e.ts_ms` + q.eventFrom() +
-		` WHERE x.kind = ? AND x.text = ? AND ` + q.cond + ` ORDER BY x.bucket DESC, e.ts_ms DESC, f.path, x.offset DESC LIMIT 1`
+		` WHERE x.kind = ? AND x.text = ? AND ` + q.cond + ` AND x.bucket = ` + latest +
+		` ORDER BY e.ts_ms DESC, f.path, x.offset DESC LIMIT 1`
 	for i := range r.Errors {
 		e := &r.Errors[i]
 		var ts *int64
-		if err := db.QueryRowContext(ctx, db.Rebind(last), append([]any{e.Kind, e.Message}, q.args...)...).Scan(q.scanRef(&e.Last, &ts)...); err != nil {
+		args := slices.Concat([]any{e.Kind, e.Message}, q.args, []any{e.Kind, e.Message}, q.args)
+		if err := db.QueryRowContext(ctx, db.Rebind(last), args...).Scan(q.scanRef(&e.Last, &ts)...); err != nil {
 			return err
 		}
 		refTime(&e.Last, ts)
@@ -488,9 +541,15 @@ func (rd *Reader) statsErrors(ctx context.Context, q *statsQuery, r *pidex.Stats
 // pidex.SlowestKept slowest).
 func (rd *Reader) statsSlowest(ctx context.Context, q *statsQuery, r *pidex.StatsReport) error {
 	db := rd.backend().Rows()
+	// The StatsTop-th longest duration, read down the index on (kind,
+	// duration_ms), bounds the rows to join and order.
+	top := fmt.Sprint(pidex.StatsTop)
+	least := `(SELECT x.duration_ms` + q.from("activity_events") + ` WHERE x.kind = 'tool' AND ` + q.cond +
+		` ORDER BY x.duration_ms DESC LIMIT 1 OFFSET ` + fmt.Sprint(pidex.StatsTop-1) + `)`
 	stmt := `SELECT x.text, x.duration_ms, ` + eventRef + q.d.machineCol() + `, e.id, e.line, e.ts_ms` + q.eventFrom() +
-		` WHERE x.kind = 'tool' AND ` + q.cond + ` ORDER BY x.duration_ms DESC, f.path, x.offset LIMIT ` + fmt.Sprint(pidex.StatsTop)
-	rows, err := db.QueryContext(ctx, db.Rebind(stmt), q.args...)
+		` WHERE x.kind = 'tool' AND ` + q.cond + ` AND x.duration_ms >= COALESCE(` + least + `, 0)
+		ORDER BY x.duration_ms DESC, f.path, x.offset LIMIT ` + top
+	rows, err := db.QueryContext(ctx, db.Rebind(stmt), append(slices.Clone(q.args), q.args...)...)
 	if err != nil {
 		return err
 	}
@@ -512,20 +571,20 @@ func (rd *Reader) statsSlowest(ctx context.Context, q *statsQuery, r *pidex.Stat
 // each under its weekday and hour in the report's zone.
 func (rd *Reader) statsHeatmap(ctx context.Context, q *statsQuery, r *pidex.StatsReport) error {
 	db := rd.backend().Rows()
-	stmt := `SELECT x.bucket, CAST(sum(x.active_ms) AS BIGINT), CAST(sum(x.user_turns) AS BIGINT)` + q.from("activity") +
-		` WHERE x.bucket >= 0 AND ` + q.cond + ` GROUP BY x.bucket`
-	rows, err := db.QueryContext(ctx, db.Rebind(stmt), q.args...)
+	hour, hargs := q.days.HourSQL("x.bucket")
+	stmt := `SELECT ` + hour + `, CAST(sum(x.active_ms) AS BIGINT), CAST(sum(x.user_turns) AS BIGINT)` + q.from("activity") +
+		` WHERE x.bucket >= 0 AND ` + q.cond + ` GROUP BY 1`
+	rows, err := db.QueryContext(ctx, db.Rebind(stmt), append(hargs, q.args...)...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var b, active, turns int64
-		if err := rows.Scan(&b, &active, &turns); err != nil {
+		var h, active, turns int64
+		if err := rows.Scan(&h, &active, &turns); err != nil {
 			return err
 		}
-		t := time.UnixMilli(b * pidex.BucketMs).In(q.f.TZ)
-		c := &r.Heatmap[(int(t.Weekday())+6)%7][t.Hour()]
+		c := &r.Heatmap[h/24][h%24]
 		c.ActiveMs += active
 		c.UserTurns += turns
 	}

@@ -228,9 +228,9 @@ func TestGuard(t *testing.T) {
 // server's own pages and the user's navigation pass.
 func TestCrossSiteRefused(t *testing.T) {
 	f := newFixture(t, Options{})
-	routes := []string{"/", "/s/" + branchy, "/s/" + branchy + "/export?format=html", "/search?q=login", "/cost", "/events", "/static/app.js", "/static/shared.js",
+	routes := []string{"/", "/s/" + branchy, "/s/" + branchy + "/export?format=html", "/search?q=login", "/cost", "/activity", "/events", "/static/app.js", "/static/shared.js",
 		"/api/sessions", "/api/sessions/" + branchy, "/api/sessions/" + branchy + "/tree", "/api/sessions/" + branchy + "/path",
-		"/api/sessions/" + branchy + "/context", "/api/sessions/" + branchy + "/entries", "/api/search?q=login", "/api/cost", "/nothing"}
+		"/api/sessions/" + branchy + "/context", "/api/sessions/" + branchy + "/entries", "/api/search?q=login", "/api/cost", "/api/stats", "/nothing"}
 	for _, h := range [][]string{
 		{"Sec-Fetch-Site", "cross-site"},
 		{"Sec-Fetch-Site", "same-site"},
@@ -305,6 +305,13 @@ func TestPages(t *testing.T) {
 		{"/cost?tz=UTC", 200, []string{`<svg class="cost-chart"`, `<rect class="c0"`, "abandoned branches", `<table class="cost">`}},
 		{"/cost?tz=UTC&period=month&stack=project&partial=1", 200, []string{"proj-alpha", "Cost per month by project"}},
 		{"/cost?tz=Nowhere/City", 400, []string{"tz &#34;Nowhere/City&#34;"}},
+		{"/activity?tz=UTC", 200, []string{`<table class="stats rows"`, "By week", `id="heatmap"`, `id="list-tools"`, "Assistant errors, most frequent",
+			"Slowest tool calls", `<a href="/activity" class="on">Activity</a>`}},
+		{"/activity?tz=UTC&by=project&partial=1", 200, []string{"By project", "/home/ann/proj-alpha", `href="/activity?by=session&amp;cwd=%2Fhome%2Fann%2Fproj-alpha&amp;tz=UTC"`}},
+		{"/activity?tz=UTC&by=none", 200, []string{`id="figures"`, `href="/activity?by=session&amp;tz=UTC"`}},
+		{"/activity?cwd=/home/ann/proj-alpha&tz=UTC", 200, []string{`<input type="hidden" name="cwd" value="/home/ann/proj-alpha">`, "cwd /home/ann/proj-alpha"}},
+		{"/activity?tz=Nowhere/City", 400, []string{"tz &#34;Nowhere/City&#34;"}},
+		{"/activity?by=hour", 400, []string{"by &#34;hour&#34;"}},
 		{sess + "", 200, []string{"on abandoned branches"}},
 		{"/s/nope", 404, []string{"404"}},
 		{"/nowhere", 404, []string{"404"}},

@@ -102,6 +102,37 @@ func TestBrowser(t *testing.T) {
 	b.Do("cost by month", chromedp.SetValue(css(`select[name=period]`), "month"),
 		chromedp.Evaluate[chromedp.Void](`void document.querySelector("select[name=period]").dispatchEvent(new Event("change", {bubbles: true}))`),
 		until(`document.querySelector("#results p.count").textContent.includes("per month")`))
+
+	// Activity: in the browser's zone, the figures, the rows by week, the
+	// hours of the week with their figures in each hour's title, the
+	// lists; a week's sessions, a session, and an error's entry open.
+	b.Do("activity", chromedp.Navigate(f.ts.URL+"/activity"), until(`location.search.includes("tz=")`),
+		chromedp.WaitVisible(css(`#heatmap td.heat4`)), shot("activity"))
+	if title := js[string](b, `document.querySelector("#heatmap td.heat4").title`); !strings.Contains(title, " active, ") {
+		t.Errorf("the busiest hour's title: %q", title)
+	}
+	if n := js[int](b, `document.querySelectorAll("#heatmap tbody td").length`); n != 7*24 {
+		t.Errorf("%d hours in the heatmap", n)
+	}
+	if figs := value(b, chromedp.Text(css(`#figures`))); !strings.Contains(figs, "Tool calls") || !strings.Contains(figs, "Mean turn latency") {
+		t.Errorf("figures: %q", figs)
+	}
+	b.Do("activity by model", chromedp.SetValue(css(`select[name=by]`), "model"),
+		chromedp.Evaluate[chromedp.Void](`void document.querySelector("select[name=by]").dispatchEvent(new Event("change", {bubbles: true}))`),
+		until(`document.querySelector("#results h2").textContent === "By model"`))
+	b.Do("a week", chromedp.Navigate(f.ts.URL+"/activity?tz=UTC&by=week"), chromedp.WaitVisible(css(`#stats-rows`)))
+	week := js[string](b, `[...document.querySelectorAll("#stats-rows tbody tr")].find(tr => tr.querySelector("td.num a")).querySelector("td.key").textContent`)
+	b.Click("its sessions", `#stats-rows tbody tr td.num a`)
+	b.Do("the week's sessions", until(`location.search.includes("by=session")`), chromedp.WaitVisible(css(`#stats-rows td.key a`)))
+	if h := value(b, chromedp.Text(css(`#results h2`))); h != "By session" || !strings.Contains(value(b, chromedp.Location()), "since=") {
+		t.Errorf("the sessions of week %s: %q at %s", week, h, value(b, chromedp.Location()))
+	}
+	b.Click("a session", `#stats-rows td.key a`)
+	b.Do("the session", chromedp.WaitVisible(css(`ol.entries`)))
+	b.Do("activity", chromedp.Navigate(f.ts.URL+"/activity?tz=UTC"), chromedp.WaitVisible(css(`#list-errors a`)))
+	b.Click("an error's entry", `#list-errors a`)
+	b.Do("the entry in view", chromedp.WaitVisible(css(`li.entry.target`)),
+		until(`(() => { const r = document.querySelector("li.entry.target").getBoundingClientRect(); return r.top >= 40 && r.top < innerHeight })()`))
 	if n := b.Dialogs.Load(); n != 0 {
 		t.Errorf("%d dialogs opened", n)
 	}

@@ -26,7 +26,7 @@ var (
 type pageNotFound struct{}
 
 func (pageNotFound) Error() string {
-	return "no such page: the pages are /, /s/ID, /s/ID/export, /search and /cost"
+	return "no such page: the pages are /, /s/ID, /s/ID/export, /search, /cost and /activity"
 }
 
 func (pageNotFound) Is(target error) bool { return target == pidex.ErrNotFound }

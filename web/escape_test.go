@@ -39,6 +39,13 @@ func TestSessionTextIsEscaped(t *testing.T) {
 		"/cost?tz=UTC&stack=model",
 		"/cost?tz=UTC&stack=project",
 		"/cost?tz=" + url.QueryEscape("<script>"),
+		"/activity?tz=UTC",
+		"/activity?tz=UTC&by=session",
+		"/activity?tz=UTC&by=project",
+		"/activity?tz=UTC&by=model",
+		"/activity?tz=" + url.QueryEscape("<script>"),
+		"/activity?cwd=" + url.QueryEscape(`"><script>alert(1)</script>`),
+		"/activity?by=" + url.QueryEscape(`"><img src=x onerror=alert(1)>`),
 	} {
 		t.Run(path, func(t *testing.T) {
 			_, _, body := f.get(t, path)

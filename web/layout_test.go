@@ -38,6 +38,9 @@ func TestBrowserLayout(t *testing.T) {
 		{"search-sessions", "/search?q=test&sessionsOnly=1", `table.sessions tbody tr`, false},
 		{"cost", "/cost?tz=UTC", `#results p.count`, false},
 		{"cost-week", "/cost?tz=UTC&period=week&stack=project", `#results p.count`, true},
+		{"activity", "/activity?tz=UTC", `#heatmap`, true},
+		{"activity-project", "/activity?tz=UTC&by=project", `#stats-rows`, false},
+		{"activity-session", "/activity?tz=UTC&by=session", `#stats-rows`, false},
 		{"error", "/s/nosuch", `section.error`, false},
 	}
 	for _, size := range htmltest.Sizes {
@@ -57,6 +60,22 @@ func TestBrowserLayout(t *testing.T) {
 				}
 				if wrapped := js[int](b, `[...document.querySelectorAll("td.time time, .hit time")].filter(e => e.getClientRects().length > 1).length`); wrapped > 0 {
 					t.Errorf("%s at %d px: %d dates wrap", p.name, size.Width, wrapped)
+				}
+			}
+
+			// Activity: the hours of the week fit the screen, each a
+			// visible box; the wide tables scroll inside their own box.
+			b.Do("activity", chromedp.Navigate(f.ts.URL+"/activity?tz=UTC&by=project"), chromedp.WaitVisible(css(`#heatmap`)))
+			if r := js[float64](b, `document.getElementById("heatmap").getBoundingClientRect().right`); r > float64(size.Width) {
+				t.Errorf("the heatmap ends at %.0f px, past the %d px screen", r, size.Width)
+			}
+			if w := js[float64](b, `Math.min(...[...document.querySelectorAll("#heatmap tbody td")].map(td => td.getBoundingClientRect().width))`); w < 8 {
+				t.Errorf("an hour of the heatmap is %.1f px wide at %d px", w, size.Width)
+			}
+			for _, table := range []string{"#stats-rows", "#list-tools table", "#list-errors table", "#list-slowest table"} {
+				box := js[string](b, `getComputedStyle(document.querySelector("`+table+`").parentElement).overflowX`)
+				if box != "auto" {
+					t.Errorf("%s is not in a box that scrolls (overflow-x %s)", table, box)
 				}
 			}
 

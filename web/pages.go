@@ -23,7 +23,7 @@ import (
 // page is what the layout needs; Data is the page's own view.
 type page struct {
 	Title string
-	Nav   string // sessions | search | cost: the highlighted tab
+	Nav   string // sessions | search | cost | activity: the highlighted tab
 	Data  any
 }
 
@@ -62,7 +62,7 @@ func parsePages() map[string]*template.Template {
 		},
 	}
 	out := map[string]*template.Template{}
-	for _, name := range []string{"sessions", "session", "search", "cost", "error"} {
+	for _, name := range []string{"sessions", "session", "search", "cost", "activity", "error"} {
 		t := template.Must(htmlview.Parse(template.New(name).Funcs(funcs)))
 		out[name] = template.Must(t.ParseFS(templateFS, "assets/templates/layout.html", "assets/templates/"+name+".html"))
 	}
@@ -516,7 +516,7 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			hv := func(h *pidex.Hit) hitView {
-				return hitView{URL: sessionURL(handle(h.Path, h.Machine), "at", h.EntryID, "q", v.Query) + "#e-" + url.PathEscape(h.EntryID),
+				return hitView{URL: entryURL(handle(h.Path, h.Machine), h.EntryID, "q", v.Query),
 					Title: view.Title(&h.Name, h.FirstMessage, 120), Project: view.Project(h.Cwd), Role: h.Role, Time: h.Timestamp, Segments: h.Segments}
 			}
 			if q.Get("group") == "session" {

@@ -57,20 +57,29 @@ func (s *Server) searchOptions(r *http.Request) (pidex.SearchOptions, error) {
 	return o, err
 }
 
-// costOptions reads `pidex cost`'s filters (?by ?tz ?since ?until
-// ?session ?source ?branch ?noDedup=1 ?rollup=1, and the registry's: ?project ?cwd
-// ?agent ?model …); bare dates and periods are in ?tz (the page passes the
-// browser's zone).
-func (s *Server) costOptions(r *http.Request) (pidex.CostOptions, error) {
+// statsOptions reads what `pidex stats` and `pidex cost` take alike
+// (?by ?tz ?since ?until ?session ?branch ?machine ?rollup=1, and the registry's
+// cost filters: ?project ?cwd ?agent ?model …); bare dates and periods are
+// in ?tz (the pages pass the browser's zone).
+func (s *Server) statsOptions(r *http.Request) (pidex.StatsOptions, error) {
 	q := r.URL.Query()
-	o := pidex.CostOptions{Source: q.Get("source"), TZ: q.Get("tz"), Since: q.Get("since"), Until: q.Get("until"),
-		Where: where(q, pidex.OpCost), Branch: q.Get("branch"), NoDedup: boolParam(q, "noDedup"), Rollup: boolParam(q, "rollup"), Machine: q.Get("machine")}
+	o := pidex.StatsOptions{TZ: q.Get("tz"), Since: q.Get("since"), Until: q.Get("until"), Where: where(q, pidex.OpCost),
+		Branch: q.Get("branch"), Machine: q.Get("machine"), Rollup: boolParam(q, "rollup")}
 	if q.Has("by") {
 		o.By = strings.Split(q.Get("by"), ",")
 	}
 	var err error
 	o.Session, o.Machine, err = s.sessionParam(r, o.Machine)
 	return o, err
+}
+
+// costOptions reads `pidex cost`'s filters: stats' (statsOptions), and
+// ?source ?noDedup=1.
+func (s *Server) costOptions(r *http.Request) (pidex.CostOptions, error) {
+	so, err := s.statsOptions(r)
+	q := r.URL.Query()
+	return pidex.CostOptions{By: so.By, Source: q.Get("source"), TZ: so.TZ, Since: so.Since, Until: so.Until, Where: so.Where,
+		Session: so.Session, Machine: so.Machine, Branch: so.Branch, Rollup: so.Rollup, NoDedup: boolParam(q, "noDedup")}, err
 }
 
 // sessionParam is ?session= resolved to a session of this server, as the
@@ -173,6 +182,13 @@ func (s *Server) resultHandles(r *http.Request, res *searchResult) (func(path, m
 		byFile[file{ref.Path, ref.Machine}] = hs[i]
 	}
 	return func(path, machine string) string { return byFile[file{path, machine}] }, nil
+}
+
+// entryURL is the page of the session handle names on the branch
+// through entry id, scrolled to it (how search hits and a report's
+// entries link), plus extra parameters as sessionURL's.
+func entryURL(handle, id string, extra ...string) string {
+	return sessionURL(handle, append([]string{"at", id}, extra...)...) + "#e-" + url.PathEscape(id)
 }
 
 // sessionURL is the page of the session handle names, plus extra

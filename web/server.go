@@ -71,6 +71,7 @@ func New(cat Catalog, opts Options) (*Server, error) {
 	m.HandleFunc("GET /s/{id}/export", s.withSession(s.download))
 	m.HandleFunc("GET /search", s.searchPage)
 	m.HandleFunc("GET /cost", s.costPage)
+	m.HandleFunc("GET /activity", s.activityPage)
 	m.HandleFunc("GET /events", s.events)
 	m.HandleFunc("GET /api/sessions", s.apiSessions)
 	m.HandleFunc("GET /api/sessions/{id}", s.withSession(s.apiSession))
@@ -80,6 +81,7 @@ func New(cat Catalog, opts Options) (*Server, error) {
 	m.HandleFunc("GET /api/sessions/{id}/entries", s.withSession(s.apiEntries))
 	m.HandleFunc("GET /api/search", s.apiSearch)
 	m.HandleFunc("GET /api/cost", s.apiCost)
+	m.HandleFunc("GET /api/stats", s.apiStats)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.httpError(w, r, errNotFound)
 	})

@@ -55,11 +55,13 @@ func TestTeamCatalog(t *testing.T) {
 		}
 	}
 	for path, want := range map[string]int{
-		"/api/sessions?machine=laptop":  200,
-		"/api/sessions?machine=nowhere": 200,
-		"/":                             200,
-		"/search?q=the":                 200,
-		"/cost?tz=UTC&by=machine":       200,
+		"/api/sessions?machine=laptop":             200,
+		"/api/sessions?machine=nowhere":            200,
+		"/":                                        200,
+		"/search?q=the":                            200,
+		"/cost?tz=UTC&by=machine":                  200,
+		"/activity?tz=UTC&by=machine":              200,
+		"/api/stats?by=machine&tz=UTC":             200,
 		"/s/release-notes.2026-09?machine=laptop":  200,
 		"/s/release-notes.2026-09?machine=nowhere": 404,
 		"/api/cost?by=machine&tz=UTC":              200,

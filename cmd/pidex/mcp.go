@@ -36,9 +36,11 @@ Tools: search_sessions (the search language and filters of 'pidex search'),
 list_sessions (the filters and sorts of 'pidex list'), get_session (an
 overview: times, models, tokens, cost, abandoned-branch cost, branch points,
 labels, compactions), read_session (a window of a branch's entries),
-get_context (what pi would send the model at a leaf), cost_report (the
-groupings of 'pidex cost') and query_sql (one read-only statement on the
-views of 'pidex schema'); the resource pidex://sql-views documents the views.
+get_context (what pi would send the model at a leaf), export_session (a
+session as Markdown), cost_report (the groupings of 'pidex cost'),
+activity_report (how the work went, as 'pidex stats': tools and their
+failures, stop reasons, errors, turn latency, active time, the busiest hours)
+and query_sql (one read-only statement on the views of 'pidex schema'); the resource pidex://sql-views documents the views.
 Every result is bounded (about 20,000 characters unless max_chars says
 otherwise), says what it left out, and gives a cursor for the next page.
 

@@ -31,8 +31,10 @@ func (a *app) serveCmd() *cobra.Command {
 		Use:   "serve",
 		Short: "Browse, search and count sessions in a web browser (read-only, on loopback)",
 		Long: `Serve the catalog over HTTP: the sessions, each session's conversation and
-tree, search as you type, the cost report, and a JSON API under /api/ with the
-shapes of the CLI's --json (see docs/serve.md). Pages update within a second when
+tree, search as you type, the cost report, the activity report (how the work
+went: tools and their failures, stop reasons, time, the hours of the week),
+and a JSON API under /api/ with the shapes of the CLI's --json (see
+docs/serve.md). Pages update within a second when
 session files change: the catalog is watched as by 'pidex index --watch'.
 With --catalog postgres://… it serves a team catalog, every machine's sessions,
 and its pages update within a few seconds of each push (?machine= filters).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/js"
@@ -29,6 +31,34 @@ type walked struct {
 	tools   map[string]*pidex.ToolFigures
 	cmds    map[string]*pidex.CommandFigures
 	wallMs  int64
+	// heat: active time (at the later entry) and user turns (at the user
+	// message) by weekday and hour, in heatZone.
+	heat statsHeat
+	// errors: the error stops by stop reason and message; durations:
+	// every timed tool result's.
+	errors    map[string]int64
+	durations []int64
+}
+
+// heatZone is the zone the test's heatmap is read in: half an hour off
+// UTC, so that its hours are not the catalog's.
+var heatZone = func() *time.Location {
+	loc, err := time.LoadLocation("Asia/Kolkata")
+	if err != nil {
+		panic(err)
+	}
+	return loc
+}()
+
+type statsHeat struct {
+	ActiveMs  [7][24]int64
+	UserTurns [7][24]int64
+}
+
+func (h *statsHeat) cell(ms int64) (*int64, *int64) {
+	t := time.UnixMilli(ms).In(heatZone)
+	d, hr := (int(t.Weekday())+6)%7, t.Hour()
+	return &h.ActiveMs[d][hr], &h.UserTurns[d][hr]
 }
 
 type walkEntry struct {
@@ -111,7 +141,7 @@ func (e *walkEntry) key() string {
 // walkSession computes a session file's figures; copied holds the
 // entries (key) a file of the same session id with a lower path counts.
 func walkSession(t *testing.T, head map[string]json.RawMessage, es []*walkEntry, copied map[string]bool) walked {
-	w := walked{tools: map[string]*pidex.ToolFigures{}, cmds: map[string]*pidex.CommandFigures{}}
+	w := walked{tools: map[string]*pidex.ToolFigures{}, cmds: map[string]*pidex.CommandFigures{}, errors: map[string]int64{}}
 	if head == nil {
 		return w
 	}
@@ -182,6 +212,10 @@ func walkSession(t *testing.T, head map[string]json.RawMessage, es []*walkEntry,
 		if e.typ == "message" && e.role == "user" && counted {
 			endTurn()
 			turnAt, turnActive = e, e.offsetsOnPath
+			if e.ts != nil {
+				_, turns := w.heat.cell(*e.ts)
+				*turns++
+			}
 		}
 		var content []map[string]json.RawMessage
 		json.Unmarshal(e.msg["content"], &content)
@@ -247,6 +281,7 @@ func walkSession(t *testing.T, head map[string]json.RawMessage, es []*walkEntry,
 				tf.Timed++
 				tf.DurationMs += d
 				tf.MaxDuration = max(tf.MaxDuration, d)
+				w.durations = append(w.durations, d)
 			}
 		}
 		if !counted {
@@ -272,6 +307,9 @@ func walkSession(t *testing.T, head map[string]json.RawMessage, es []*walkEntry,
 				case "length":
 					f.StopLength++
 				}
+			}
+			if sr := jstr(e.msg, "stopReason"); sr == "error" || sr == "aborted" || sr == "length" {
+				w.errors[sr+"\x00"+pi.ErrorLine(jstr(e.msg, "errorMessage"))]++
 			}
 			if turnAt != nil {
 				lastReply = e
@@ -300,6 +338,8 @@ func walkSession(t *testing.T, head map[string]json.RawMessage, es []*walkEntry,
 					for _, f := range sets {
 						f.ActiveMs += gap
 					}
+					active, _ := w.heat.cell(*e.ts)
+					*active += gap
 				}
 			}
 			prev = e.ts
@@ -352,6 +392,25 @@ type statsDoc struct {
 	Sessions pidex.SessionFigures
 	Tools    []pidex.ToolFigures
 	Commands []pidex.CommandFigures
+	Heatmap  statsHeat
+	Errors   []struct {
+		Kind    string `json:"stopReason"`
+		Message string
+		Count   int64
+		Last    jsonRef `json:"latest"`
+	}
+	Slowest []struct {
+		DurationMs int64
+		At         jsonRef
+	}
+}
+
+// jsonRef is an EntryRef as --json writes it.
+type jsonRef struct {
+	Session struct{ Path string }
+	EntryID string
+	Line    int64
+	Time    string
 }
 
 func TestStatsEqualsAWalkOfTheFiles(t *testing.T) {
@@ -373,6 +432,9 @@ func TestStatsEqualsAWalkOfTheFiles(t *testing.T) {
 	cmds := map[string]pidex.CommandFigures{}
 	per := map[string]walked{}
 	var walls []int64
+	var heat statsHeat
+	errs := map[string]int64{}
+	var durations []int64
 	// Files holding one session id count a shared entry once, in the one
 	// with the lowest path.
 	type read struct {
@@ -404,6 +466,16 @@ func TestStatsEqualsAWalkOfTheFiles(t *testing.T) {
 		active.Sessions += w.active.Sessions
 		if w.figures.Sessions > 0 {
 			walls = append(walls, w.wallMs)
+		}
+		for k, n := range w.errors {
+			errs[k] += n
+		}
+		durations = append(durations, w.durations...)
+		for d := range 7 {
+			for h := range 24 {
+				heat.ActiveMs[d][h] += w.heat.ActiveMs[d][h]
+				heat.UserTurns[d][h] += w.heat.UserTurns[d][h]
+			}
 		}
 		for n, f := range w.tools {
 			x := tools[n]
@@ -481,6 +553,32 @@ func TestStatsEqualsAWalkOfTheFiles(t *testing.T) {
 			}
 			if got.Sessions.Count != int64(len(walls)) || got.Sessions.MaxWallMs != slices.Max(walls) {
 				t.Errorf("sessions %+v, want %d with the longest %d ms", got.Sessions, len(walls), slices.Max(walls))
+			}
+			// The heatmap, in a zone half an hour off the catalog's quarter
+			// hours' UTC.
+			if h := read("--tz", heatZone.String()).Heatmap; h != heat {
+				t.Errorf("heatmap in %s:\n got %v\nwant %v", heatZone, h, heat)
+			}
+			// The error messages, each with its count and an entry that
+			// shows it; the slowest tool results.
+			if len(got.Errors) != min(len(errs), pidex.StatsTop) {
+				t.Errorf("%d error messages, want %d", len(got.Errors), min(len(errs), pidex.StatsTop))
+			}
+			for _, e := range got.Errors {
+				if n := errs[e.Kind+"\x00"+e.Message]; e.Count != n || e.Last.EntryID == "" || e.Last.Line == 0 {
+					t.Errorf("error %s %q: %d, latest %+v; want %d", e.Kind, e.Message, e.Count, e.Last, n)
+				}
+			}
+			slices.SortFunc(durations, func(a, b int64) int { return cmp.Compare(b, a) })
+			var slow []int64
+			for _, c := range got.Slowest {
+				slow = append(slow, c.DurationMs)
+				if c.At.EntryID == "" || c.At.Session.Path == "" {
+					t.Errorf("a slowest call without its entry: %+v", c)
+				}
+			}
+			if want := durations[:min(len(durations), pidex.StatsTop)]; !slices.Equal(slow, want) {
+				t.Errorf("slowest %v, want %v", slow, want)
 			}
 			left := maps.Clone(tools)
 			for _, tf := range got.Tools {

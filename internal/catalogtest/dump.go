@@ -44,6 +44,13 @@ var queries = []string{
 	   a.duration_ms, a.max_duration_ms FROM activity_tools a JOIN files f ON f.id = a.file_id ORDER BY 1, 2, 3, 4, 5, 6, 7`,
 	`SELECT f.path, a.offset, a.kind, a.bucket, a.provider, a.model, a.active, a.text, a.duration_ms
 	   FROM activity_events a JOIN files f ON f.id = a.file_id ORDER BY 1, 2`,
+	`SELECT f.path, a.provider, a.model, a.active, a.entries, a.user_turns, a.assistant_calls, a.tool_calls, a.tool_results,
+	   a.tool_errors, a.user_commands, a.stop_error, a.stop_aborted, a.stop_length, a.active_ms, a.turns_timed, a.latency_ms,
+	   a.max_latency_ms, a.compactions, a.context_before, a.max_context_before, printf('%.3f %.3f %.3f', a.prompt_input,
+	   a.prompt_cache_read, a.prompt_cache_write)
+	   FROM activity_file a JOIN files f ON f.id = a.file_id ORDER BY 1, 2, 3, 4`,
+	`SELECT f.path, a.kind, a.name, a.provider, a.model, a.active, a.calls, a.results, a.errors, a.result_bytes, a.timed,
+	   a.duration_ms, a.max_duration_ms FROM activity_tools_file a JOIN files f ON f.id = a.file_id ORDER BY 1, 2, 3, 4, 5, 6`,
 	`SELECT f.path, w.line, w.message FROM warnings w JOIN files f ON f.id = w.file_id ORDER BY f.path, w.line, w.message`,
 	textSizeChecks,
 }

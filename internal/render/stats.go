@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -65,20 +66,7 @@ func StatsTable(w io.Writer, r *pidex.StatsReport, tty bool, width int, handle f
 	}
 	ew := &errWriter{w: w}
 	if len(r.By) > 0 {
-		cols := StatsColumns
-		if tty {
-			cols = statsHeads
-		}
-		head := append(upper(r.By, tty), upper(cols, tty)...)
-		t := NewTable(w, tty, head...)
-		for _, row := range r.Rows {
-			t.Row(append(append([]string{}, row.Keys...), StatsCells(row.StatsFigures, tty)...)...)
-		}
-		if tty {
-			t.Row(append(append([]string{"total"}, make([]string, len(r.By)-1)...), StatsCells(r.Totals, tty)...)...)
-			t.Fit(width, 0)
-		}
-		if err := t.Flush(); err != nil {
+		if err := StatsRows(w, r, tty, width); err != nil {
 			return err
 		}
 		ew.str("\n")
@@ -86,6 +74,25 @@ func StatsTable(w io.Writer, r *pidex.StatsReport, tty bool, width int, handle f
 	statsSummary(ew, r, tty)
 	statsLists(w, ew, r, tty, width, handle)
 	return ew.err
+}
+
+// StatsRows writes the report's rows as a table: a header, a line a row
+// and, on a terminal, the totals.
+func StatsRows(w io.Writer, r *pidex.StatsReport, tty bool, width int) error {
+	cols := StatsColumns
+	if tty {
+		cols = statsHeads
+	}
+	head := append(upper(r.By, tty), upper(cols, tty)...)
+	t := NewTable(w, tty, head...)
+	for _, row := range r.Rows {
+		t.Row(append(append([]string{}, row.Keys...), StatsCells(row.StatsFigures, tty)...)...)
+	}
+	if tty {
+		t.Row(append(append([]string{"total"}, make([]string, max(0, len(r.By)-1))...), StatsCells(r.Totals, tty)...)...)
+		t.Fit(width, 0)
+	}
+	return t.Flush()
 }
 
 // statsHeads are StatsColumns as a terminal's table heads them, short.
@@ -104,8 +111,14 @@ func upper(words []string, tty bool) []string {
 	return out
 }
 
-// statsSummary is the selection at a glance, one line a subject; piped,
-// a table of figure and value.
+// StatsSummary writes the selection at a glance, one line a subject;
+// piped, a table of figure and value.
+func StatsSummary(w io.Writer, r *pidex.StatsReport, tty bool) error {
+	ew := &errWriter{w: w}
+	statsSummary(ew, r, tty)
+	return ew.err
+}
+
 func statsSummary(ew *errWriter, r *pidex.StatsReport, tty bool) {
 	f, s := r.Totals, r.Sessions
 	gap := DurationText(r.ActiveGapMs)
@@ -137,8 +150,8 @@ func statsSummary(ew *errWriter, r *pidex.StatsReport, tty bool) {
 		c(f.UserTurns), DurationText(f.MeanLatencyMs()), DurationText(f.MaxLatencyMs), c(f.TurnsTimed), c(f.UserCommands)))
 	ew.str(fmt.Sprintf("Calls     %s assistant messages · stopped by error %s, aborted %s, length %s\n",
 		c(f.AssistantCalls), c(f.StopError), c(f.StopAborted), c(f.StopLength)))
-	ew.str(fmt.Sprintf("Tools     %s calls · %s results, %s errors (%s)\n",
-		c(f.ToolCalls), c(f.ToolResults), c(f.ToolErrors), Percent(f.ErrorRate())))
+	ew.str(fmt.Sprintf("Tools     %s calls · %s results, %s %s (%s)\n",
+		c(f.ToolCalls), c(f.ToolResults), c(f.ToolErrors), text.Plural(int(f.ToolErrors), "error", "errors"), Percent(f.ErrorRate())))
 	ctx := "no compaction"
 	if f.Compactions > 0 {
 		ctx = fmt.Sprintf("%s compactions, at %s tokens on average, the largest %s", c(f.Compactions),
@@ -147,66 +160,69 @@ func statsSummary(ew *errWriter, r *pidex.StatsReport, tty bool) {
 	ew.str(fmt.Sprintf("Context   %s · cache reads %s of prompt tokens\n", ctx, Percent(f.CacheReadShare())))
 }
 
-// statsLists writes the tools, commands, errors and slowest calls.
-func statsLists(w io.Writer, ew *errWriter, r *pidex.StatsReport, tty bool, width int, handle func(pidex.SessionRef) string) {
-	title := func(s string) {
-		if tty {
-			ew.str("\n" + s + "\n")
-		} else {
-			ew.str("\n")
-		}
-	}
-	flush := func(t *Table) {
-		if tty {
-			t.Fit(width, 0)
-		}
-		if err := t.Flush(); err != nil && ew.err == nil {
-			ew.err = err
-		}
-	}
+// StatsList is one of a report's lists (its tools, shell commands,
+// errors or slowest calls) as every face shows it: the CLI's tables, the
+// web page's and MCP's text read these titles, heads and cells.
+type StatsList struct {
+	Name  string // tools, commands, errors or slowest
+	Title string
+	Heads []string
+	Num   []bool // the columns that hold numbers
+	Rows  [][]string
+	// At is the entry each row names (errors: the latest; slowest: the
+	// call), nil for lists that name none; EntryHead heads the column
+	// that opens it, and TimeCol is the column holding its time (-1: none).
+	At        []pidex.EntryRef
+	EntryHead string
+	TimeCol   int
+	Flex      int // the column a terminal's table cuts first
+}
+
+// StatsLists are the report's lists that hold rows, in the order the
+// faces show them, each cell for reading (tty) or raw (piped).
+func StatsLists(r *pidex.StatsReport, tty bool) []StatsList {
 	dur, num := DurationText, text.Count
 	if !tty {
 		dur = func(ms int64) string { return Itoa(ms) }
 		num = Itoa
 	}
+	var out []StatsList
 	if len(r.Tools) > 0 {
-		title("Tools")
-		t := NewTable(w, tty, upper([]string{"tool", "calls", "results", "errors", "error rate", "mean result", "mean time", "longest"}, tty)...)
+		l := StatsList{Name: "tools", Title: "Tools", Heads: []string{"tool", "calls", "results", "errors", "error rate", "mean result", "mean time", "longest"},
+			Num: []bool{false, true, true, true, true, true, true, true}, TimeCol: -1}
 		for _, x := range r.Tools {
 			size := text.Bytes(x.MeanResultBytes())
 			if !tty {
 				size = Itoa(x.MeanResultBytes())
 			}
-			t.Row(x.Tool, num(x.Calls), num(x.Results), num(x.Errors), pctOf(x.ErrorRate(), tty), size, dur(x.MeanMs()), dur(x.MaxDuration))
+			l.Rows = append(l.Rows, []string{x.Tool, num(x.Calls), num(x.Results), num(x.Errors), pctOf(x.ErrorRate(), tty), size, dur(x.MeanMs()), dur(x.MaxDuration)})
 		}
-		flush(t)
+		out = append(out, l)
 	}
 	if len(r.Commands) > 0 {
-		title("Shell commands, by first word")
-		t := NewTable(w, tty, upper([]string{"command", "by agent", "errors", "by hand"}, tty)...)
+		l := StatsList{Name: "commands", Title: "Shell commands, by first word", Heads: []string{"command", "by agent", "errors", "by hand"},
+			Num: []bool{false, true, true, true}, TimeCol: -1}
 		for _, x := range r.Commands {
-			t.Row(x.Command, num(x.Calls), num(x.Errors), num(x.User))
+			l.Rows = append(l.Rows, []string{x.Command, num(x.Calls), num(x.Errors), num(x.User)})
 		}
-		flush(t)
+		out = append(out, l)
 	}
 	if len(r.Errors) > 0 {
-		title("Assistant errors, most frequent")
-		t := NewTable(w, tty, upper([]string{"count", "stop", "message", "latest"}, tty)...)
+		l := StatsList{Name: "errors", Title: "Assistant errors, most frequent", Heads: []string{"count", "stop", "message"},
+			Num: []bool{true, false, false}, EntryHead: "latest", TimeCol: -1, Flex: 2}
 		for _, x := range r.Errors {
 			msg := x.Message
 			if msg == "" {
 				msg = "(no message)"
 			}
-			t.Row(num(x.Count), x.Kind, msg, entryCommand(x.Last, handle))
+			l.Rows = append(l.Rows, []string{num(x.Count), x.Kind, msg})
+			l.At = append(l.At, x.Last)
 		}
-		if tty {
-			t.Fit(width, 2)
-		}
-		flush(t)
+		out = append(out, l)
 	}
 	if len(r.Slowest) > 0 {
-		title("Slowest tool calls")
-		t := NewTable(w, tty, upper([]string{"duration", "tool", "when", "open"}, tty)...)
+		l := StatsList{Name: "slowest", Title: "Slowest tool calls", Heads: []string{"duration", "tool", "when"},
+			Num: []bool{true, false, false}, EntryHead: "open", TimeCol: 2}
 		for _, x := range r.Slowest {
 			when := ""
 			if x.At.Time != nil {
@@ -215,9 +231,40 @@ func statsLists(w io.Writer, ew *errWriter, r *pidex.StatsReport, tty bool, widt
 					when = x.At.Time.String()
 				}
 			}
-			t.Row(dur(x.DurationMs), x.Tool, when, entryCommand(x.At, handle))
+			l.Rows = append(l.Rows, []string{dur(x.DurationMs), x.Tool, when})
+			l.At = append(l.At, x.At)
 		}
-		flush(t)
+		out = append(out, l)
+	}
+	return out
+}
+
+// statsLists writes the tools, commands, errors and slowest calls, each
+// entry with the command that shows it.
+func statsLists(w io.Writer, ew *errWriter, r *pidex.StatsReport, tty bool, width int, handle func(pidex.SessionRef) string) {
+	for _, l := range StatsLists(r, tty) {
+		if tty {
+			ew.str("\n" + l.Title + "\n")
+		} else {
+			ew.str("\n")
+		}
+		heads := l.Heads
+		if l.At != nil {
+			heads = append(slices.Clone(heads), l.EntryHead)
+		}
+		t := NewTable(w, tty, upper(heads, tty)...)
+		for i, row := range l.Rows {
+			if l.At != nil {
+				row = append(slices.Clone(row), entryCommand(l.At[i], handle))
+			}
+			t.Row(row...)
+		}
+		if tty {
+			t.Fit(width, l.Flex)
+		}
+		if err := t.Flush(); err != nil && ew.err == nil {
+			ew.err = err
+		}
 	}
 }
 
@@ -257,15 +304,36 @@ func StatsCSV(w io.Writer, r *pidex.StatsReport) error {
 	return cw.Error()
 }
 
+// Weekdays name the heatmap's rows (0 Monday).
+var Weekdays = []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
+
+// HeatPeak is the heatmap's busiest hour (most active time; of two as
+// busy, the earlier in the week): its weekday (0 Monday), hour and cell.
+func HeatPeak(r *pidex.StatsReport) (day, hour int, c pidex.HeatCell) {
+	for d := range r.Heatmap {
+		for h, x := range r.Heatmap[d] {
+			if x.ActiveMs > c.ActiveMs {
+				day, hour, c = d, h, x
+			}
+		}
+	}
+	return day, hour, c
+}
+
+// HeatLevel is the shade of an hour with ms of active time, top being
+// the busiest hour's: 0 (none) to 4 (the busiest quarter).
+func HeatLevel(ms, top int64) int {
+	if ms <= 0 || top <= 0 {
+		return 0
+	}
+	return min(1+int(3*ms/top), 4)
+}
+
 // StatsHeatmap draws active time by weekday and hour (in the report's
 // zone) with shades, busiest hour darkest.
 func StatsHeatmap(w io.Writer, r *pidex.StatsReport) error {
-	var top int64
-	for _, day := range r.Heatmap {
-		for _, c := range day {
-			top = max(top, c.ActiveMs)
-		}
-	}
+	_, _, peak := HeatPeak(r)
+	top := peak.ActiveMs
 	shades := []string{"·", "░", "▒", "▓", "█"}
 	ew := &errWriter{w: w}
 	ew.str(fmt.Sprintf("Active time by hour (%s)\n     ", r.TZ))
@@ -273,16 +341,10 @@ func StatsHeatmap(w io.Writer, r *pidex.StatsReport) error {
 		ew.str(fmt.Sprintf("%-2d", h))
 	}
 	ew.str("\n")
-	for d, name := range []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"} {
+	for d, name := range Weekdays {
 		ew.str(name + "  ")
 		for h := 0; h < 24; h++ {
-			c := r.Heatmap[d][h]
-			i := 0
-			if c.ActiveMs > 0 && top > 0 {
-				i = 1 + int(3*c.ActiveMs/top)
-				i = min(i, 4)
-			}
-			ew.str(shades[i] + " ")
+			ew.str(shades[HeatLevel(r.Heatmap[d][h].ActiveMs, top)] + " ")
 		}
 		ew.str("\n")
 	}

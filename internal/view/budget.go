@@ -166,3 +166,35 @@ func CutChars(s string, n int) (out string, cut bool) {
 	r := []rune(s)
 	return string(r[:n]) + fmt.Sprintf("… [cut: %s more characters]", text.Count(int64(total-n))), true
 }
+
+// Share divides room among parts that need need[i] each: a part that
+// needs less than an even share takes what it needs, and what it leaves
+// goes to the others, evenly (a report's lists share a budget so that
+// one long list does not crowd out the rest).
+func Share(room int, need []int) []int {
+	got := make([]int, len(need))
+	open := make([]int, 0, len(need))
+	for i := range need {
+		open = append(open, i)
+	}
+	for len(open) > 0 {
+		share := max(0, room) / len(open)
+		var still []int
+		for _, i := range open {
+			if need[i] <= share {
+				got[i] = need[i]
+				room -= need[i]
+			} else {
+				still = append(still, i)
+			}
+		}
+		if len(still) == len(open) {
+			for _, i := range still {
+				got[i] = share
+			}
+			break
+		}
+		open = still
+	}
+	return got
+}

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,6 +112,25 @@ func TestTake(t *testing.T) {
 	for _, tc := range tests {
 		if got := Take(len(tc.sizes), tc.room, func(i int) int { return tc.sizes[i] }); got != tc.want {
 			t.Errorf("Take(%v, %d) = %d, want %d", tc.sizes, tc.room, got, tc.want)
+		}
+	}
+}
+
+func TestShare(t *testing.T) {
+	for _, tc := range []struct {
+		room       int
+		need, want []int
+	}{
+		{100, []int{10, 20, 30}, []int{10, 20, 30}},
+		{100, []int{500, 10, 20}, []int{70, 10, 20}},
+		{90, []int{500, 500, 10}, []int{40, 40, 10}},
+		{30, []int{500, 500, 500}, []int{10, 10, 10}},
+		{0, []int{5, 0}, []int{0, 0}},
+		{-5, []int{5}, []int{0}},
+		{10, nil, []int{}},
+	} {
+		if got := Share(tc.room, tc.need); !slices.Equal(got, tc.want) {
+			t.Errorf("Share(%d, %v) = %v, want %v", tc.room, tc.need, got, tc.want)
 		}
 	}
 }

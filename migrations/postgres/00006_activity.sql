@@ -49,7 +49,7 @@ CREATE TABLE activity (
     PRIMARY KEY (file_id, bucket, provider, model, active),
     FOREIGN KEY (machine_id, file_id) REFERENCES files (machine_id, id) ON DELETE CASCADE
 );
-CREATE INDEX activity_bucket ON activity (bucket);
+CREATE INDEX activity_bucket ON activity (bucket, active_ms, user_turns);
 
 CREATE TABLE activity_tools (
     file_id         bigint  NOT NULL,
@@ -67,9 +67,60 @@ CREATE TABLE activity_tools (
     timed           bigint  NOT NULL,
     duration_ms     bigint  NOT NULL,
     max_duration_ms bigint  NOT NULL,
-    PRIMARY KEY (file_id, bucket, kind, name, provider, model, active),
+    PRIMARY KEY (kind, name, file_id, bucket, provider, model, active),
     FOREIGN KEY (machine_id, file_id) REFERENCES files (machine_id, id) ON DELETE CASCADE
 );
+CREATE INDEX activity_tools_by_file ON activity_tools (file_id);
+
+CREATE TABLE activity_file (
+    file_id            bigint  NOT NULL,
+    provider           text COLLATE "C" NOT NULL,
+    model              text COLLATE "C" NOT NULL,
+    active             boolean NOT NULL,
+    machine_id         integer NOT NULL,
+    entries            bigint  NOT NULL,
+    user_turns         bigint  NOT NULL,
+    assistant_calls    bigint  NOT NULL,
+    tool_calls         bigint  NOT NULL,
+    tool_results       bigint  NOT NULL,
+    tool_errors        bigint  NOT NULL,
+    user_commands      bigint  NOT NULL,
+    stop_error         bigint  NOT NULL,
+    stop_aborted       bigint  NOT NULL,
+    stop_length        bigint  NOT NULL,
+    active_ms          bigint  NOT NULL,
+    turns_timed        bigint  NOT NULL,
+    latency_ms         bigint  NOT NULL,
+    max_latency_ms     bigint  NOT NULL,
+    compactions        bigint  NOT NULL,
+    context_before     bigint  NOT NULL,
+    max_context_before bigint  NOT NULL,
+    prompt_input       double precision NOT NULL,
+    prompt_cache_read  double precision NOT NULL,
+    prompt_cache_write double precision NOT NULL,
+    PRIMARY KEY (file_id, provider, model, active),
+    FOREIGN KEY (machine_id, file_id) REFERENCES files (machine_id, id) ON DELETE CASCADE
+);
+
+CREATE TABLE activity_tools_file (
+    kind            text COLLATE "C" NOT NULL,
+    name            text COLLATE "C" NOT NULL,
+    file_id         bigint  NOT NULL,
+    provider        text COLLATE "C" NOT NULL,
+    model           text COLLATE "C" NOT NULL,
+    active          boolean NOT NULL,
+    machine_id      integer NOT NULL,
+    calls           bigint  NOT NULL,
+    results         bigint  NOT NULL,
+    errors          bigint  NOT NULL,
+    result_bytes    bigint  NOT NULL,
+    timed           bigint  NOT NULL,
+    duration_ms     bigint  NOT NULL,
+    max_duration_ms bigint  NOT NULL,
+    PRIMARY KEY (kind, name, file_id, provider, model, active),
+    FOREIGN KEY (machine_id, file_id) REFERENCES files (machine_id, id) ON DELETE CASCADE
+);
+CREATE INDEX activity_tools_file_by_file ON activity_tools_file (file_id);
 
 CREATE TABLE activity_events (
     file_id     bigint  NOT NULL,
@@ -86,6 +137,7 @@ CREATE TABLE activity_events (
     FOREIGN KEY (machine_id, file_id) REFERENCES files (machine_id, id) ON DELETE CASCADE
 );
 CREATE INDEX activity_events_slow ON activity_events (kind, duration_ms);
+CREATE INDEX activity_events_text ON activity_events (kind, text, bucket);
 
 CREATE VIEW activity_v AS
 SELECT s.session_id AS session_id, f.path AS path, e.offset AS "offset", e.line AS line, e.id AS id, e.type AS type,
@@ -120,6 +172,8 @@ WHERE t.idx >= 0;
 -- +goose Down
 DROP VIEW tool_uses_v;
 DROP VIEW activity_v;
+DROP TABLE activity_tools_file;
+DROP TABLE activity_file;
 DROP TABLE activity_events;
 DROP TABLE activity_tools;
 DROP TABLE activity;

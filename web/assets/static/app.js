@@ -91,11 +91,12 @@ function marks() {
   });
 }
 
-// The cost report counts days in the browser's time zone.
+// The cost and activity reports count days and hours in the browser's
+// time zone.
 function browserZone() {
   const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
   if (!tz) return;
-  for (const a of document.querySelectorAll('a[href="/cost"]')) a.href = "/cost?tz=" + encodeURIComponent(tz);
+  for (const a of document.querySelectorAll('a[href="/cost"], a[href="/activity"]')) a.href = a.getAttribute("href") + "?tz=" + encodeURIComponent(tz);
   const input = document.querySelector('form input[name="tz"]');
   if (input && !input.value) {
     input.value = tz;
