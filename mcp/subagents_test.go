@@ -94,6 +94,19 @@ func TestSubagentTools(t *testing.T) {
 		if all := cost(subParent, true); own <= 0 || kids <= 0 || math.Abs(all-(own+kids)) > 1e-9 {
 			t.Errorf("cost of the parent rolled up %v, want its own %v plus its subagents' %v", all, own, kids)
 		}
+		// activity_report rolls up by the same rule.
+		calls := func(session string, rollup bool) (float64, float64) {
+			r := f.ok(t, "activity_report", map[string]any{"session": session, "rollup": rollup})
+			c, _ := dig(r.data, "totals", "assistant_calls").(float64)
+			s, _ := dig(r.data, "totals", "sessions").(float64)
+			return c, s
+		}
+		ownCalls, _ := calls(subParent, false)
+		c0, _ := calls(subRun0, false)
+		c1, _ := calls(subRun1, false)
+		if all, n := calls(subParent, true); ownCalls <= 0 || c0 <= 0 || all != ownCalls+c0+c1 || n != 3 {
+			t.Errorf("activity of the parent rolled up: %v calls in %v sessions, want %v + %v + %v in 3", all, n, ownCalls, c0, c1)
+		}
 	}
 	t.Run("sqlite", func(t *testing.T) { check(t, local) })
 	t.Run("postgres", func(t *testing.T) {

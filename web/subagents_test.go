@@ -67,6 +67,24 @@ func TestSubagentsBeneathTheirParents(t *testing.T) {
 			t.Error("the parent is said to be a subagent, or the child to have some")
 		}
 
+		// /api/stats and /api/cost roll a parent's subagents in with ?rollup=1.
+		calls := func(query string) int64 {
+			var d struct {
+				Totals struct{ AssistantCalls, Calls int64 }
+			}
+			code, _, body := f.get(t, query)
+			if err := json.Unmarshal([]byte(body), &d); code != 200 || err != nil {
+				t.Fatalf("%s: %d %v", query, code, err)
+			}
+			return d.Totals.AssistantCalls + d.Totals.Calls
+		}
+		for _, api := range []string{"/api/stats", "/api/cost"} {
+			own, kids := calls(api+"?session="+subParent), calls(api+"?session="+subRun0)+calls(api+"?session="+subRun1)
+			if all := calls(api + "?rollup=1&session=" + subParent); own <= 0 || kids <= 0 || all != own+kids {
+				t.Errorf("%s of the parent rolled up: %d, want its own %d plus its subagents' %d", api, all, own, kids)
+			}
+		}
+
 		var nested, flat []struct {
 			ID, SpawnedBy string
 			Subagents     []struct{ ID, Run string }
