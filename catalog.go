@@ -42,9 +42,11 @@ type Catalog interface {
 	List(ctx context.Context, o ListOptions) ([]Session, error)
 	Count(ctx context.Context, o ListOptions) (int, error)
 	// Info is one session's listing record; Overview the session at a
-	// glance.
+	// glance (its subagents in Session.Subagents); Subagents the sessions
+	// it started, in the order they started, each with its own.
 	Info(ctx context.Context, ref SessionRef) (Session, error)
 	Overview(ctx context.Context, ref SessionRef) (*Overview, error)
+	Subagents(ctx context.Context, ref SessionRef) ([]Session, error)
 
 	// Tree is a session's entry tree (pi's getTree); Previews the one-line
 	// summaries of its entries, by offset; Path the entries from the root

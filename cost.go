@@ -46,6 +46,12 @@ type CostOptions struct {
 	// NoDedup counts every copy of a call that forks hold (the raw sum of
 	// the files); by default a call counts once.
 	NoDedup bool
+	// Rollup counts a subagent's calls as the calls of the session that
+	// started it, at the top of the chain: grouped by session, a session's
+	// row holds its own calls and its subagents'; Session includes its
+	// subagents' calls. Without it a subagent is a session of its own.
+	// Either way each call counts once: the totals are the same.
+	Rollup bool
 	// Prices, if set, reprices every call (see ParsePrices).
 	Prices *Prices
 	// Estimate prices the unpriced calls (see Unpriced) from Prices when
@@ -64,6 +70,7 @@ type CostFilter struct {
 	Machine      string
 	Branch       string
 	NoDedup      bool
+	Rollup       bool
 	Prices       *Prices
 	Estimate     bool
 	// FileID is the session of CostOptions.Session, resolved by the
@@ -74,7 +81,7 @@ type CostFilter struct {
 // Filter checks the options against the vocabulary and applies the
 // defaults.
 func (o CostOptions) Filter(v Vocabulary) (CostFilter, error) {
-	f := CostFilter{Machine: o.Machine, Branch: o.Branch, NoDedup: o.NoDedup, Prices: o.Prices, Estimate: o.Estimate, TZ: time.Local}
+	f := CostFilter{Machine: o.Machine, Branch: o.Branch, NoDedup: o.NoDedup, Rollup: o.Rollup, Prices: o.Prices, Estimate: o.Estimate, TZ: time.Local}
 	by := o.By
 	if by == nil {
 		by = []string{DefaultCostBy}
@@ -141,6 +148,7 @@ type CostReport struct {
 	Rows     []CostRow
 	Totals   CostSums
 	Repriced bool // the report had prices
+	Rollup   bool // subagents' calls are their top session's (CostOptions.Rollup)
 	// EstimatedWith names the prices the unpriced calls were estimated
 	// with ("": the report estimated nothing): the shipped table's label,
 	// or "the prices file".

@@ -27,6 +27,11 @@ type ListOptions struct {
 	Machine string // only this machine's sessions (a team catalog; "": all)
 	Limit   int    // at most this many (0: all)
 	Offset  int    // skip this many first (a page of a long listing)
+	// Subagents lists subagents' sessions as sessions of their own,
+	// filtered, sorted and paged like any; by default each is beneath the
+	// session that started it (Session.Subagents), and only that one is
+	// filtered, sorted and paged.
+	Subagents bool
 }
 
 // ListFilter is ListOptions checked, with defaults applied.
@@ -36,12 +41,13 @@ type ListFilter struct {
 	Since, Until  time.Time // zero: no bound
 	Sort          string
 	Limit, Offset int
+	Subagents     bool
 }
 
 // Filter checks the options and applies the defaults. Bare dates are in
 // the local zone.
 func (o ListOptions) Filter() (ListFilter, error) {
-	f := ListFilter{Machine: o.Machine, Sort: o.Sort, Limit: o.Limit, Offset: o.Offset}
+	f := ListFilter{Machine: o.Machine, Sort: o.Sort, Limit: o.Limit, Offset: o.Offset, Subagents: o.Subagents}
 	var err error
 	if f.Where, err = o.Where.check(OpList); err != nil {
 		return f, err

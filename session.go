@@ -40,6 +40,15 @@ type Session struct {
 	// Machine holds the file, in a team catalog (absent from a local
 	// catalog's listing).
 	Machine string `json:"machine,omitempty"`
+	// A subagent's session (pi-subagents' child runs, oh-my-pi's task
+	// transcripts): SpawnedBy is the file of the session that started it
+	// (which may be gone), Run the run's name (omp's task id,
+	// pi-subagents' "<run id>/run-<i>").
+	SpawnedBy string `json:"spawnedBy,omitempty"`
+	Run       string `json:"run,omitempty"`
+	// Subagents are the sessions this one started, in the order they
+	// started, each with its own: a listing shows them beneath it.
+	Subagents []Session `json:"subagents,omitempty"`
 
 	FileID int64 `json:"-"`
 }

@@ -34,6 +34,9 @@ type StatsOptions struct {
 	Session string   // one session: an id, a unique prefix or name, or a file path
 	Machine string   // a team catalog's machine ("": all)
 	Branch  string   // BranchAll (""), BranchActive or BranchAbandoned
+	// Rollup counts a subagent's activity as that of the session that
+	// started it, as CostOptions.Rollup counts its calls.
+	Rollup bool
 }
 
 // StatsFilter is StatsOptions checked, with defaults applied; its cost
@@ -45,7 +48,7 @@ type StatsFilter struct {
 // Filter checks the options against the vocabulary and applies the
 // defaults.
 func (o StatsOptions) Filter(v Vocabulary) (StatsFilter, error) {
-	co := CostOptions{TZ: o.TZ, Since: o.Since, Until: o.Until, Where: o.Where, Session: o.Session, Machine: o.Machine, Branch: o.Branch}
+	co := CostOptions{TZ: o.TZ, Since: o.Since, Until: o.Until, Where: o.Where, Session: o.Session, Machine: o.Machine, Branch: o.Branch, Rollup: o.Rollup}
 	co.By = []string{"day"} // checked below against StatsKeys instead
 	cf, err := co.Filter(v)
 	if err != nil {

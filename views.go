@@ -43,6 +43,8 @@ var Views = []View{
 		{"cost", "USD, pi's recorded cost, all usage records of the file"},
 		{"size_bytes", "file size"},
 		{"source", "the agent that wrote the file: pi, omp (oh-my-pi) or openclaw"},
+		{"spawned_by", "a subagent's session (pi-subagents' child runs, oh-my-pi's task transcripts): the path of the session file that started it; NULL for a session nobody started"},
+		{"run", "a subagent's run: oh-my-pi's task id, pi-subagents' `<run id>/run-<i>`; NULL for a session nobody started"},
 	}},
 	{"entries_v", "One row per entry (header excluded), every branch.", []Column{
 		colSession, colPath, colOffset,

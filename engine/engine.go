@@ -332,6 +332,9 @@ func outsideRoot(arg string, roots []string) string {
 		if dir == r || filepath.Dir(dir) == r || filepath.Dir(filepath.Dir(dir)) == r {
 			return "" // omp's subagents and OpenClaw's agents lie two folders deep
 		}
+		if indexer.InChildRun(r, abs) {
+			return "" // pi-subagents' child runs, deeper
+		}
 	}
 	return dir
 }

@@ -122,8 +122,11 @@ type sessionRow struct {
 	CacheWrite     float64 `db:"cache_write"`
 	TotalTokens    float64 `db:"total_tokens"`
 	Cost           float64 `db:"cost"`
-	Source         string  `db:"source"`   // pidex.Sources
-	Subagent       bool    `db:"subagent"` // an omp subagent's transcript
+	Source         string  `db:"source"`     // pidex.Sources
+	Subagent       bool    `db:"subagent"`   // a subagent's session (SpawnedBy set)
+	SpawnedBy      string  `db:"spawned_by"` // the session file that started it (spawn.go)
+	Family         string  `db:"family"`     // the top of its chain of parents
+	Run            string  `db:"run"`        // the run's name
 }
 
 // addUsage adds one record to the session's totals. Sums saturate: a

@@ -20,9 +20,9 @@ type candidate struct {
 	Path   string
 	Root   string
 	Source string // the root's agent (pidex.Sources)
-	// Subagent: an omp subagent's transcript (in a session's artifacts
-	// folder), not listed.
-	Subagent bool
+	// Spawn: a subagent's session, and which session started it
+	// (spawn.go); listed beneath that one.
+	Spawn spawn
 	fileStat
 	// irregular says what the path is when it is not a regular file (a
 	// FIFO, a device, a socket, directly or through a link): never opened
@@ -52,11 +52,12 @@ func statOf(fi fs.FileInfo) fileStat {
 // for pi's flat session folders (--session-dir, sessionDir,
 // PI_CODING_AGENT_SESSION_DIR). Deeper only where the agent puts
 // sessions: omp's subagent transcripts in a session's artifacts folder
-// (<project>/<session>/<agent>.jsonl), OpenClaw's agents
-// (<agent>/sessions/*.jsonl, its *.trajectory.jsonl traces left out).
-// Elsewhere it never recurses: extension artefacts live deeper and are not
-// sessions. A root that does not exist yields nothing; unreadable folders
-// are reported, not fatal.
+// (<project>/<session>/<agent>.jsonl), pi-subagents' child runs
+// (<project>/<session>/<run id>/run-<i>/session.jsonl, runFiles), OpenClaw's
+// agents (<agent>/sessions/*.jsonl, its *.trajectory.jsonl traces left
+// out). Elsewhere it never recurses: extension artefacts live deeper and
+// are not sessions. A root that does not exist yields nothing; unreadable
+// folders are reported, not fatal.
 func discover(root, source string) ([]candidate, []error) {
 	out, subdirs, errs := listDir(root, root)
 	// The folders are listed in parallel: a no-change refresh is mostly
@@ -95,13 +96,27 @@ func discover(root, source string) ([]candidate, []error) {
 		out = append(out, r.files...)
 		errs = append(errs, r.errs...)
 	}
-	for _, d := range deeper { // rare: omp's subagents, OpenClaw's agents
-		files, _, e := listDir(d, root)
-		for i := range files {
-			files[i].Subagent = source == pidex.SourceOmp
-		}
-		out = append(out, files...)
-		errs = append(errs, e...)
+	// Subagents' and OpenClaw's agents' folders, in parallel too: a
+	// session that ran subagents has a folder of them.
+	sort.Strings(deeper) // found in parallel: in one order on every run
+	more := make([]listing, len(deeper))
+	for i, d := range deeper {
+		g.Go(func() error {
+			if source == pidex.SourcePi {
+				more[i].files, more[i].errs = runFiles(d, root)
+			} else {
+				more[i].files, _, more[i].errs = listDir(d, root)
+			}
+			for j := range more[i].files {
+				more[i].files[j].Spawn = spawnOf(root, source, more[i].files[j].Path) // none for OpenClaw's agents
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	for _, r := range more {
+		out = append(out, r.files...)
+		errs = append(errs, r.errs...)
 	}
 	out = slices.DeleteFunc(out, func(c candidate) bool { return skipFile(source, c.Path) })
 	for i := range out {
@@ -113,11 +128,12 @@ func discover(root, source string) ([]candidate, []error) {
 
 // deeperDirs are the folders of a project (or agent) folder that hold
 // sessions in the agent's layout: every one for omp (a session's
-// artifacts folder, which holds its subagents' transcripts), "sessions"
-// for OpenClaw, none for pi.
+// artifacts folder, which holds its subagents' transcripts) and for pi
+// (where pi-subagents keeps a session's child runs, read by runFiles),
+// "sessions" for OpenClaw.
 func deeperDirs(source string, subdirs []string) []string {
 	switch source {
-	case pidex.SourceOmp:
+	case pidex.SourceOmp, pidex.SourcePi:
 		return subdirs
 	case pidex.SourceOpenClaw:
 		var out []string

@@ -465,7 +465,9 @@ func (ix *Indexer) addError(st *pidex.IndexStats, path string, err error) {
 //	   rows (indexer/activity.go)
 //	10: the rollups keep the calls pi recorded at $0 with tokens apart
 //	    (zero_cost, migration 00018): honest prices
-const Derivation = 10
+//	11: subagents linked to the session that started them (sessions.
+//	   spawned_by, family, run; pi-subagents' child runs discovered)
+const Derivation = 11
 
 // reserveIDs gives new files their catalog ids in the order of their
 // names before they are read (in parallel, biggest first): pi names a

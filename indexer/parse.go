@@ -372,7 +372,8 @@ func (p *parser) header(l jsonl.Line, ln *schema.Line, b *batch) {
 	p.sess = &sessionRow{
 		SessionID: h.ID, Version: h.Version, Cwd: h.Cwd,
 		ParentSession: h.ParentSession, BranchedFrom: h.BranchedFrom, Created: h.Timestamp,
-		Source: p.cand.Source, Subagent: p.cand.Subagent,
+		Source: p.cand.Source, Subagent: p.cand.Spawn.By != "",
+		SpawnedBy: p.cand.Spawn.By, Family: p.cand.Spawn.Family, Run: p.cand.Spawn.Run,
 	}
 	if p.slot != nil {
 		p.sess.Source = pidex.SourceOmp // a slot is omp's, wherever the file lies

@@ -184,7 +184,8 @@ func (ix *Indexer) loadSession(ctx context.Context, fileID int64) (*sessionRow, 
 	var s sessionRow
 	err := ix.DB.GetContext(ctx, &s, `SELECT session_id, version, cwd, parent_session, branched_from, created, created_ms,
 		name, last_activity_ms, message_count, first_message, entry_count, leaf_id, leaf_offset,
-		input, output, cache_read, cache_write, total_tokens, cost, source, subagent FROM sessions WHERE file_id = ?`, fileID)
+		input, output, cache_read, cache_write, total_tokens, cost, source, subagent, spawned_by, family, run
+		FROM sessions WHERE file_id = ?`, fileID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("load session for file %d: catalog row missing", fileID)
 	}

@@ -154,8 +154,8 @@ func (ix *Indexer) Watch(ctx context.Context, opt WatchOptions) error {
 
 // watchRoots adds a watch on every root and on each of its immediate
 // folders (project folders), where session files live, and on the deeper
-// folders of the root's layout (omp's artifacts folders, OpenClaw's
-// agents' sessions). Adding an existing watch is a no-op; a root that does
+// folders of the root's layout (omp's artifacts folders, pi-subagents'
+// child runs, OpenClaw's agents' sessions). Adding an existing watch is a no-op; a root that does
 // not exist yet is picked up by a later call.
 func watchRoots(w *fsnotify.Watcher, roots []root) {
 	for _, r := range roots {
@@ -168,11 +168,14 @@ func watchRoots(w *fsnotify.Watcher, roots []root) {
 		}
 		for _, d := range subfolders(r.path) {
 			_ = w.Add(d)
-			if r.source == pidex.SourcePi {
-				continue // pi keeps nothing deeper
-			}
 			for _, dd := range deeperDirs(r.source, subfolders(d)) {
-				_ = w.Add(dd)
+				if r.source != pidex.SourcePi {
+					_ = w.Add(dd)
+					continue
+				}
+				for _, run := range runDirs(dd) { // pi-subagents' child runs
+					_ = w.Add(run)
+				}
 			}
 		}
 	}

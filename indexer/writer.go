@@ -354,11 +354,11 @@ func putSession(ctx context.Context, tx *wtx, id int64, s *sessionRow) error {
 	err := tx.exec(ctx, `INSERT OR REPLACE INTO sessions
 		(file_id, session_id, version, cwd, parent_session, branched_from, created, created_ms, name, last_activity_ms,
 		 message_count, first_message, entry_count, leaf_id, leaf_offset,
-		 input, output, cache_read, cache_write, total_tokens, cost, source, subagent)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		 input, output, cache_read, cache_write, total_tokens, cost, source, subagent, spawned_by, family, run)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		id, s.SessionID, s.Version, s.Cwd, s.ParentSession, s.BranchedFrom, s.Created, s.CreatedMs, s.Name, s.LastActivityMs,
 		s.MessageCount, s.FirstMessage, s.EntryCount, s.LeafID, s.LeafOffset,
-		s.Input, s.Output, s.CacheRead, s.CacheWrite, s.TotalTokens, s.Cost, s.Source, s.Subagent)
+		s.Input, s.Output, s.CacheRead, s.CacheWrite, s.TotalTokens, s.Cost, s.Source, s.Subagent, s.SpawnedBy, s.Family, s.Run)
 	if err != nil {
 		return fmt.Errorf("write session: %w", err)
 	}

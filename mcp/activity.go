@@ -24,6 +24,7 @@ type activityArgs struct {
 	Where    pidex.Where `json:"where,omitempty" filters:"cost"` // the registry's filters: project, cwd, agent, model, …
 	Session  string      `json:"session,omitempty" jsonschema:"only this session: an id, a unique prefix, a name, or a path"`
 	Branch   string      `json:"branch,omitempty" jsonschema:"all (default); active: entries on a session's current branch; abandoned: entries on branches the user left"`
+	Rollup   bool        `json:"rollup,omitempty" jsonschema:"count subagents' activity as that of the session that started them: by session, its row holds its subagents' too; session includes them (totals do not change)"`
 	Limit    int         `json:"limit,omitempty" jsonschema:"at most this many rows (the totals and the lists always cover every row)"`
 	MaxChars int         `json:"max_chars,omitempty" jsonschema:"character budget of the whole result"`
 	Machine  string      `json:"machine,omitempty" jsonschema:"team catalog: only this machine's sessions"`
@@ -156,7 +157,7 @@ func (s *Server) activity(ctx context.Context, in *activityArgs) (reply[activity
 	if err != nil {
 		return r, err
 	}
-	o := pidex.StatsOptions{By: in.By, TZ: in.TZ, Since: in.Since, Until: in.Until, Where: in.Where, Branch: in.Branch, Machine: s.machine(in.Machine)}
+	o := pidex.StatsOptions{By: in.By, TZ: in.TZ, Since: in.Since, Until: in.Until, Where: in.Where, Branch: in.Branch, Rollup: in.Rollup, Machine: s.machine(in.Machine)}
 	if len(in.By) == 0 {
 		o.By = nil // the domain's default: no grouping
 	}

@@ -25,6 +25,7 @@ type costArgs struct {
 	Source   []string    `json:"source,omitempty" jsonschema:"only usage recorded by these: assistant (replies), toolResult (LLM work inside tools), compaction, branch_summary, usage"`
 	Branch   string      `json:"branch,omitempty" jsonschema:"all (default); active: calls on a session's current branch; abandoned: calls on branches the user left"`
 	NoDedup  bool        `json:"no_dedup,omitempty" jsonschema:"count every copy forks hold of a call (the raw sum of the files); by default each call counts once"`
+	Rollup   bool        `json:"rollup,omitempty" jsonschema:"count subagents' calls as the calls of the session that started them: by session, its row holds its subagents' calls too; session includes them (totals do not change)"`
 	Estimate bool        `json:"estimate,omitempty" jsonschema:"price the unpriced calls (pi recorded them at $0 without a price for the model) from pidex's price table, as estimated_cost apart from cost"`
 	Limit    int         `json:"limit,omitempty" jsonschema:"at most this many rows in this page (totals always cover every row)" cursor:"page"`
 	MaxChars int         `json:"max_chars,omitempty" jsonschema:"character budget of the whole result" cursor:"page"`
@@ -65,7 +66,7 @@ type costSums struct {
 	EstimatedCalls *int64   `json:"estimated_calls,omitempty" jsonschema:"with estimate: the unpriced calls in estimated_cost"`
 }
 
-const costDesc = `Tokens and cost (USD, as pi recorded them) of the user's LLM calls, grouped like pidex cost: by day, week, month (in tz), model, provider, project, session or source, and combinations (by=["day","model"]). Filters: since, until, project, cwd, session, model, source, branch (abandoned = money spent on branches the user left). Each call counts once even when forks copy it (no_dedup counts every copy). pi records $0 for a model it has no price for: such calls are unpriced (unpriced_calls, unpriced_tokens, unpriced_models), never free; estimate prices them from pidex's price table as estimated_cost. Rows and totals; rows are paged (limit, max_chars, next_cursor), totals always cover all.`
+const costDesc = `Tokens and cost (USD, as pi recorded them) of the user's LLM calls, grouped like pidex cost: by day, week, month (in tz), model, provider, project, session or source, and combinations (by=["day","model"]). Filters: since, until, project, cwd, session, model, source, branch (abandoned = money spent on branches the user left). Each call counts once even when forks copy it (no_dedup counts every copy). A subagent's session is a session of its own; rollup counts its calls as its parent session's. pi records $0 for a model it has no price for: such calls are unpriced (unpriced_calls, unpriced_tokens, unpriced_models), never free; estimate prices them from pidex's price table as estimated_cost. Rows and totals; rows are paged (limit, max_chars, next_cursor), totals always cover all.`
 
 func (s *Server) addCost() {
 	v := s.cat.Vocabulary()
@@ -89,7 +90,7 @@ func (s *Server) cost(ctx context.Context, in *costArgs) (reply[costResult], err
 	if err != nil {
 		return r, err
 	}
-	o := pidex.CostOptions{By: in.By, TZ: in.TZ, Since: in.Since, Until: in.Until, Where: in.Where, Source: strings.Join(in.Source, ","), Branch: in.Branch, NoDedup: in.NoDedup, Machine: s.machine(in.Machine), Estimate: in.Estimate}
+	o := pidex.CostOptions{By: in.By, TZ: in.TZ, Since: in.Since, Until: in.Until, Where: in.Where, Source: strings.Join(in.Source, ","), Branch: in.Branch, NoDedup: in.NoDedup, Rollup: in.Rollup, Machine: s.machine(in.Machine), Estimate: in.Estimate}
 	if len(in.By) == 0 {
 		o.By = nil // the domain's default
 	}

@@ -46,9 +46,23 @@ type sessionOut struct {
 	Cost          float64    `json:"cost" jsonschema:"USD, pi's recorded cost of every call in the file"`
 	SizeBytes     int64      `json:"size_bytes"`
 	ParentSession string     `json:"parent_session,omitempty" jsonschema:"the session file this one was forked from"`
+	SpawnedBy     string     `json:"spawned_by,omitempty" jsonschema:"a subagent's session: the file of the session that started it"`
+	Run           string     `json:"run,omitempty" jsonschema:"a subagent's run: oh-my-pi's task id, pi-subagents' <run id>/run-<i>"`
+	// Subagents are beneath a session of list_sessions and get_session.
+	Subagents []subagentOut `json:"subagents,omitempty" jsonschema:"the subagents this session started (sessions of their own), in the order they started, each followed by those it started in turn"`
 }
 
-const listDesc = `List the user's pi sessions, most recently active first (or by creation, cost or size), with name or first message, project, times, message count, tokens, cost and models. Filters: project, cwd, name, since, until. Use it to find sessions by when and where they happened; search_sessions finds them by what was said. Results are bounded (limit, max_chars); next_cursor gets the next page.`
+// subagentOut is a subagent's session beneath the session that started
+// it: a flat list in tree order (a schema cannot nest a type in itself).
+type subagentOut struct {
+	Session  sessionRef `json:"session" jsonschema:"pass its id as session to read_session or get_session"`
+	Depth    int        `json:"depth" jsonschema:"1: started by the session above; 2: by the subagent before it of depth 1; …"`
+	Run      string     `json:"run"`
+	Messages int64      `json:"messages"`
+	Cost     float64    `json:"cost" jsonschema:"USD, pi's recorded cost of every call in its file"`
+}
+
+const listDesc = `List the user's pi sessions, most recently active first (or by creation, cost or size), with name or first message, project, times, message count, tokens, cost and models; beneath each, the subagents it started (sessions of their own). Filters: project, cwd, name, since, until. Use it to find sessions by when and where they happened; search_sessions finds them by what was said. Results are bounded (limit, max_chars); next_cursor gets the next page.`
 
 func (s *Server) addList() {
 	addTool(s, toolSpec[listArgs, listResult]{
@@ -89,9 +103,16 @@ func (s *Server) list(ctx context.Context, in *listArgs) (reply[listResult], err
 		if len(so.Models) > 0 {
 			models = " · " + strings.Join(so.Models, ", ")
 		}
-		lines = append(lines, fmt.Sprintf("%d. %s · %s%s\n   session=%s · modified %s · %s %s · %s tokens · %s%s\n",
+		l := fmt.Sprintf("%d. %s · %s%s\n   session=%s · modified %s · %s %s · %s tokens · %s%s\n",
 			offset+i+1, oneLine(so.Session.Title), oneLine(so.Project), oneLine(models), quoted(id)+onMachine(so.Session.Machine), shortTime(&rows[i].Modified),
-			count(so.Messages), text.Plural(int(so.Messages), "message", "messages"), count(so.Tokens), money(so.Cost), branchWord(so.BranchPoints)))
+			count(so.Messages), text.Plural(int(so.Messages), "message", "messages"), count(so.Tokens), money(so.Cost), branchWord(so.BranchPoints))
+		if so.SpawnedBy != "" { // listed alone: its parent's file is gone
+			l += fmt.Sprintf("   subagent %s of %s\n", oneLine(so.Run), oneLine(so.SpawnedBy))
+		}
+		var sub []string
+		so.Subagents, sub = s.subagents(ctx, rows[i].Subagents, shared, "   ")
+		l += strings.Join(sub, "")
+		lines = append(lines, l)
 		out.Sessions = append(out.Sessions, so)
 	}
 	keep := view.Take(len(lines), budget.Chars-reserve, func(i int) int { return size(lines[i], out.Sessions[i]) })
@@ -150,8 +171,29 @@ func sessionInfo(si *pidex.Session) sessionOut {
 	if si.ParentSessionPath != nil {
 		so.ParentSession = *si.ParentSessionPath
 	}
+	so.SpawnedBy, so.Run = si.SpawnedBy, si.Run
 	return so
 }
+
+// subagents are a session's subagents as the tools give them, in
+// view.Flatten's order (each followed by those it started), each named by
+// its handle, and a line for each, after indent, two spaces a level
+// deeper.
+func (s *Server) subagents(ctx context.Context, subs []pidex.Session, shared map[string]string, indent string) ([]subagentOut, []string) {
+	var out []subagentOut
+	var lines []string
+	for _, si := range view.Flatten(subs, 1) {
+		id := s.handle(ctx, si.ID, si.Path, si.Machine, shared)
+		o := subagentOut{Session: sessionRef{ID: id, Title: view.SessionTitle(si.Session, 80), Path: si.Path, Machine: si.Machine},
+			Depth: si.Depth, Run: si.Run, Messages: si.MessageCount, Cost: si.Cost}
+		lines = append(lines, fmt.Sprintf("%s└ subagent %s · session=%s · %s %s · %s · %s\n", indent+strings.Repeat("  ", si.Depth-1), oneLine(view.RunLabel(si.Run)),
+			quoted(id)+onMachine(si.Machine), count(si.MessageCount), plural(si.MessageCount, "message", "messages"), money(si.Cost), oneLine(o.Session.Title)))
+		out = append(out, o)
+	}
+	return out, lines
+}
+
+func plural(n int64, one, many string) string { return text.Plural(int(n), one, many) }
 
 type sessionArgs struct {
 	Session  string `json:"session" jsonschema:"the session: an id (as search_sessions and list_sessions give it), a unique prefix of one, a name, or a path"`
@@ -214,7 +256,7 @@ type compactionOut struct {
 	OnBranch     bool    `json:"on_current_branch"`
 }
 
-const sessionDesc = `Overview of one pi session: name, project, times, models, tokens, cost and the cost of abandoned branches, the current leaf, every branch point with where each branch ends (pass a branch's leaf to read_session to read it), labels, and compactions with their summaries. Use it before reading a long or branched session.`
+const sessionDesc = `Overview of one pi session: name, project, times, models, tokens, cost and the cost of abandoned branches, the current leaf, every branch point with where each branch ends (pass a branch's leaf to read_session to read it), labels, compactions with their summaries, and the subagents it started (or the session that started it). Use it before reading a long or branched session.`
 
 func (s *Server) addSession() {
 	addTool(s, toolSpec[sessionArgs, overviewOut]{
@@ -274,6 +316,9 @@ func (s *Server) overview(ctx context.Context, in *sessionArgs) (reply[overviewO
 	if out.Session.ParentSession != "" {
 		fmt.Fprintf(&b, "Forked from: %s\n", out.Session.ParentSession)
 	}
+	if si.SpawnedBy != "" {
+		fmt.Fprintf(&b, "Subagent %s, started by: %s\n", oneLine(si.Run), oneLine(si.SpawnedBy))
+	}
 	var cut []string
 	if res, err := s.cat.Resume(ctx, ref, pidex.ResumeOptions{}); err == nil {
 		l := resumeLines(res)
@@ -317,6 +362,11 @@ func (s *Server) overview(ctx context.Context, in *sessionArgs) (reply[overviewO
 			cut = append(cut, fmt.Sprintf("%d of %d %s", n-keep, n, strings.ToLower(title)))
 		}
 	}
+	// Its subagents (each a session: get_session and read_session take
+	// their ids), theirs beneath them.
+	subs, subLines := s.subagents(ctx, si.Subagents, map[string]string{}, "")
+	section("Subagents", len(subs), func(i int) (string, any) { return subLines[i], subs[i] },
+		func(i int) { out.Session.Subagents = append(out.Session.Subagents, subs[i]) })
 	bps := make([]branchPoint, len(ov.BranchPoints))
 	section("Branch points", len(ov.BranchPoints), func(i int) (string, any) {
 		bp := ov.BranchPoints[i]

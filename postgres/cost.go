@@ -173,7 +173,7 @@ func (r *Reader) recordParts(ctx context.Context, p *query.CostPlan, parts map[p
 	cond, args := p.Where.SQL(query.Postgres)
 	q := `SELECT x.file_id, x.ts_ms, x.provider, x.model, x.source, x.is_copy, x.active, x.zero_cost,
 		x.input, x.output, x.cache_read, x.cache_write, x.cache_write_1h, x.total_tokens, x.cost,
-		` + key(p.Keys.Cwd, "s.cwd") + `, ` + key(p.Keys.Session, "s.session_id") + `, ` + key(p.Keys.Machine, "mm.name") + `, ` + key(p.Keys.Agent, "s.source") + `
+		` + key(p.Keys.Cwd, "s.cwd") + `, ` + key(p.Keys.Session, p.Keys.SessionSQL()) + `, ` + key(p.Keys.Machine, "mm.name") + `, ` + key(p.Keys.Agent, "s.source") + `
 		FROM (SELECT u.file_id, u."offset", u.ts_ms, COALESCE(u.attr_provider, u.provider) AS provider,
 			COALESCE(u.attr_model, u.model) AS model, u.source, COALESCE(xm.is_copy, u.is_copy) AS is_copy,
 			COALESCE(xm.call_active, u.call_active) AS active, ` + pidex.ZeroCostSQL("u.") + ` AS zero_cost,

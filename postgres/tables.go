@@ -74,7 +74,7 @@ var (
 	smallTables = []table{
 		{"sessions", cols(`file_id machine_id session_id version cwd parent_session branched_from created created_ms name:r
 			last_activity_ms message_count first_message:r entry_count leaf_id leaf_offset branch_points models input output
-			cache_read cache_write total_tokens cost source subagent:b`), false},
+			cache_read cache_write total_tokens cost source subagent:b spawned_by family run`), false},
 		{"labels", cols(`file_id target_id machine_id label:r ts offset`), false},
 		{"usage", cols(`file_id offset machine_id source entry_id ts_ms provider model kind response_id input output cache_read
 			cache_write total_tokens cost_input cost_output cost_cache_read cost_cache_write cost_total cache_write_1h reasoning

@@ -44,7 +44,7 @@ type CostPart struct {
 // depend on their order).
 func groupCost(f pidex.CostFilter, parts []CostPart) *pidex.CostReport {
 	slices.SortFunc(parts, comparePart)
-	r := &pidex.CostReport{By: f.By, Rows: []pidex.CostRow{}, Repriced: f.Prices != nil}
+	r := &pidex.CostReport{By: f.By, Rows: []pidex.CostRow{}, Repriced: f.Prices != nil, Rollup: f.Rollup}
 	var estimate pidex.Pricer
 	switch {
 	case f.Estimate && f.Prices != nil:
@@ -381,14 +381,20 @@ type CostPlan struct {
 // groups by (and the model when repricing); the others are constant, so
 // that the catalog folds their rows together instead of handing Go a row
 // per model and source.
-type CostKeys struct{ Provider, Model, Source, Cwd, Session, Machine, Agent bool }
+// Family: the session key is the session at the top of a call's chain of
+// subagents (CostFilter.Rollup), not the call's own.
+type CostKeys struct{ Provider, Model, Source, Cwd, Session, Family, Machine, Agent bool }
 
 func costKeysOf(f pidex.CostFilter) CostKeys {
 	by := func(k string) bool { return slices.Contains(f.By, k) }
 	model := by("model") || f.Prices != nil
 	return CostKeys{Provider: model || by("provider"), Model: model, Source: by("source"), Cwd: by("project"),
-		Session: by("session"), Machine: by("machine"), Agent: by("agent")}
+		Session: by("session"), Family: byFamily(f), Machine: by("machine"), Agent: by("agent")}
 }
+
+// SessionSQL is the session key's expression: the call's session's id,
+// or with Family its top session's (over the tables Joins adds).
+func (k CostKeys) SessionSQL() string { return sessionKeySQL(k.Family) }
 
 // Sessions: a key is a column of the call's session.
 func (k CostKeys) Sessions() bool { return k.Cwd || k.Session || k.Agent }
@@ -417,6 +423,9 @@ var keyCols = []keyCol{
 func (k CostKeys) KeySQL() (cols, group string) {
 	var sel, groups []string
 	for _, c := range keyCols {
+		if c.name == "session_id" {
+			c.expr = k.SessionSQL()
+		}
 		switch {
 		case c.on(k):
 			// Grouped by the expression: a name may also be a column of a
@@ -455,8 +464,11 @@ func (p *CostPlan) Joins(d Dialect) string {
 	if p.Where.needs("s") || p.Keys.Sessions() {
 		j += " JOIN sessions s ON s.file_id = x.file_id"
 	}
-	if p.Where.needs("f") || p.Keys.Machine {
+	if p.Where.needs("f") || p.Keys.Machine || p.Keys.Family {
 		j += " JOIN files f ON f.id = x.file_id" + d.machineJoin()
+	}
+	if p.Keys.Family {
+		j += familyJoin(d)
 	}
 	return j
 }
@@ -520,9 +532,11 @@ func (rd *Reader) costPlan(ctx context.Context, f pidex.CostFilter) (*CostPlan, 
 	if len(f.Sources) > 0 {
 		p.Where = append(p.Where, in("call.source", f.Sources))
 	}
-	if f.FileID != 0 {
-		p.Where = append(p.Where, numEq("call.file", f.FileID))
+	one, err := rd.sessionCond(ctx, f)
+	if err != nil {
+		return nil, err
 	}
+	p.Where = append(p.Where, one...)
 	p.Where = append(p.Where, where(f.Where, pidex.OpCost)...)
 	if f.Machine != "" {
 		p.Where = append(p.Where, eq("machine.name", f.Machine))

@@ -43,6 +43,9 @@ func (rd *Reader) Overview(ctx context.Context, ref pidex.SessionRef) (*pidex.Ov
 	for i := range read {
 		byOffset[read[i].Offset] = &read[i]
 	}
+	if info.Subagents, err = rd.Subagents(ctx, ref); err != nil {
+		return nil, err
+	}
 	o := view.Overview(view.OverviewParts{Info: info, Roots: roots, OnPath: onPath, Previews: previews, Compactions: byOffset})
 	if o.AbandonedCost, o.AbandonedCalls, err = rd.Abandoned(ctx, ref); err != nil {
 		return nil, err

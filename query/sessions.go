@@ -43,6 +43,20 @@ type SessionRow struct {
 	Source        string // the agent that wrote the file
 	Root          string // the session folder the file was found under
 	Machine       string // a team catalog's machine; "" locally
+	// A subagent's session: the file of the session that started it, the
+	// top of that chain, the run's name (indexer/spawn.go), and whether
+	// it is shown beneath its parent (the catalog holds the parent).
+	SpawnedBy, Family, Run string
+	Nested                 bool
+}
+
+// FamilyPath is the file of the session at the top of the row's chain of
+// parents: its own for a session nobody started.
+func (r *SessionRow) FamilyPath() string {
+	if r.Family == "" {
+		return r.Path
+	}
+	return r.Family
 }
 
 // modifiedSQL is pi's `modified`: the latest user/assistant message time,
@@ -55,14 +69,15 @@ func sessionColumns(d Dialect) string {
 	return `s.file_id, f.path, s.session_id, s.cwd, s.name, s.parent_session, s.created_ms,
 	` + modifiedSQL + ` AS modified, s.message_count, COALESCE(s.first_message, '') AS first_message,
 	s.entry_count, s.leaf_id, s.branch_points, s.models, s.input, s.output, s.cache_read, s.cache_write,
-	s.total_tokens, s.cost, f.size, s.source, f.root, ` + d.machineCol() + ` AS machine`
+	s.total_tokens, s.cost, f.size, s.source, f.root, ` + d.machineCol() + ` AS machine,
+	s.spawned_by, s.family, s.run, ` + nestedSQL(d) + ` AS nested`
 }
 
-// SessionsSQL selects the listed sessions: omp's subagent transcripts
-// are not listed (omp lists <sessions>/*/*.jsonl only); search and cost
-// read them.
+// SessionsSQL selects every session, subagents' included: a listing shows
+// a subagent beneath the session that started it (Reader.list), or, asked
+// for them flat, as a session of its own.
 func SessionsSQL(d Dialect) string {
-	return `SELECT ` + sessionColumns(d) + d.sessionsFrom() + ` WHERE s.subagent = FALSE`
+	return `SELECT ` + sessionColumns(d) + d.sessionsFrom() + ` WHERE TRUE`
 }
 
 // Dest is the row's scan destinations, in the order of SessionsSQL's
@@ -70,7 +85,8 @@ func SessionsSQL(d Dialect) string {
 func (r *SessionRow) Dest() []any {
 	return []any{&r.FileID, &r.Path, &r.SessionID, &r.Cwd, &r.Name, &r.ParentSession, &r.CreatedMs,
 		&r.Modified, &r.MessageCount, &r.FirstMessage, &r.EntryCount, &r.LeafID, &r.BranchPoints, &r.Models,
-		&r.Input, &r.Output, &r.CacheRead, &r.CacheWrite, &r.TotalTokens, &r.Cost, &r.Size, &r.Source, &r.Root, &r.Machine}
+		&r.Input, &r.Output, &r.CacheRead, &r.CacheWrite, &r.TotalTokens, &r.Cost, &r.Size, &r.Source, &r.Root, &r.Machine,
+		&r.SpawnedBy, &r.Family, &r.Run, &r.Nested}
 }
 
 // Session is the listing record of the row.
@@ -81,6 +97,7 @@ func (r *SessionRow) Session() pidex.Session {
 		EntryCount: r.EntryCount, BranchPoints: r.BranchPoints,
 		Tokens: pidex.Tokens{Input: r.Input, Output: r.Output, CacheRead: r.CacheRead, CacheWrite: r.CacheWrite, Total: r.TotalTokens},
 		Cost:   r.Cost, SizeBytes: r.Size, Source: r.Source, Machine: r.Machine,
+		SpawnedBy: r.SpawnedBy, Run: r.Run,
 	}
 	// Pointers of their own: a row may be kept and read again (a listing
 	// cache), and a caller may change what it was handed.
@@ -258,6 +275,9 @@ func (rd *Reader) listPlan(f pidex.ListFilter) *ListPlan {
 	if !f.Until.IsZero() {
 		cs = append(cs, before("session.modified", f.Until.UnixMilli()))
 	}
+	if !f.Subagents {
+		cs = append(cs, is("session.nested", false)) // shown beneath their parents
+	}
 	return &ListPlan{Where: cs, Sort: f.Sort, Limit: f.Limit, Offset: f.Offset}
 }
 
@@ -279,7 +299,10 @@ func (rd *Reader) list(ctx context.Context, f pidex.ListFilter) ([]pidex.Session
 	for i := range rows {
 		out[i] = rows[i].Session()
 	}
-	return out, nil
+	if f.Subagents || len(out) == 0 {
+		return out, nil
+	}
+	return out, rd.attachSubagents(ctx, f.Machine, out)
 }
 
 // Count is the number of sessions List would return without its limit

@@ -71,7 +71,9 @@ type statsQuery struct {
 }
 
 // from is the tables of a statement over table, aliased x, with the
-// session s and file f where the conditions or keys need them.
+// session s and file f where the conditions or keys need them (and the
+// session at the top of a subagent's chain, for rows by session rolled
+// up).
 func (q *statsQuery) from(table string) string {
 	j := " FROM " + table + " x"
 	if q.joinS {
@@ -79,6 +81,9 @@ func (q *statsQuery) from(table string) string {
 	}
 	if q.joinF {
 		j += " JOIN files f ON f.id = x.file_id" + q.d.machineJoin()
+	}
+	if q.family() {
+		j += familyJoin(q.d)
 	}
 	return j
 }
@@ -92,6 +97,10 @@ func (q *statsQuery) sums(kind string, needsTime bool) string {
 	return "activity" + kind
 }
 
+// family: the session key is the session at the top of a row's chain of
+// subagents (rolled up, by session).
+func (q *statsQuery) family() bool { return byFamily(q.f.CostFilter) }
+
 func (rd *Reader) statsQuery(ctx context.Context, f pidex.StatsFilter) (*statsQuery, error) {
 	b := rd.backend()
 	q := &statsQuery{f: f, d: b.Dialect()}
@@ -102,9 +111,11 @@ func (rd *Reader) statsQuery(ctx context.Context, f pidex.StatsFilter) (*statsQu
 	case pidex.BranchAbandoned:
 		cs = append(cs, is("call.active", false))
 	}
-	if f.FileID != 0 {
-		cs = append(cs, numEq("call.file", f.FileID))
+	one, err := rd.sessionCond(ctx, f.CostFilter)
+	if err != nil {
+		return nil, err
 	}
+	cs = append(cs, one...)
 	cs = append(cs, where(f.Where, pidex.OpCost)...)
 	if f.Machine != "" {
 		cs = append(cs, eq("machine.name", f.Machine))
@@ -132,7 +143,7 @@ func (rd *Reader) statsQuery(ctx context.Context, f pidex.StatsFilter) (*statsQu
 	q.cond, q.args = cs.SQL(q.d)
 	q.whole = f.Since.IsZero() && f.Until.IsZero()
 	q.joinS = cs.needs("s") || slices.ContainsFunc(f.By, func(k string) bool { return k == "project" || k == "session" || k == "agent" })
-	q.joinF = cs.needs("f") || slices.Contains(f.By, "machine") || f.Machine != ""
+	q.joinF = cs.needs("f") || slices.Contains(f.By, "machine") || f.Machine != "" || q.family() // familyJoin: s and f
 	if q.cond == "" {
 		q.cond = "1 = 1"
 	}
@@ -172,7 +183,7 @@ func (q *statsQuery) keyCols() (exprs []string, args []any) {
 		case "project":
 			exprs = append(exprs, "s.cwd")
 		case "session":
-			exprs = append(exprs, "s.session_id")
+			exprs = append(exprs, sessionKeySQL(q.family()))
 		case "agent":
 			exprs = append(exprs, "s.source")
 		case "machine":

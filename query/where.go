@@ -62,9 +62,20 @@ func (d Dialect) sessionsFrom() string {
 	return " FROM sessions s JOIN files f ON f.id = s.file_id" + d.machineJoin()
 }
 
+// sameMachine is "file a is on the machine of file b" (always, without
+// machines).
+func (d Dialect) sameMachine(a, b string) string {
+	if d.Machines {
+		return " AND " + a + ".machine_id = " + b + ".machine_id"
+	}
+	return ""
+}
+
 // A field is a column conditions test.
 type field struct {
 	sql string // its expression in the read statements
+	// dsql, if set, is the expression in a dialect (sql is then unused).
+	dsql func(Dialect) string
 	// needs are the tables a usage statement must join for it (s: the
 	// session, f: its file, and machine); the others have them all.
 	needs string
@@ -95,15 +106,24 @@ var fields = map[string]field{
 	"session.modified":      {sql: modifiedSQL, session: func(r *SessionRow) value { return value{n: r.Modified} }},
 	"file.root":             {sql: "f.root", needs: "f", session: func(r *SessionRow) value { return textOf(r.Root) }},
 	"machine.name":          {sql: "mm.name", needs: "f", session: func(r *SessionRow) value { return textOf(r.Machine) }},
-	"entry.file":            {sql: "e.file_id"},
-	"entry.model":           {sql: "e.model"},
-	"entry.time":            {sql: "e.ts_ms"},
-	"call.file":             {sql: "x.file_id", usage: func(r *UsageRow) value { return value{n: r.FileID} }},
-	"call.model":            {sql: "x.provider || '/' || x.model", usage: func(r *UsageRow) value { return textOf(r.Provider + "/" + r.Model) }},
-	"call.source":           {sql: "x.source", usage: func(r *UsageRow) value { return textOf(r.Source) }},
-	"call.copy":             {sql: "x.is_copy", usage: func(r *UsageRow) value { return flag(r.IsCopy) }},
-	"call.active":           {sql: "x.active", usage: func(r *UsageRow) value { return flag(r.Active) }},
-	"stats.bucket":          {sql: "x.bucket"},
+	// Subagents (indexer/spawn.go): a session some other session started
+	// (session.child); one shown beneath that session, which the catalog
+	// holds (session.nested; a child whose parent file is gone is not);
+	// and the family, the file of the session at the top of the chain of
+	// parents (its own file for a session nobody started), by which a
+	// report rolls subagents into the session that started them.
+	"session.child":  {sql: "(s.spawned_by <> '')", needs: "s", session: func(r *SessionRow) value { return flag(r.SpawnedBy != "") }},
+	"session.nested": {dsql: nestedSQL, needs: "sf", session: func(r *SessionRow) value { return flag(r.Nested) }},
+	"session.family": {sql: familySQL, needs: "sf", session: func(r *SessionRow) value { return textOf(r.FamilyPath()) }},
+	"entry.file":     {sql: "e.file_id"},
+	"entry.model":    {sql: "e.model"},
+	"entry.time":     {sql: "e.ts_ms"},
+	"call.file":      {sql: "x.file_id", usage: func(r *UsageRow) value { return value{n: r.FileID} }},
+	"call.model":     {sql: "x.provider || '/' || x.model", usage: func(r *UsageRow) value { return textOf(r.Provider + "/" + r.Model) }},
+	"call.source":    {sql: "x.source", usage: func(r *UsageRow) value { return textOf(r.Source) }},
+	"call.copy":      {sql: "x.is_copy", usage: func(r *UsageRow) value { return flag(r.IsCopy) }},
+	"call.active":    {sql: "x.active", usage: func(r *UsageRow) value { return flag(r.Active) }},
+	"stats.bucket":   {sql: "x.bucket"},
 }
 
 func optText(s *string) value {
@@ -130,6 +150,7 @@ const (
 	opAtLeast            // >= number
 	opBefore             // < number
 	opNumEq              // = number
+	opNumIn              // one of numbers
 	opIs                 // the flag is set (or not)
 	opGroup              // the entry belongs to a search group of the registry (package pi)
 )
@@ -142,6 +163,7 @@ type Cond struct {
 	text  string
 	texts []string
 	num   int64
+	nums  []int64
 }
 
 // on is a condition on the field of that name.
@@ -159,6 +181,7 @@ func in(name string, v []string) Cond   { c := on(name, opIn); c.texts = v; retu
 func atLeast(name string, n int64) Cond { c := on(name, opAtLeast); c.num = n; return c }
 func before(name string, n int64) Cond  { c := on(name, opBefore); c.num = n; return c }
 func numEq(name string, n int64) Cond   { c := on(name, opNumEq); c.num = n; return c }
+func numIn(name string, n []int64) Cond { c := on(name, opNumIn); c.nums = n; return c }
 func is(name string, set bool) Cond {
 	c := on(name, opIs)
 	if set {
@@ -170,9 +193,23 @@ func is(name string, set bool) Cond {
 // inGroup: the entry (e) belongs to the registry's search group g.
 func inGroup(g string) Cond { return Cond{name: "entry.group", op: opGroup, text: g} }
 
+// familySQL is a session's family: the file at the top of its chain of
+// parents, its own file for a session nobody started.
+const familySQL = "(CASE WHEN s.family = '' THEN f.path ELSE s.family END)"
+
+// nestedSQL is "the session that started s is in the catalog" (on s's
+// machine): s is then shown beneath it.
+func nestedSQL(d Dialect) string {
+	return "(s.spawned_by <> '' AND EXISTS (SELECT 1 FROM files pf JOIN sessions ps ON ps.file_id = pf.id WHERE pf.path = s.spawned_by" +
+		d.sameMachine("pf", "f") + "))"
+}
+
 // sql writes the condition and its arguments.
 func (c Cond) sql(d Dialect) (string, []any) {
 	col := c.field.sql
+	if c.field.dsql != nil {
+		col = c.field.dsql(d)
+	}
 	switch c.op {
 	case opEq:
 		return col + " = ?", []any{c.text}
@@ -186,6 +223,15 @@ func (c Cond) sql(d Dialect) (string, []any) {
 		return col + " < ?", []any{c.num}
 	case opNumEq:
 		return col + " = ?", []any{c.num}
+	case opNumIn:
+		if len(c.nums) == 0 {
+			return "FALSE", nil
+		}
+		args := make([]any, len(c.nums))
+		for i, n := range c.nums {
+			args[i] = n
+		}
+		return col + " IN (?" + strings.Repeat(",?", len(c.nums)-1) + ")", args
 	case opIs:
 		if c.num == 1 {
 			return col + " = TRUE", nil
@@ -214,6 +260,8 @@ func (c Cond) test() func(value) bool {
 		return func(v value) bool { return !v.null && v.n < c.num }
 	case opNumEq, opIs:
 		return func(v value) bool { return !v.null && v.n == c.num }
+	case opNumIn:
+		return func(v value) bool { return !v.null && slices.Contains(c.nums, v.n) }
 	}
 	return nil
 }

@@ -73,8 +73,8 @@ func listingRows(ctx context.Context, tx *sqlx.Tx) ([]query.SessionRow, error) {
 }
 
 // listingVersion is the blob's format; a blob of another version is read
-// as no blob.
-const listingVersion = 1
+// as no blob. 2: subagents (spawned_by, family, run, nested).
+const listingVersion = 2
 
 // encodeListing writes the blob: per session the fields of
 // query.SessionRow in order and the root (strings as
@@ -83,7 +83,8 @@ const listingVersion = 1
 func encodeListing(all []query.SessionRow) []byte {
 	n := 1
 	for i := range all {
-		n += 128 + len(all[i].Path) + len(all[i].Cwd) + len(all[i].FirstMessage) + len(all[i].Models) + len(all[i].Root)
+		n += 128 + len(all[i].Path) + len(all[i].Cwd) + len(all[i].FirstMessage) + len(all[i].Models) + len(all[i].Root) +
+			len(all[i].SpawnedBy) + len(all[i].Family) + len(all[i].Run)
 	}
 	b := NewBlob(listingVersion, n)
 	for i := range all {
@@ -112,8 +113,19 @@ func encodeListing(all []query.SessionRow) []byte {
 		b = binary.AppendVarint(b, r.Size)
 		b = AppendString(b, r.Source)
 		b = AppendString(b, r.Root)
+		b = AppendString(b, r.SpawnedBy)
+		b = AppendString(b, r.Family)
+		b = AppendString(b, r.Run)
+		b = append(b, boolByte(r.Nested))
 	}
 	return b
+}
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 func appendOptString(b []byte, s *string) []byte {
@@ -152,6 +164,8 @@ func decodeListing(b []byte) ([]query.SessionRow, error) {
 		r.Input, r.Output, r.CacheRead, r.CacheWrite, r.TotalTokens, r.Cost = d.Float(), d.Float(), d.Float(), d.Float(), d.Float(), d.Float()
 		r.Size = d.Varint()
 		r.Source, r.Root = d.String(), d.String()
+		r.SpawnedBy, r.Family, r.Run = d.String(), d.String(), d.String()
+		r.Nested = d.Byte() == 1
 		all = append(all, r)
 	}
 	if err := d.Err(); err != nil {

@@ -38,7 +38,7 @@ func (s *Server) withSession(h func(http.ResponseWriter, *http.Request, pidex.Se
 	}
 }
 
-// GET /api/sessions = pidex list --json (?cwd ?project ?name ?since ?until ?sort ?limit).
+// GET /api/sessions = pidex list --json (?cwd ?project ?name ?since ?until ?sort ?limit ?subagents=1).
 func (s *Server) apiSessions(w http.ResponseWriter, r *http.Request) {
 	o, err := listOptions(r.URL.Query())
 	if err != nil {

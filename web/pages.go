@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -109,6 +110,35 @@ type sessionRow struct {
 	Messages int64
 	Cost     float64
 	Modified pidex.Time
+	// A subagent's: its run, and how deep beneath the listed session
+	// that started it (0: listed itself).
+	Run   string
+	Depth int
+}
+
+// sessionRows are the rows of sessions, each one's subagents beneath it,
+// each linked by its handle.
+func (s *Server) sessionRows(r *http.Request, ss []pidex.Session, depth int) ([]sessionRow, error) {
+	listed := view.Flatten(ss, depth)
+	refs := make([]pidex.SessionRef, len(listed))
+	for i := range listed {
+		refs[i] = listed[i].Ref()
+	}
+	handles, err := s.handles(r, refs)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]sessionRow, len(listed))
+	for i, si := range listed {
+		row := sessionRow{URL: sessionURL(handles[i]), First: text.Cut(text.OneLine(text.Cut(si.FirstMessage, 600)), 160),
+			Project: view.Project(si.Cwd), Cwd: si.Cwd, Messages: si.MessageCount, Cost: si.Cost, Modified: si.Modified,
+			Run: view.RunLabel(si.Run), Depth: si.Depth}
+		if si.Name != nil {
+			row.Name = *si.Name
+		}
+		rows[i] = row
+	}
+	return rows, nil
 }
 
 // pageSize is the number of sessions a page shows: 10,000 sessions are a
@@ -137,22 +167,9 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	end := start + len(rows)
 	v.From, v.To = start+1, end
-	refs := make([]pidex.SessionRef, len(rows))
-	for i := range rows {
-		refs[i] = rows[i].Ref()
-	}
-	handles, err := s.handles(r, refs)
-	if err != nil {
+	if v.Rows, err = s.sessionRows(r, rows, 0); err != nil {
 		s.httpError(w, r, err)
 		return
-	}
-	for i, si := range rows {
-		row := sessionRow{URL: sessionURL(handles[i]), First: text.Cut(text.OneLine(text.Cut(si.FirstMessage, 600)), 160),
-			Project: view.Project(si.Cwd), Cwd: si.Cwd, Messages: si.MessageCount, Cost: si.Cost, Modified: si.Modified}
-		if si.Name != nil {
-			row.Name = *si.Name
-		}
-		v.Rows = append(v.Rows, row)
 	}
 	pageURL := func(at int) string {
 		u := url.Values{}
@@ -207,6 +224,11 @@ type sessionView struct {
 	// command that continues it there (nil: none known).
 	Downloads []download
 	Resume    *pidex.Resume
+	// A subagent's: the run, and the session that started it (its file,
+	// and its link and title, "" when the catalog does not hold it).
+	// Subagents: those it started.
+	Run, SpawnedBy, ParentURL, ParentTitle string
+	Subagents                              []sessionRow
 }
 
 // window is how many entries (or context messages) a session page shows
@@ -319,6 +341,10 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 		return
 	}
 	v.Abandoned = &abandoned
+	if err := s.spawn(r, ref, &v); err != nil {
+		s.httpError(w, r, err)
+		return
+	}
 	vw := htmlview.Viewer{Full: v.Full}
 	var mark pidex.Marker
 	if v.Query != "" {
@@ -532,4 +558,37 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 		title = v.Query + " · Search"
 	}
 	s.renderPage(w, r, code, "search", page{Title: title, Nav: "search", Data: v})
+}
+
+// spawn fills in a session page's subagents, and the session that
+// started it with a link when the catalog holds it.
+func (s *Server) spawn(r *http.Request, ref pidex.SessionRef, v *sessionView) error {
+	ctx := r.Context()
+	subs, err := s.cat.Subagents(ctx, ref)
+	if err != nil {
+		return err
+	}
+	if v.Subagents, err = s.sessionRows(r, subs, 1); err != nil {
+		return err
+	}
+	if v.SpawnedBy = v.Info.SpawnedBy; v.SpawnedBy == "" {
+		return nil
+	}
+	v.Run = view.RunLabel(v.Info.Run)
+	parent, err := s.cat.Resolve(ctx, v.SpawnedBy, ref.Machine)
+	if errors.Is(err, pidex.ErrNotFound) {
+		return nil // gone: named, not linked
+	} else if err != nil {
+		return err
+	}
+	info, err := s.cat.Info(ctx, parent)
+	if err != nil {
+		return err
+	}
+	handles, err := s.handles(r, []pidex.SessionRef{parent})
+	if err != nil {
+		return err
+	}
+	v.ParentURL, v.ParentTitle = sessionURL(handles[0]), view.SessionTitle(&info, 120)
+	return nil
 }

@@ -34,7 +34,7 @@ func where(q url.Values, op pidex.Op) pidex.Where {
 // listOptions reads `pidex list`'s filters.
 func listOptions(q url.Values) (pidex.ListOptions, error) {
 	o := pidex.ListOptions{Where: where(q, pidex.OpList), Since: q.Get("since"), Until: q.Get("until"), Sort: q.Get("sort"),
-		Machine: q.Get("machine")}
+		Machine: q.Get("machine"), Subagents: boolParam(q, "subagents")}
 	var err error
 	o.Limit, err = intParam(q, "limit")
 	return o, err
@@ -58,13 +58,13 @@ func (s *Server) searchOptions(r *http.Request) (pidex.SearchOptions, error) {
 }
 
 // statsOptions reads what `pidex stats` and `pidex cost` take alike
-// (?by ?tz ?since ?until ?session ?branch ?machine, and the registry's
+// (?by ?tz ?since ?until ?session ?branch ?machine ?rollup=1, and the registry's
 // cost filters: ?project ?cwd ?agent ?model …); bare dates and periods are
 // in ?tz (the pages pass the browser's zone).
 func (s *Server) statsOptions(r *http.Request) (pidex.StatsOptions, error) {
 	q := r.URL.Query()
 	o := pidex.StatsOptions{TZ: q.Get("tz"), Since: q.Get("since"), Until: q.Get("until"), Where: where(q, pidex.OpCost),
-		Branch: q.Get("branch"), Machine: q.Get("machine")}
+		Branch: q.Get("branch"), Machine: q.Get("machine"), Rollup: boolParam(q, "rollup")}
 	if q.Has("by") {
 		o.By = strings.Split(q.Get("by"), ",")
 	}
@@ -79,7 +79,7 @@ func (s *Server) costOptions(r *http.Request) (pidex.CostOptions, error) {
 	so, err := s.statsOptions(r)
 	q := r.URL.Query()
 	return pidex.CostOptions{By: so.By, Source: q.Get("source"), TZ: so.TZ, Since: so.Since, Until: so.Until, Where: so.Where,
-		Session: so.Session, Machine: so.Machine, Branch: so.Branch, NoDedup: boolParam(q, "noDedup"), Estimate: boolParam(q, "estimate")}, err
+		Session: so.Session, Machine: so.Machine, Branch: so.Branch, Rollup: so.Rollup, NoDedup: boolParam(q, "noDedup"), Estimate: boolParam(q, "estimate")}, err
 }
 
 // sessionParam is ?session= resolved to a session of this server, as the

@@ -26,6 +26,13 @@ them). Calls without a model are attributed to the model in effect on their
 path. --branch active counts calls on a session's current branch, abandoned
 the rest (active + abandoned = all).
 
+A subagent's session (pi-subagents' child runs, oh-my-pi's task transcripts)
+is a session of its own: --by session gives it its row, --session PARENT
+counts the parent's own calls. --rollup counts a subagent's calls as the
+calls of the session that started it (the top of the chain): by session, the
+parent's row holds its own calls and its subagents', --session PARENT
+includes them. Either way a call counts once: the totals do not change.
+
 Days, weeks (ISO, 2026-W48) and months follow --tz (default the local zone).
 
 Cost is pi's recorded cost. pi records $0 for a model it has no price for:
@@ -100,6 +107,7 @@ On a terminal: an aligned table with a totals row; piped: tab-separated;
 	fl.StringVar(&o.Source, "source", "", "only these sources: "+strings.Join(pi.Vocabulary().Sources, ", ")+" (commas)")
 	fl.StringVar(&o.Branch, "branch", pidex.BranchAll, "all, active (on a current branch) or abandoned (the rest)")
 	fl.BoolVar(&o.NoDedup, "no-dedup", false, "count every copy of a call that forks hold (the raw sum of the files)")
+	fl.BoolVar(&o.Rollup, "rollup", false, "count subagents' calls as the calls of the session that started them")
 	fl.StringVar(&reprice, "reprice", "", "also price the calls with FILE (LiteLLM's model_prices JSON shape)")
 	fl.BoolVar(&o.Estimate, "estimate", false, "price the unpriced calls (recorded at $0 without a price) from pidex's price table (--reprice: FILE), apart from the cost")
 	fl.BoolVar(&csv, "csv", false, "print CSV")

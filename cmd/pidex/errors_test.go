@@ -101,9 +101,9 @@ func TestSearchCountLine(t *testing.T) {
 		args   []string
 		want   string
 	}{
-		{true, []string{"search", "test", "--limit", "3"}, "pidex: hits 1–3 of 75 in 8 sessions; --offset 3 shows the next page\n"},
-		{true, []string{"search", "test", "--limit", "50", "--offset", "50"}, "pidex: hits 51–75 of 75 in 8 sessions\n"},
-		{true, []string{"search", "test", "--sessions-only", "--limit", "5"}, "pidex: sessions 1–5 of 8 (75 hits); --offset 5 shows the next page\n"},
+		{true, []string{"search", "test", "--limit", "3"}, "pidex: hits 1–3 of 83 in 10 sessions; --offset 3 shows the next page\n"},
+		{true, []string{"search", "test", "--limit", "50", "--offset", "50"}, "pidex: hits 51–83 of 83 in 10 sessions\n"},
+		{true, []string{"search", "test", "--sessions-only", "--limit", "5"}, "pidex: sessions 1–5 of 10 (83 hits); --offset 5 shows the next page\n"},
 		{true, []string{"search", "zzzqqq"}, "pidex: no hits\n"},
 		{true, []string{"-q", "search", "test"}, ""},
 		{false, []string{"search", "test"}, ""},

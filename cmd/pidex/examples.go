@@ -54,6 +54,7 @@ var examples = map[string]string{
   pidex cost --by month,model --since 2026-01-01
   pidex cost --by week --chart --tz UTC
   pidex cost --by session --branch abandoned   # money spent on branches left behind
+  pidex cost --by session --rollup             # each session with its subagents' calls
   pidex cost --by model --estimate             # price the calls pi recorded at $0 without a price
   pidex cost --by model --reprice model_prices_and_context_window.json --csv`,
 	"prices": `  pidex prices claude-opus                     # the table's prices of the models named so

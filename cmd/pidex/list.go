@@ -7,6 +7,7 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/render"
+	"github.com/pidex-dev/pidex/internal/view"
 )
 
 func (a *app) listCmd() *cobra.Command {
@@ -16,9 +17,12 @@ func (a *app) listCmd() *cobra.Command {
 		Short: "List sessions, newest first (pi's listAll, from the catalog)",
 		Long: `List every session in the session roots, newest first, with the fields of
 pi's SessionInfo plus pidex's own (entries, branch points, models, tokens,
-cost, size). On a terminal: aligned columns, relative times, the first
-message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
---json: an array of objects (see docs/output.md).`,
+cost, size). A subagent's session (pi-subagents' child runs, oh-my-pi's task
+transcripts) is listed beneath the session that started it; --subagents lists
+them as sessions of their own, filtered and sorted like any. On a terminal:
+aligned columns, relative times, the first message cut to the width. Piped:
+tab-separated, full values, RFC 3339 times. --json: an array of objects (see
+docs/output.md).`,
 		Args: a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -39,9 +43,10 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 			}
 			var handles []string
 			if a.io.OutTTY {
-				refs := make([]pidex.SessionRef, len(sessions))
-				for i := range sessions {
-					refs[i] = sessions[i].Ref()
+				rows := view.Flatten(sessions, 0) // subagents beneath their parents, as shown
+				refs := make([]pidex.SessionRef, len(rows))
+				for i := range rows {
+					refs[i] = rows[i].Ref()
 				}
 				if handles, err = eng.Handles(ctx, refs, true); err != nil {
 					return err
@@ -56,5 +61,6 @@ message cut to the width. Piped: tab-separated, full values, RFC 3339 times.
 	fl.StringVar(&o.Until, "until", "", "only sessions modified before DATE (a bare date includes that day)")
 	fl.IntVar(&o.Limit, "limit", 0, "at most N sessions")
 	fl.StringVar(&o.Sort, "sort", pidex.SortModified, "order: modified, created, cost or size (all descending)")
+	fl.BoolVar(&o.Subagents, "subagents", false, "list subagents' sessions as sessions of their own, not beneath the session that started them")
 	return cmd
 }

@@ -67,6 +67,9 @@ loads it preceded by "line" and followed by pidex's annotations "currentLabel",
 			if r, err := eng.Resume(ctx, ref, pidex.ResumeOptions{Leaf: o.Leaf}); err == nil {
 				opts.Resume = r
 			}
+			if opts.Spawn, err = spawn(ctx, eng, ref); err != nil {
+				return err
+			}
 			opts.Terminal, opts.Colour = a.io.OutTTY, a.io.Colour
 			return a.paged(func(w io.Writer) error { return render.Show(w, doc, opts) })
 		},

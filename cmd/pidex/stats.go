@@ -30,7 +30,8 @@ source.
 --by groups the figures (day, week, month, model, project, session, agent;
 several with commas); --tz sets the days and the heatmap's hours; the filters
 and --since/--until/--session/--branch select as cost's do (whole quarter
-hours). On a terminal: tables fitted to the width; piped: tab-separated
+hours). A subagent's session is a session of its own; --rollup counts its
+activity as that of the session that started it, as cost --rollup does. On a terminal: tables fitted to the width; piped: tab-separated
 tables apart by a blank line; --csv: the rows as CSV; --chart: active time by
 weekday and hour; --json: the whole report (see docs/output.md).`,
 		Args: a.noArgs,
@@ -71,6 +72,7 @@ weekday and hour; --json: the whole report (see docs/output.md).`,
 	filterFlags(fl, pidex.OpCost, &o.Where)
 	fl.StringVar(&o.Session, "session", "", "only this session (id, prefix, name or file)")
 	fl.StringVar(&o.Branch, "branch", pidex.BranchAll, "all, active (on a current branch) or abandoned (the rest)")
+	fl.BoolVar(&o.Rollup, "rollup", false, "count subagents' activity as that of the session that started them")
 	fl.BoolVar(&csv, "csv", false, "the rows as CSV")
 	fl.BoolVar(&chart, "chart", false, "active time by weekday and hour")
 	return cmd

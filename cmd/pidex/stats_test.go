@@ -493,6 +493,35 @@ func TestStatsEqualsAWalkOfTheFiles(t *testing.T) {
 	if all.ToolCalls < 100 || all.UserTurns < 50 || all.StopAborted == 0 || all.Compactions == 0 || all.UserCommands == 0 {
 		t.Fatalf("the corpus exercises too little: %+v", all)
 	}
+	// Rolled up (--rollup), a subagent's figures are those of the session
+	// at the top of its chain (topOf, from the agents' layout): by
+	// session, and for one session with its subagents.
+	var paths []string
+	for _, s := range sessions {
+		paths = append(paths, s.Path)
+	}
+	top := topOf(paths)
+	fam := families(t, top)
+	bySession := func(rollup bool) map[string]pidex.StatsFigures {
+		out := map[string]pidex.StatsFigures{}
+		for p, w := range per {
+			key := p
+			if rollup {
+				key = top[p]
+			}
+			id := jstr(files[key].head, "id")
+			f := out[id]
+			f.Add(w.figures)
+			f.Sessions += w.figures.Sessions
+			out[id] = f
+		}
+		for id, f := range out {
+			if f.Sessions == 0 { // no counted entry: no row
+				delete(out, id)
+			}
+		}
+		return out
+	}
 	catalogs := []struct {
 		name string
 		args func(t *testing.T) []string
@@ -588,6 +617,46 @@ func TestStatsEqualsAWalkOfTheFiles(t *testing.T) {
 				d := read("--session", path)
 				if d.Totals != w.figures {
 					t.Errorf("%s:\n got %+v\nwant %+v", filepath.Base(path), d.Totals, w.figures)
+				}
+			}
+			// Rolled up: a parent's figures are its own plus its
+			// subagents'; the totals do not move.
+			if r := read("--rollup"); r.Totals != all {
+				t.Errorf("totals rolled up:\n got %+v\nwant %+v", r.Totals, all)
+			}
+			for parent, kids := range fam {
+				want := per[parent].figures
+				for _, k := range kids {
+					want.Add(per[k].figures)
+					want.Sessions += per[k].figures.Sessions
+				}
+				if d := read("--session", parent, "--rollup"); d.Totals != want {
+					t.Errorf("%s with its subagents:\n got %+v\nwant %+v", filepath.Base(parent), d.Totals, want)
+				}
+			}
+			for _, rollup := range []bool{false, true} {
+				more := []string{"--by", "session"}
+				if rollup {
+					more = append(more, "--rollup")
+				}
+				var d struct {
+					Rows []struct {
+						Session string `json:"session"`
+						pidex.StatsFigures
+					}
+					Totals pidex.StatsFigures
+				}
+				if err := json.Unmarshal([]byte(cli(t, 0, slices.Concat(args, []string{"--no-refresh", "stats", "--json"}, more)...)), &d); err != nil {
+					t.Fatal(err)
+				}
+				want := bySession(rollup)
+				if len(d.Rows) != len(want) || d.Totals != all {
+					t.Errorf("by session (rollup %v): %d rows, want %d; totals %+v", rollup, len(d.Rows), len(want), d.Totals)
+				}
+				for _, r := range d.Rows {
+					if r.StatsFigures != want[r.Session] {
+						t.Errorf("by session (rollup %v), %s:\n got %+v\nwant %+v", rollup, r.Session, r.StatsFigures, want[r.Session])
+					}
 				}
 			}
 		})

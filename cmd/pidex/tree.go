@@ -46,6 +46,11 @@ with "depth" and without "children".`,
 			if err != nil {
 				return err
 			}
+			if sp, err := spawn(ctx, eng, ref); err != nil {
+				return err
+			} else if !a.quiet {
+				a.spawnNote(sp)
+			}
 			o := render.TreeOptions{Terminal: a.io.OutTTY, Width: a.io.Width, Colour: a.io.Colour}
 			return a.paged(func(w io.Writer) error { return render.TreeText(w, roots, previews, o) })
 		},

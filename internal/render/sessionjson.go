@@ -70,12 +70,17 @@ func WriteSessionsJSON(w io.Writer, ss []pidex.Session) error {
 	return err
 }
 
-// finite reports whether s's floats are all finite (encoding/json fails on
-// NaN and the infinities).
+// finite reports whether s's floats are all finite, its subagents' too
+// (encoding/json fails on NaN and the infinities).
 func finite(s *pidex.Session) bool {
 	t := &s.Tokens
 	for _, f := range [...]float64{t.Input, t.Output, t.CacheRead, t.CacheWrite, t.Total, s.Cost} {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return false
+		}
+	}
+	for i := range s.Subagents {
+		if !finite(&s.Subagents[i]) {
 			return false
 		}
 	}
@@ -94,8 +99,15 @@ func encodable(s *pidex.Session) bool {
 			return false
 		}
 	}
-	_, ok := appendTime(scratch[:0], s.Modified)
-	return ok
+	if _, ok := appendTime(scratch[:0], s.Modified); !ok {
+		return false
+	}
+	for i := range s.Subagents {
+		if !encodable(&s.Subagents[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // appendSession appends to b what encoding/json's Encoder, with
@@ -172,6 +184,26 @@ func appendSession(b []byte, s *pidex.Session) ([]byte, bool) {
 	if s.Machine != "" { // omitempty
 		b = append(b, `,"machine":`...)
 		b = appendJSONString(b, s.Machine)
+	}
+	if s.SpawnedBy != "" {
+		b = append(b, `,"spawnedBy":`...)
+		b = appendJSONString(b, s.SpawnedBy)
+	}
+	if s.Run != "" {
+		b = append(b, `,"run":`...)
+		b = appendJSONString(b, s.Run)
+	}
+	if len(s.Subagents) > 0 {
+		b = append(b, `,"subagents":[`...)
+		for i := range s.Subagents {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, ok = appendSession(b, &s.Subagents[i]); !ok {
+				return b[:start], false
+			}
+		}
+		b = append(b, ']')
 	}
 	// FileID is json:"-".
 	b = append(b, '}')

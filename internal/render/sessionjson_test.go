@@ -195,6 +195,16 @@ func TestAppendSessionFields(t *testing.T) {
 		{"empty models", func(s *pidex.Session) { s.Models = []string{} }},
 		{"one empty model", func(s *pidex.Session) { s.Models = []string{""} }},
 		{"machine set", func(s *pidex.Session) { s.Machine = "laptop" }},
+		{"a subagent", func(s *pidex.Session) { s.SpawnedBy, s.Run = "/p/parent.jsonl", "r1/run-0" }},
+		{"subagents, nested", func(s *pidex.Session) {
+			kid := baseSession()
+			kid.SpawnedBy, kid.Run = s.Path, "Scout"
+			grandkid := baseSession()
+			grandkid.SpawnedBy, grandkid.Run, grandkid.Name = kid.Path, "Scout.Grep", nil
+			kid.Subagents = []pidex.Session{grandkid}
+			s.Subagents = []pidex.Session{kid, {}}
+		}},
+		{"subagents empty", func(s *pidex.Session) { s.Subagents = []pidex.Session{} }},
 		{"machine empty", func(s *pidex.Session) { s.Machine = "" }},
 		{"file id", func(s *pidex.Session) { s.FileID = math.MinInt64 }},
 		{"huge ints", func(s *pidex.Session) {
@@ -246,6 +256,19 @@ func TestAppendSessionNonFinite(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A subagent's NaN fails the listing as its parent's would.
+func TestAppendSessionNonFiniteSubagent(t *testing.T) {
+	s := baseSession()
+	kid := baseSession()
+	kid.Cost = math.NaN()
+	s.Subagents = []pidex.Session{baseSession(), kid}
+	sameAsStd(t, s)
+	var buf bytes.Buffer
+	if err := WriteSessionsJSON(&buf, []pidex.Session{baseSession(), s}); err == nil || buf.Len() != 0 {
+		t.Fatalf("err %v, wrote %d bytes; want the error and nothing written", err, buf.Len())
 	}
 }
 

@@ -25,6 +25,8 @@ type ShowOptions struct {
 	Colour bool
 	// Resume is the command that continues the session (nil: none known).
 	Resume *pidex.Resume
+	// Spawn: the session that started it, the subagents it started.
+	Spawn Spawn
 }
 
 const showBodyIndent = "  "
@@ -88,6 +90,12 @@ func (r *showRenderer) header(doc *pidex.Document) {
 		for _, n := range res.Notes {
 			r.printf("         (%s)\n", n)
 		}
+	}
+	if sp := r.opts.Spawn; sp.SpawnedBy != "" {
+		r.printf("Subagent %s, started by %s\n", view.RunLabel(sp.Run), sp.SpawnedBy)
+	}
+	if sp := r.opts.Spawn; len(sp.Subagents) > 0 {
+		r.printf("Started  %d %s: %s (pidex show ID opens one)\n", len(sp.Subagents), text.Plural(len(sp.Subagents), "subagent", "subagents"), sp.SubagentList())
 	}
 	r.printf("\n")
 }

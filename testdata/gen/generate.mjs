@@ -10,10 +10,10 @@
 // byte-identical files. Sessions are generated under a temporary sessions root; the absolute
 // temp path pi writes into header `parentSession` is then rewritten to the fake machine root
 // /home/ann/.pi/agent/sessions (the only post-processing applied to pi's output).
-import { createHash } from "node:crypto";
+import nodeCrypto, { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { clock, installDeterminism, loadPi, randInt, randomChars } from "./lib/determinism.mjs";
 
@@ -64,6 +64,15 @@ const MODELS = {
 		rid: () => undefined,
 		tc: () => `${randomChars(8, "abcdefghijklmnopqrstuvwxyz")}_${randInt(0, 9)}`,
 		sig: false,
+	},
+	haiku: {
+		api: "anthropic-messages",
+		provider: "anthropic",
+		model: "claude-haiku-4-5",
+		price: { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
+		rid: () => `msg_01${randomChars(22)}`,
+		tc: () => `toolu_01${randomChars(22)}`,
+		sig: true,
 	},
 };
 
@@ -257,6 +266,7 @@ const files = {}; // logical name -> tmp path (for the README table / debugging)
 const ALPHA = "/home/ann/proj-alpha";
 const BETA = "/home/ann/proj-beta";
 const GAMMA = "/home/ann/work/gamma-api";
+const DELTA = "/home/ann/proj-delta";
 
 // A1: tool-heavy multi-turn session; bash executions (!, !!), names set + renamed, labels set/changed/cleared, custom entry.
 {
@@ -684,6 +694,124 @@ const GAMMA = "/home/ann/work/gamma-api";
 }
 
 // ---------------------------------------------------------------------------------------------
+// proj-delta: subagents of the pi-subagents extension (npm pi-subagents, github nicobailon/pi-subagents)
+// ---------------------------------------------------------------------------------------------
+
+// D1: a parent session that ran `/parallel scout "…" -> scout "…"`, and its two child runs. The extension
+// keeps each child as a pi session of its own (a `pi --session <file>` process, so SessionManager.open(file)
+// with the task's cwd) at <dir of the parent>/<parent name without .jsonl>/<run id>/run-<index>/session.jsonl
+// (src/extension/index.ts getSubagentSessionRoot, src/runs/foreground/subagent-executor.ts sessionDirForIndex;
+// the run id is a randomUUID). The parent gets what its slash command sends through pi.sendMessage: a
+// `subagent-slash-result` custom_message when the run starts (details.result = the running placeholders) and
+// one when it ends (content: the export text naming the child session files, details.result.details.results[]
+// with each child's agent, usage and sessionFile; display false in the interactive UI)
+// (src/slash/slash-commands.ts runSlashSubagent, src/slash/slash-live-state.ts). pi's listing is not
+// recursive: it lists D1, never its children. The children's calls cost money of their own.
+{
+	clock.set("2026-09-21T08:02:10.250Z");
+	const sm = SessionManager.create(DELTA, dirFor(DELTA));
+	const c = new Conv(sm, "sonnet", DELTA);
+	c.start("sonnet", "medium");
+	c.user("The upload client retries forever when S3 returns 503. Before changing anything, where is the retry loop and which tests cover it?");
+	c.assistant([c.text("I'll look in two places at once: the retry loop in the client, and the tests that exercise it.")], [2900, 40, 0, 3100]);
+	const parentFile = sm.getSessionFile();
+	const runId = nodeCrypto.randomUUID();
+	const tasks = [
+		{ agent: "scout", task: "Find the retry loop of the upload client (src/upload/) and say how it stops." },
+		{ agent: "scout", task: "List the tests that exercise upload retries, with file:line." },
+	];
+	const requestId = nodeCrypto.randomUUID();
+	const usageOf = (us) => ({
+		input: us.reduce((a, u) => a + u.input, 0),
+		output: us.reduce((a, u) => a + u.output, 0),
+		cacheRead: us.reduce((a, u) => a + u.cacheRead, 0),
+		cacheWrite: us.reduce((a, u) => a + u.cacheWrite, 0),
+		cost: us.reduce((a, u) => a + u.cost.total, 0),
+		turns: us.length,
+	});
+	c.later(20000);
+	sm.appendCustomMessageEntry("subagent-slash-result", tasks.map((t) => `${t.agent}: ${t.task}`).join("\n\n"), true, {
+		requestId,
+		result: {
+			content: [{ type: "text", text: tasks.map((t) => `${t.agent}: ${t.task}`).join("\n\n") }],
+			details: {
+				mode: "parallel",
+				results: tasks.map((t, index) => ({ index, agent: t.agent, task: t.task, exitCode: -1, messages: [], usage: usageOf([]) })),
+				progress: tasks.map((t, index) => ({ index, agent: t.agent, status: "running", task: t.task, recentTools: [], recentOutput: [], toolCount: 0, tokens: 0, durationMs: 0 })),
+			},
+		},
+	});
+	const start = clock.now;
+	// the two children, each a pi session of its own
+	const childDir = (i) => join(dirname(parentFile), basename(parentFile, ".jsonl"), runId, `run-${i}`);
+	const outputs = [
+		"The retry loop is `uploadWithRetry` in src/upload/client.ts:41-68. It retries on any 5xx with a fixed 2 s delay and no attempt limit: a 503 that never clears loops forever.",
+		"Retries are covered by test/upload/retry.test.ts:12 (one 503 then 200) and test/upload/retry.test.ts:37 (network error then 200). No test covers a 503 that persists.",
+	];
+	const children = [];
+	for (const [i, t] of tasks.entries()) {
+		clock.set(new Date(start + 400 + i * 150).toISOString());
+		const file = join(childDir(i), "session.jsonl");
+		const csm = SessionManager.open(file, undefined, DELTA);
+		const k = new Conv(csm, "haiku", DELTA);
+		k.start("haiku", "low");
+		const usages = [];
+		const ts = clock.now;
+		k.user(t.task, { delay: [300, 900] });
+		const g = k.call("grep", { pattern: i === 0 ? "retry" : "503|retry", path: i === 0 ? "src/upload" : "test/upload" });
+		k.assistant([g], [2200 + 700 * i, 45, 0, 2600 + 500 * i]);
+		k.tool(g, i === 0 ? "src/upload/client.ts:41:export async function uploadWithRetry(part) {\nsrc/upload/client.ts:52:    if (res.status >= 500) { await sleep(2000); continue; }\n" : "test/upload/retry.test.ts:12:test('retries once on 503', …\ntest/upload/retry.test.ts:37:test('retries on network error', …\n");
+		const r = k.call("read", { path: i === 0 ? "src/upload/client.ts" : "test/upload/retry.test.ts" });
+		k.assistant([r], [2500 + 400 * i, 40 + 25 * i, 2600 + 500 * i, 300]);
+		k.tool(r, i === 0 ? "export async function uploadWithRetry(part) {\n  for (;;) {\n    const res = await put(part);\n    if (res.status >= 500) { await sleep(2000); continue; }\n    return res;\n  }\n}\n" : "test('retries once on 503', async () => { … });\ntest('retries on network error', async () => { … });\n");
+		k.assistant([k.text(outputs[i])], [3100 + 600 * i, 90 + 30 * i, 2900 + 500 * i, 250]);
+		for (const e of csm.getEntries()) if (e.type === "message" && e.message.role === "assistant") usages.push(e.message.usage);
+		children.push({ index: i, agent: t.agent, task: t.task, file, usage: usageOf(usages), startedAt: ts, endedAt: clock.now });
+		files[`D1-run-${i}`] = file;
+	}
+	clock.set(new Date(Math.max(...children.map((k) => k.endedAt)) + 700).toISOString());
+	const text = outputs.map((o, i) => `**${tasks[i].agent}** (${i + 1}/${tasks.length}): ${o}`).join("\n\n");
+	sm.appendCustomMessageEntry(
+		"subagent-slash-result",
+		["## Subagent result", text, "## Child session exports", children.map((k) => `- \`${k.file}\``).join("\n")].join("\n\n"),
+		false,
+		{
+			requestId,
+			result: {
+				content: [{ type: "text", text }],
+				details: {
+					mode: "parallel",
+					runId,
+					context: "fresh",
+					results: children.map((k) => ({
+						index: k.index,
+						agent: k.agent,
+						task: k.task,
+						context: "fresh",
+						exitCode: 0,
+						messages: [],
+						usage: k.usage,
+						model: "anthropic/claude-haiku-4-5",
+						sessionFile: k.file,
+						finalOutput: outputs[k.index],
+					})),
+				},
+			},
+		},
+	);
+	c.user("Good. Cap the retries at 5 with exponential backoff, and add the missing test.", { delay: [20000, 40000] });
+	const e = c.call("edit", {
+		path: "src/upload/client.ts",
+		oldText: "  for (;;) {",
+		newText: "  for (let attempt = 0; attempt < 5; attempt++) {",
+	});
+	c.assistant([e], [6400, 120, 3100, 3300]);
+	c.tool(e, "Successfully replaced text in src/upload/client.ts.");
+	c.assistant([c.text("Retries now stop after 5 attempts; the backoff and the persistent-503 test are next.")], [6700, 30, 6400, 200]);
+	files.D1 = parentFile;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Install generated files into testdata/sessions (everything except --real-- is regenerated)
 // ---------------------------------------------------------------------------------------------
 mkdirSync(SESSIONS, { recursive: true });
@@ -692,14 +820,20 @@ for (const name of readdirSync(SESSIONS)) {
 	rmSync(join(SESSIONS, name), { recursive: true, force: true });
 }
 let generated = 0;
-for (const folder of readdirSync(ROOT).sort()) {
-	mkdirSync(join(SESSIONS, folder), { recursive: true });
-	for (const f of readdirSync(join(ROOT, folder)).sort()) {
-		const content = readFileSync(join(ROOT, folder, f), "utf8");
-		writeFileSync(join(SESSIONS, folder, f), content.split(ROOT).join(FAKE_ROOT));
+// Folders too: pi-subagents' child runs lie deeper (D1).
+function install(rel) {
+	mkdirSync(join(SESSIONS, rel), { recursive: true });
+	for (const e of readdirSync(join(ROOT, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+		if (e.isDirectory()) {
+			install(join(rel, e.name));
+			continue;
+		}
+		const content = readFileSync(join(ROOT, rel, e.name), "utf8");
+		writeFileSync(join(SESSIONS, rel, e.name), content.split(ROOT).join(FAKE_ROOT));
 		generated++;
 	}
 }
+for (const folder of readdirSync(ROOT).sort()) install(folder);
 
 // ---------------------------------------------------------------------------------------------
 // Hand-written legacy / damaged files (not produced by pi)

@@ -35,14 +35,21 @@ async function main() {
 		const folders = readdirSync(SESSIONS)
 			.filter((f) => statSync(join(SESSIONS, f)).isDirectory())
 			.sort();
-		for (const folder of folders) {
-			mkdirSync(join(listRoot, folder), { recursive: true });
-			for (const f of readdirSync(join(SESSIONS, folder)).sort()) {
-				const dst = join(listRoot, folder, f);
-				copyFileSync(join(SESSIONS, folder, f), dst);
+		// Folders too (pi-subagents' child runs lie deeper): pi's listing, which is not recursive, is given
+		// the same tree and lists none of them.
+		const copyTree = (rel) => {
+			mkdirSync(join(listRoot, rel), { recursive: true });
+			for (const f of readdirSync(join(SESSIONS, rel)).sort()) {
+				if (statSync(join(SESSIONS, rel, f)).isDirectory()) {
+					copyTree(join(rel, f));
+					continue;
+				}
+				const dst = join(listRoot, rel, f);
+				copyFileSync(join(SESSIONS, rel, f), dst);
 				utimesSync(dst, FIXED_MTIME, FIXED_MTIME);
 			}
-		}
+		};
+		for (const folder of folders) copyTree(folder);
 		process.env.PI_CODING_AGENT_DIR = agentDir;
 		// listAll() over the whole sessions root (all folders): only order + identity, the full infos are in the
 		// per-folder files.
@@ -60,7 +67,7 @@ async function main() {
 			const infos = (await SessionManager.listAll(join(listRoot, folder))).map((i) => mapInfo(i, listRoot));
 			writeJson(join(GOLDEN, folder, "_listAll.json"), infos);
 			const files = readdirSync(join(SESSIONS, folder))
-				.filter((f) => f.endsWith(".jsonl"))
+				.filter((f) => f.endsWith(".jsonl") && statSync(join(SESSIONS, folder, f)).isFile())
 				.sort();
 			for (const file of files) {
 				const g = goldenForFile(SESSIONS, tmp, folder, file, infos);

@@ -467,11 +467,11 @@ if (PART === "main") {
 	}
 
 	// =========================================================================================
-	// O4 (-proj-omega): a `task` tool call running a subagent. The subagent's own session file lives in
-	// the parent's artifacts folder (<parent>/Scout.jsonl, opened the way task/executor.ts opens it, with
-	// parentSession = the parent file path), starts with session_init, and its output is <parent>/Scout.md.
-	// The parent's `task` toolResult carries details.usage (the subagent's summed usage): omp's
-	// getUsageStatistics() counts it, so the subagent's calls appear in the parent's totals.
+	// O4 (-proj-omega): a `task` tool call running two subagents. Each one's own session file lives in
+	// the parent's artifacts folder (<parent>/<id>.jsonl, opened the way task/executor.ts opens it, with
+	// parentSession = the parent file path), starts with session_init, and its output is <parent>/<id>.md.
+	// The parent's `task` toolResult carries details.usage (the subagents' summed usage): omp's
+	// getUsageStatistics() counts it, so the subagents' calls appear in the parent's totals.
 	// =========================================================================================
 	{
 		reseed(0x04);
@@ -480,66 +480,81 @@ if (PART === "main") {
 		const c = new Conv(sm, "sonnet");
 		c.start("sonnet", "medium");
 		c.user("Find every place that still calls the old uploadV1() API.");
-		const task = c.call("task", { agent: "scout", tasks: [{ id: "Scout", description: "find uploadV1 callers", assignment: "List every call of uploadV1() with file:line." }] });
+		const specs = [
+			{ id: "Scout", description: "find uploadV1 callers", assignment: "List every call of uploadV1() with file:line." },
+			{ id: "Docs", description: "find uploadV1 in the docs", assignment: "List the docs pages that still show uploadV1()." },
+		];
+		const task = c.call("task", { agent: "scout", tasks: specs.slice(0, 1) });
 		c.assistant([c.text("I'll send a scout."), task], [2100, 120, 0, 3000]);
 		const parentFile = sm.getSessionFile()!;
 		const artifactsDir = sm.getArtifactsDir()!;
-		const subFile = `${artifactsDir}/Scout.jsonl`;
 		const taskStart = clock.now;
-		// --- the subagent session (task/executor.ts: SessionManager.open(<artifactsDir>/<id>.jsonl, …, {parentSession}))
-		clock.tick(900);
-		const sub = await SessionManager.open(subFile, undefined, undefined, { initialCwd: OMEGA, parentSession: parentFile, suppressBreadcrumb: true });
-		const s = new Conv(sub, "haiku");
-		sub.appendSessionInit({
-			systemPrompt: "You are scout, a read-only code search agent. Report findings as file:line lists.",
-			task: "List every call of uploadV1() with file:line.",
-			tools: ["read", "grep", "find", "yield"],
-			agent: "scout",
-			modelRole: "smol",
-			resolvedModel: "anthropic/claude-haiku-4-5",
-			readOnly: true,
-			spawns: "",
-		});
-		s.start("haiku", "low", "low", "smol");
-		s.user("List every call of uploadV1() with file:line.", { delay: [100, 300] });
-		const sg = s.call("grep", { pattern: "uploadV1\\(", path: "." });
-		s.assistant([sg], [1900, 40, 0, 2100]);
-		s.tool(sg, "src/cli/push.ts:23:  await uploadV1(file)\nsrc/sync/worker.ts:57:    return uploadV1(chunk, { retries: 0 })\ntest/legacy.test.ts:9:  uploadV1(fixture)\n");
-		const y = s.call("yield", { result: "3 callers" });
-		s.assistant([s.text("Found 3 callers."), y], [260, 70, 2000, 120]);
-		s.tool(y, "Result delivered to parent.");
-		await sub.flush();
-		await sub.close();
-		const subOut = "3 callers of uploadV1():\n- src/cli/push.ts:23\n- src/sync/worker.ts:57\n- test/legacy.test.ts:9\n";
-		await writeArtifact(`${artifactsDir}/Scout.md`, subOut);
-		manifest["O4-subagent"] = subFile;
+		// --- a subagent session (task/executor.ts: SessionManager.open(<artifactsDir>/<id>.jsonl, …, {parentSession}))
+		const subagent = async (spec: (typeof specs)[number], steps: (s: Conv) => void, out: string) => {
+			const subFile = `${artifactsDir}/${spec.id}.jsonl`;
+			clock.tick(900);
+			const sub = await SessionManager.open(subFile, undefined, undefined, { initialCwd: OMEGA, parentSession: parentFile, suppressBreadcrumb: true });
+			const s = new Conv(sub, "haiku");
+			sub.appendSessionInit({
+				systemPrompt: "You are scout, a read-only code search agent. Report findings as file:line lists.",
+				task: spec.assignment,
+				tools: ["read", "grep", "find", "yield"],
+				agent: "scout",
+				modelRole: "smol",
+				resolvedModel: "anthropic/claude-haiku-4-5",
+				readOnly: true,
+				spawns: "",
+			});
+			s.start("haiku", "low", "low", "smol");
+			s.user(spec.assignment, { delay: [100, 300] });
+			steps(s);
+			await sub.flush();
+			await sub.close();
+			await writeArtifact(`${artifactsDir}/${spec.id}.md`, out);
+			manifest[spec.id === "Scout" ? "O4-subagent" : `O4-subagent-${spec.id}`] = subFile;
+			return { s, out };
+		};
+		const scout = await subagent(
+			specs[0],
+			(s) => {
+				const sg = s.call("grep", { pattern: "uploadV1\\(", path: "." });
+				s.assistant([sg], [1900, 40, 0, 2100]);
+				s.tool(sg, "src/cli/push.ts:23:  await uploadV1(file)\nsrc/sync/worker.ts:57:    return uploadV1(chunk, { retries: 0 })\ntest/legacy.test.ts:9:  uploadV1(fixture)\n");
+				const y = s.call("yield", { result: "3 callers" });
+				s.assistant([s.text("Found 3 callers."), y], [260, 70, 2000, 120]);
+				s.tool(y, "Result delivered to parent.");
+			},
+			"3 callers of uploadV1():\n- src/cli/push.ts:23\n- src/sync/worker.ts:57\n- test/legacy.test.ts:9\n",
+		);
 		// --- back in the parent: the task result with the subagent's summed usage
-		const subUsage = sumUsage(s.usages);
-		const durationMs = clock.now - taskStart;
-		c.toolMessage(task, [{ type: "text", text: `${subOut}\nFull output: agent://Scout` }], {
+		const result = (index: number, spec: (typeof specs)[number], r: { s: Conv; out: string }, durationMs: number) => {
+			const usage = sumUsage(r.s.usages);
+			return {
+				index,
+				id: spec.id,
+				agent: "scout",
+				agentSource: "bundled",
+				task: spec.assignment,
+				description: spec.description,
+				exitCode: 0,
+				output: r.out,
+				stderr: "",
+				truncated: false,
+				durationMs,
+				tokens: usage.input + usage.output + usage.cacheWrite,
+				requests: r.s.usages.length,
+				modelRole: "smol",
+				resolvedModel: "anthropic/claude-haiku-4-5",
+				usage,
+				outputPath: `${artifactsDir}/${spec.id}.md`,
+			};
+		};
+		let durationMs = clock.now - taskStart;
+		let subUsage = sumUsage(scout.s.usages);
+		c.toolMessage(task, [{ type: "text", text: `${scout.out}\nFull output: agent://Scout` }], {
 			details: {
 				projectAgentsDir: null,
-				results: [
-					{
-						index: 0,
-						id: "Scout",
-						agent: "scout",
-						agentSource: "bundled",
-						task: "List every call of uploadV1() with file:line.",
-						description: "find uploadV1 callers",
-						exitCode: 0,
-						output: subOut,
-						stderr: "",
-						truncated: false,
-						durationMs,
-						tokens: subUsage.input + subUsage.output + subUsage.cacheWrite,
-						requests: s.usages.length,
-						modelRole: "smol",
-						resolvedModel: "anthropic/claude-haiku-4-5",
-						usage: subUsage,
-						outputPath: `${artifactsDir}/Scout.md`,
-					},
-				],
+				results: [result(0, specs[0], scout, durationMs)],
 				totalDurationMs: durationMs,
 				usage: subUsage,
 				outputPaths: [`${artifactsDir}/Scout.md`],
@@ -547,6 +562,36 @@ if (PART === "main") {
 			duration: [1, 5],
 		});
 		c.assistant([c.text("Three callers remain: src/cli/push.ts:23, src/sync/worker.ts:57 and test/legacy.test.ts:9.")], [420, 60, 3100, 200]);
+		// A second task: the docs. Its id is its own (output-manager.ts keeps ids unique in the session).
+		c.user("And the docs?");
+		const task2 = c.call("task", { agent: "scout", tasks: specs.slice(1) });
+		c.assistant([c.text("Another scout for the docs."), task2], [700, 60, 3300, 180]);
+		const task2Start = clock.now;
+		const docs = await subagent(
+			specs[1],
+			(s) => {
+				const sg = s.call("grep", { pattern: "uploadV1", path: "docs" });
+				s.assistant([sg], [1700, 35, 0, 2100]);
+				s.tool(sg, "docs/upload.md:14:Call `uploadV1(file)` to send a file.\ndocs/migration.md:3:uploadV1() is deprecated; use upload().\n");
+				const y = s.call("yield", { result: "1 page to fix" });
+				s.assistant([s.text("docs/upload.md:14 still shows it; docs/migration.md:3 only names it as deprecated."), y], [240, 60, 2000, 110]);
+				s.tool(y, "Result delivered to parent.");
+			},
+			"1 docs page shows uploadV1():\n- docs/upload.md:14\n(docs/migration.md:3 names it as deprecated)\n",
+		);
+		durationMs = clock.now - task2Start;
+		subUsage = sumUsage(docs.s.usages);
+		c.toolMessage(task2, [{ type: "text", text: `${docs.out}\nFull output: agent://Docs` }], {
+			details: {
+				projectAgentsDir: null,
+				results: [result(0, specs[1], docs, durationMs)],
+				totalDurationMs: durationMs,
+				usage: subUsage,
+				outputPaths: [`${artifactsDir}/Docs.md`],
+			},
+			duration: [1, 5],
+		});
+		c.assistant([c.text("One docs page to fix: docs/upload.md:14.")], [520, 20, 3500, 150]);
 		await done("O4-parent", sm);
 	}
 
