@@ -67,13 +67,9 @@ type actKey struct {
 	Active          bool
 }
 
-type actSums struct {
-	Entries, UserTurns, AssistantCalls, ToolCalls, ToolResults, ToolErrors, UserCommands int64
-	StopError, StopAborted, StopLength                                                   int64
-	ActiveMs, TurnsTimed, LatencyMs, MaxLatencyMs                                        int64
-	Compactions, ContextBefore, MaxContextBefore                                         int64
-	PromptInput, PromptCacheRead, PromptCacheWrite                                       float64
-}
+// actSums are a row's figures: the domain's, summed alike (Sessions
+// unused).
+type actSums = pidex.StatsFigures
 
 type toolKey struct {
 	actKey
@@ -354,9 +350,12 @@ func countedFrom(es []actEntry, created *int64, forked bool) int64 {
 	return es[len(es)-1].Offset + 1 // all copies
 }
 
+// activityTables hold a file's activity rows (rowTables has them too).
+var activityTables = []string{"session_activity", "activity", "activity_tools", "activity_events", "activity_file", "activity_tools_file"}
+
 // write replaces the file's activity rows with a's.
 func (a *activity) write(ctx context.Context, tx *wtx, id int64) error {
-	for _, t := range []string{"activity", "activity_tools", "activity_events", "session_activity", "activity_file", "activity_tools_file"} {
+	for _, t := range activityTables {
 		if err := tx.exec(ctx, "DELETE FROM "+t+" WHERE file_id = ?", id); err != nil {
 			return fmt.Errorf("clear %s: %w", t, err)
 		}
@@ -365,33 +364,13 @@ func (a *activity) write(ctx context.Context, tx *wtx, id int64) error {
 		VALUES (?, ?, ?, ?, ?, ?)`, id, a.countedFrom, a.first, a.last, a.activeMs, a.count); err != nil {
 		return fmt.Errorf("write session activity: %w", err)
 	}
-	keys := slices.Collect(maps.Keys(a.rows))
-	err := bulkInsert(ctx, tx, `INSERT INTO activity (file_id, bucket, provider, model, active, entries, user_turns,
-		assistant_calls, tool_calls, tool_results, tool_errors, user_commands, stop_error, stop_aborted, stop_length,
-		active_ms, turns_timed, latency_ms, max_latency_ms, compactions, context_before, max_context_before,
-		prompt_input, prompt_cache_read, prompt_cache_write)`, 25, len(keys), func(i int, args []any) []any {
-		k := keys[i]
-		s := a.rows[k]
-		return append(args, id, k.Bucket, k.Provider, k.Model, k.Active, s.Entries, s.UserTurns, s.AssistantCalls,
-			s.ToolCalls, s.ToolResults, s.ToolErrors, s.UserCommands, s.StopError, s.StopAborted, s.StopLength,
-			s.ActiveMs, s.TurnsTimed, s.LatencyMs, s.MaxLatencyMs, s.Compactions, s.ContextBefore, s.MaxContextBefore,
-			s.PromptInput, s.PromptCacheRead, s.PromptCacheWrite)
-	})
-	if err != nil {
+	if err := writeSums(ctx, tx, "activity", id, a.rows, true); err != nil {
 		return fmt.Errorf("write activity: %w", err)
 	}
-	tkeys := slices.Collect(maps.Keys(a.tools))
-	err = bulkInsert(ctx, tx, `INSERT INTO activity_tools (file_id, bucket, kind, name, provider, model, active, calls,
-		results, errors, result_bytes, timed, duration_ms, max_duration_ms)`, 14, len(tkeys), func(i int, args []any) []any {
-		k := tkeys[i]
-		s := a.tools[k]
-		return append(args, id, k.Bucket, k.Kind, k.Name, k.Provider, k.Model, k.Active, s.Calls, s.Results, s.Errors,
-			s.ResultBytes, s.Timed, s.DurationMs, s.MaxDurationMs)
-	})
-	if err != nil {
+	if err := writeTools(ctx, tx, "activity_tools", id, a.tools, true); err != nil {
 		return fmt.Errorf("write tool activity: %w", err)
 	}
-	err = bulkInsert(ctx, tx, `INSERT OR REPLACE INTO activity_events (file_id, offset, kind, bucket, provider, model, active,
+	err := bulkInsert(ctx, tx, `INSERT OR REPLACE INTO activity_events (file_id, offset, kind, bucket, provider, model, active,
 		text, duration_ms)`, 9, len(a.events), func(i int, args []any) []any {
 		ev := &a.events[i]
 		return append(args, id, ev.Offset, ev.Kind, ev.Key.Bucket, ev.Key.Provider, ev.Key.Model, ev.Key.Active, ev.Text, ev.Duration)
@@ -411,21 +390,9 @@ func (a *activity) writeWhole(ctx context.Context, tx *wtx, id int64) error {
 		if rows[k] == nil {
 			rows[k] = &actSums{}
 		}
-		rows[k].add(s)
+		rows[k].Add(*s)
 	}
-	keys := slices.Collect(maps.Keys(rows))
-	err := bulkInsert(ctx, tx, `INSERT INTO activity_file (file_id, provider, model, active, entries, user_turns,
-		assistant_calls, tool_calls, tool_results, tool_errors, user_commands, stop_error, stop_aborted, stop_length,
-		active_ms, turns_timed, latency_ms, max_latency_ms, compactions, context_before, max_context_before,
-		prompt_input, prompt_cache_read, prompt_cache_write)`, 24, len(keys), func(i int, args []any) []any {
-		k := keys[i]
-		s := rows[k]
-		return append(args, id, k.Provider, k.Model, k.Active, s.Entries, s.UserTurns, s.AssistantCalls,
-			s.ToolCalls, s.ToolResults, s.ToolErrors, s.UserCommands, s.StopError, s.StopAborted, s.StopLength,
-			s.ActiveMs, s.TurnsTimed, s.LatencyMs, s.MaxLatencyMs, s.Compactions, s.ContextBefore, s.MaxContextBefore,
-			s.PromptInput, s.PromptCacheRead, s.PromptCacheWrite)
-	})
-	if err != nil {
+	if err := writeSums(ctx, tx, "activity_file", id, rows, false); err != nil {
 		return fmt.Errorf("write file activity: %w", err)
 	}
 	tools := map[toolKey]*toolSums{}
@@ -436,41 +403,56 @@ func (a *activity) writeWhole(ctx context.Context, tx *wtx, id int64) error {
 		}
 		tools[k].add(s)
 	}
-	tkeys := slices.Collect(maps.Keys(tools))
-	err = bulkInsert(ctx, tx, `INSERT INTO activity_tools_file (file_id, kind, name, provider, model, active, calls,
-		results, errors, result_bytes, timed, duration_ms, max_duration_ms)`, 13, len(tkeys), func(i int, args []any) []any {
-		k := tkeys[i]
-		s := tools[k]
-		return append(args, id, k.Kind, k.Name, k.Provider, k.Model, k.Active, s.Calls, s.Results, s.Errors,
-			s.ResultBytes, s.Timed, s.DurationMs, s.MaxDurationMs)
-	})
-	if err != nil {
+	if err := writeTools(ctx, tx, "activity_tools_file", id, tools, false); err != nil {
 		return fmt.Errorf("write file tool activity: %w", err)
 	}
 	return nil
 }
 
-func (s *actSums) add(o *actSums) {
-	s.Entries += o.Entries
-	s.UserTurns += o.UserTurns
-	s.AssistantCalls += o.AssistantCalls
-	s.ToolCalls += o.ToolCalls
-	s.ToolResults += o.ToolResults
-	s.ToolErrors += o.ToolErrors
-	s.UserCommands += o.UserCommands
-	s.StopError += o.StopError
-	s.StopAborted += o.StopAborted
-	s.StopLength += o.StopLength
-	s.ActiveMs += o.ActiveMs
-	s.TurnsTimed += o.TurnsTimed
-	s.LatencyMs += o.LatencyMs
-	s.MaxLatencyMs = max(s.MaxLatencyMs, o.MaxLatencyMs)
-	s.Compactions += o.Compactions
-	s.ContextBefore += o.ContextBefore
-	s.MaxContextBefore = max(s.MaxContextBefore, o.MaxContextBefore)
-	s.PromptInput = pidex.SaturatingAdd(s.PromptInput, o.PromptInput)
-	s.PromptCacheRead = pidex.SaturatingAdd(s.PromptCacheRead, o.PromptCacheRead)
-	s.PromptCacheWrite = pidex.SaturatingAdd(s.PromptCacheWrite, o.PromptCacheWrite)
+// writeSums inserts a file's figures per key into table: activity (per
+// quarter hour, bucket) or activity_file (whatever the time).
+func writeSums(ctx context.Context, tx *wtx, table string, id int64, rows map[actKey]*actSums, bucket bool) error {
+	keys := slices.Collect(maps.Keys(rows))
+	cols, n := "file_id, provider, model, active", 24
+	if bucket {
+		cols, n = "file_id, bucket, provider, model, active", 25
+	}
+	return bulkInsert(ctx, tx, `INSERT INTO `+table+` (`+cols+`, entries, user_turns, assistant_calls, tool_calls,
+		tool_results, tool_errors, user_commands, stop_error, stop_aborted, stop_length, active_ms, turns_timed, latency_ms,
+		max_latency_ms, compactions, context_before, max_context_before, prompt_input, prompt_cache_read, prompt_cache_write)`,
+		n, len(keys), func(i int, args []any) []any {
+			k := keys[i]
+			s := rows[k]
+			args = append(args, id)
+			if bucket {
+				args = append(args, k.Bucket)
+			}
+			return append(args, k.Provider, k.Model, k.Active, s.Entries, s.UserTurns, s.AssistantCalls,
+				s.ToolCalls, s.ToolResults, s.ToolErrors, s.UserCommands, s.StopError, s.StopAborted, s.StopLength,
+				s.ActiveMs, s.TurnsTimed, s.LatencyMs, s.MaxLatencyMs, s.Compactions, s.ContextBefore, s.MaxContextBefore,
+				s.PromptInput, s.PromptCacheRead, s.PromptCacheWrite)
+		})
+}
+
+// writeTools inserts a file's tool and command sums into table:
+// activity_tools (bucket) or activity_tools_file.
+func writeTools(ctx context.Context, tx *wtx, table string, id int64, tools map[toolKey]*toolSums, bucket bool) error {
+	keys := slices.Collect(maps.Keys(tools))
+	cols, n := "file_id, kind, name", 13
+	if bucket {
+		cols, n = "file_id, bucket, kind, name", 14
+	}
+	return bulkInsert(ctx, tx, `INSERT INTO `+table+` (`+cols+`, provider, model, active, calls, results, errors,
+		result_bytes, timed, duration_ms, max_duration_ms)`, n, len(keys), func(i int, args []any) []any {
+		k := keys[i]
+		s := tools[k]
+		args = append(args, id)
+		if bucket {
+			args = append(args, k.Bucket)
+		}
+		return append(args, k.Kind, k.Name, k.Provider, k.Model, k.Active, s.Calls, s.Results, s.Errors,
+			s.ResultBytes, s.Timed, s.DurationMs, s.MaxDurationMs)
+	})
 }
 
 func (s *toolSums) add(o *toolSums) {

@@ -16,8 +16,8 @@ import (
 )
 
 // rowTables are the tables holding a file's rows, cleared on rewrite/removal.
-var rowTables = []string{"entries", "entry_previews", "edges", "labels", "usage", "usage_rollup", "usage_rollup_hour", "tool_calls", "warnings", "sessions",
-	"session_activity", "activity", "activity_tools", "activity_events", "activity_file", "activity_tools_file"}
+var rowTables = append([]string{"entries", "entry_previews", "edges", "labels", "usage", "usage_rollup", "usage_rollup_hour", "tool_calls",
+	"warnings", "sessions"}, activityTables...)
 
 // apply writes one batch in one IMMEDIATE transaction: the rows and the
 // file's new offset commit together or not at all.
