@@ -78,12 +78,22 @@ func (ix *Indexer) Watch(ctx context.Context, opt WatchOptions) error {
 	watchRoots(w, roots)
 
 	var gen int64 // the catalog file the last refresh wrote
-	refresh := func() {
-		watchRoots(w, roots) // a root or project folder may have appeared
+	once := func() (*pidex.IndexStats, error) {
 		st, err := ix.Refresh(ctx)
 		gen = ix.DB.Generation()
 		if err == nil && opt.Text {
 			st.Text, err = ix.IndexText(ctx)
+		}
+		return st, err
+	}
+	refresh := func() {
+		watchRoots(w, roots) // a root or project folder may have appeared
+		st, err := once()
+		// The catalog deleted or replaced during the refresh: its reads
+		// fail on the vanished files (disk I/O error). That is not the
+		// user's error: once more, on the file now at the path.
+		if err != nil && ctx.Err() == nil && (ix.DB.Moved() || ix.DB.Generation() != gen) {
+			st, err = once()
 		}
 		if ctx.Err() != nil {
 			return
