@@ -23,6 +23,10 @@ var (
 	ErrNotCatalog = errors.New("not a pidex catalog")
 	// ErrTimeout: a query ran past its deadline and was interrupted.
 	ErrTimeout = errors.New("query interrupted: it ran past its time limit")
+	// ErrPermission: the team catalog's server refused this role what it
+	// asked (a push of a machine not bound to it, a statement on what it
+	// may not read or write).
+	ErrPermission = errors.New("permission denied")
 	// ErrFileChanged: a session file changed since it was indexed, so the
 	// catalog's offsets no longer point at its entries.
 	ErrFileChanged = errors.New("session file changed since it was indexed (refresh the catalog: pidex index)")

@@ -189,12 +189,16 @@ var errChanged = errors.New("the file changed on disk since it was indexed")
 
 // pusher is one push.
 type pusher struct {
-	mu        sync.Mutex // st, from the workers
-	s         *Store
-	local     *sqlx.DB // the local catalog, read-only
-	o         PushOptions
-	pc        *pgx.Conn
-	machine   int64
+	mu      sync.Mutex // st, from the workers
+	s       *Store
+	local   *sqlx.DB // the local catalog, read-only
+	o       PushOptions
+	pc      *pgx.Conn
+	machine int64
+	// staged: the role is held to its machines by row-level security,
+	// under which PostgreSQL refuses COPY: rows go through staging tables
+	// (stage.go).
+	staged    bool
 	catalogID string
 	format    string
 	// derivation is the local catalog's (sqlite.Derivation): the version
@@ -213,7 +217,7 @@ type pusher struct {
 // the entries' lines.
 func (s *Store) Push(ctx context.Context, local *sqlite.DB, o PushOptions) (*PushStats, error) {
 	if err := checkMachine(o.Machine); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("push: %w", err)
 	}
 	catalogID, err := localCatalogID(ctx, local)
 	if err != nil {
@@ -254,9 +258,9 @@ func (s *Store) Push(ctx context.Context, local *sqlite.DB, o PushOptions) (*Pus
 func checkMachine(name string) error {
 	switch {
 	case strings.TrimSpace(name) == "":
-		return pidex.Usagef("push: no machine name (--machine)")
+		return pidex.Usagef("no machine name (--machine)")
 	case len(name) > 200 || !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-		return pidex.Usagef("push: machine name %q: want up to 200 printable characters", name)
+		return pidex.Usagef("machine name %q: want up to 200 printable characters", name)
 	}
 	return nil
 }
@@ -288,9 +292,8 @@ func localCatalogID(ctx context.Context, local *sqlite.DB) (string, error) {
 }
 
 func (p *pusher) run(ctx context.Context) error {
-	if err := p.pc.QueryRow(ctx, `INSERT INTO machines (name) VALUES ($1) ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING id`,
-		p.o.Machine).Scan(&p.machine); err != nil {
-		return fmt.Errorf("register machine %q: %w", p.o.Machine, err)
+	if err := p.register(ctx); err != nil {
+		return err
 	}
 	// The push's own session: a commit need not wait for its WAL to reach
 	// the disk (a crash of the server may lose the last transactions, never
@@ -300,16 +303,13 @@ func (p *pusher) run(ctx context.Context) error {
 	if _, err := p.pc.Exec(ctx, `SET synchronous_commit = off`); err != nil {
 		return fmt.Errorf("start push: %w", err)
 	}
-	if _, err := p.pc.Exec(ctx, `INSERT INTO push_state (machine_id) VALUES ($1) ON CONFLICT DO NOTHING`, p.machine); err != nil {
-		return fmt.Errorf("start push: %w", err)
-	}
 	// One push per machine at a time (a --watch and a manual push): the
-	// second waits. A session lock: a push that dies releases it with its
-	// connection.
-	if _, err := p.pc.Exec(ctx, `SELECT pg_advisory_lock($1::int, $2::int)`, lockID, p.machine); err != nil {
-		return fmt.Errorf("wait for this machine's other push: %w", err)
+	// second waits.
+	unlock, err := p.lockMachine(ctx)
+	if err != nil {
+		return err
 	}
-	defer p.pc.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1::int, $2::int)`, lockID, p.machine)
+	defer unlock()
 	if _, err := p.pc.Exec(ctx, `UPDATE push_state SET started_ms = $2, finished_ms = NULL WHERE machine_id = $1`,
 		p.machine, time.Now().UnixMilli()); err != nil {
 		return fmt.Errorf("start push: %w", err)
@@ -499,11 +499,12 @@ func collect[T any](ctx context.Context, tx pgx.Tx, out *[]T, q string, args ...
 }
 
 // lockCalls takes the lock under which pushes derive the cross-machine
-// flags (usage_xm), until the transaction ends. It is taken before a
+// flags (usage_xm), until the transaction ends: calls_lock's row, which
+// only a pushing role may lock (see lockMachine). It is taken before a
 // transaction deletes any usage row: deleting one cascades to usage_xm,
 // which another machine's push may be rewriting.
 func (p *pusher) lockCalls(ctx context.Context, tx pgx.Tx) error {
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('pidex calls'))`); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT one FROM calls_lock FOR UPDATE`); err != nil {
 		return fmt.Errorf("lock calls: %w", err)
 	}
 	return nil
@@ -515,27 +516,14 @@ func (p *pusher) lockCalls(ctx context.Context, tx pgx.Tx) error {
 // first (then path, then machine name, then offset: the local rule with
 // the machine added), and is active when one of its records is on its
 // file's path. Only the rows whose flags over the union differ from their
-// machine's get a row in usage_xm (docs/postgres.md, Cost).
+// machine's get a row in usage_xm (docs/postgres.md, Cost). The rule is
+// pidex_derive_calls (migration 00009), which runs as the catalog's owner:
+// the rows it writes belong to every machine's files.
 func recomputeCalls(ctx context.Context, tx pgx.Tx, touched []string) error {
 	if len(touched) == 0 {
 		return nil
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM usage_xm x USING usage u
-		WHERE u.file_id = x.file_id AND u."offset" = x."offset" AND u.entry_id = ANY($1)`, touched); err != nil {
-		return fmt.Errorf("derive calls across machines: %w", err)
-	}
-	_, err := tx.Exec(ctx, `INSERT INTO usage_xm (file_id, "offset", is_copy, call_active)
-		SELECT file_id, "offset", g_copy, g_active FROM (
-			SELECT u.file_id, u."offset", u.is_copy, u.call_active,
-				row_number() OVER (call ORDER BY COALESCE(s.created_ms, 0), f.path, m.name, u."offset") > 1 AS g_copy,
-				bool_or(u.on_path) OVER call AS g_active
-			FROM usage u JOIN files f ON f.id = u.file_id JOIN machines m ON m.id = f.machine_id
-			LEFT JOIN sessions s ON s.file_id = u.file_id
-			WHERE u.entry_id IN (SELECT entry_id FROM usage WHERE entry_id = ANY($1)
-				GROUP BY entry_id HAVING count(DISTINCT machine_id) > 1)
-			WINDOW call AS (PARTITION BY u.entry_id, u.source, u.ts_ms, u.input, u.output, u.cache_read, u.cache_write)) k
-		WHERE (g_copy, g_active) IS DISTINCT FROM (is_copy, call_active)`, touched)
-	if err != nil {
+	if _, err := tx.Exec(ctx, `SELECT pidex_derive_calls($1)`, touched); err != nil {
 		return fmt.Errorf("derive calls across machines: %w", err)
 	}
 	return nil
@@ -631,6 +619,11 @@ func (p *pusher) worker(ctx context.Context, work <-chan []job) error {
 			return fmt.Errorf("start push: %w", err)
 		}
 		defer pc.Exec(context.WithoutCancel(ctx), `RESET synchronous_commit`)
+		if p.staged {
+			if err := createStage(ctx, pc); err != nil {
+				return err
+			}
+		}
 		for group := range work {
 			for len(group) > 0 {
 				bad, err := p.applyGroup(ctx, pc, group)

@@ -1,7 +1,8 @@
 package postgres
 
 // A push's writes, file by file: a file's rows read from the local
-// catalog, its lines from the session file, all sent with COPY.
+// catalog, its lines from the session file, all sent with COPY (through
+// staging tables for a role held by row-level security: stage.go).
 
 import (
 	"bytes"
@@ -245,17 +246,17 @@ func (w *fileWriter) lines(ctx context.Context, j *job, ents [][]any) error {
 	pending := 0
 	flush := func() error {
 		if len(lines) > 0 {
-			if _, err := w.tx.CopyFrom(ctx, pgx.Identifier{"entry_lines"}, []string{"file_id", "offset", "machine_id", "raw"}, pgx.CopyFromRows(lines)); err != nil {
+			if err := w.copyBinary(ctx, "entry_lines", entryLinesCols, lines); err != nil {
 				return fmt.Errorf("send lines: %w", err)
 			}
 		}
 		if len(texts) > 0 {
-			if _, err := w.tx.CopyFrom(ctx, pgx.Identifier{"entry_text"}, []string{"file_id", "offset", "machine_id", "text"}, pgx.CopyFromRows(texts)); err != nil {
+			if err := w.copyBinary(ctx, "entry_text", entryTextCols, texts); err != nil {
 				return fmt.Errorf("send text: %w", err)
 			}
 		}
 		if index.b.Len() > 0 {
-			if _, err := w.tx.Conn().PgConn().CopyFrom(ctx, &index.b, `COPY text_index (file_id, "offset", part, machine_id, win, exact, tokens, first, tsv) FROM STDIN`); err != nil {
+			if err := w.copyText(ctx, "text_index", textIndexCols, &index.b); err != nil {
 				return fmt.Errorf("send search rows: %w", err)
 			}
 		}
@@ -361,7 +362,7 @@ func (w *fileWriter) copyRows(ctx context.Context, t table, id int64, rows [][]a
 		}
 		c.row(vals...)
 	}
-	if _, err := w.tx.Conn().PgConn().CopyFrom(ctx, &c.b, `COPY `+t.name+` (`+t.pgCols()+`) FROM STDIN`); err != nil {
+	if err := w.copyText(ctx, t.name, t.names(), &c.b); err != nil {
 		return fmt.Errorf("send %s: %w", t.name, err)
 	}
 	return nil

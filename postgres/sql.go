@@ -10,21 +10,29 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/query"
 )
 
+// DefaultSQLTimeout bounds a statement on the team catalog that names no
+// timeout: a statement there runs on the team's server, beside every
+// machine's pushes and every reader.
+const DefaultSQLTimeout = time.Minute
+
 // SQL runs one read-only statement on the team catalog's views, as
 // the local catalog does (package sqlite), with the same refusals: the
 // statement check first (pidex.SQLOptions.Check: one SELECT, WITH, VALUES
 // or EXPLAIN), then a READ ONLY transaction, in which PostgreSQL refuses
-// every write (a data-modifying WITH, nextval, …). A role that may only
-// read (docs: a reader's role) is the third lock. The connection is one of
-// its own, closed after the statement, so that nothing a statement sets
-// (set_config on the session) outlives it. The timeout is the
-// transaction's statement_timeout (and the context's deadline).
+// every write (a data-modifying WITH, nextval, …), then the team's
+// reading group (docs/team.md, Roles), which the statement runs as when
+// this role may take it: it may only read, and cannot lock what pushes
+// lock. The connection is one of its own, closed after the statement, so
+// that nothing a statement sets (set_config on the session) outlives it.
+// The timeout is the transaction's statement_timeout (and the context's
+// deadline): o.Timeout, else DefaultSQLTimeout.
 func (r *Reader) SQL(ctx context.Context, o pidex.SQLOptions, _ []string, sink pidex.RowSink) error {
 	if err := o.Check(); err != nil {
 		return err
@@ -36,21 +44,23 @@ func (r *Reader) SQL(ctx context.Context, o pidex.SQLOptions, _ []string, sink p
 	db := sql.OpenDB(stdlib.GetConnector(*r.s.cfg))
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = DefaultSQLTimeout
 	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return sqlError(ctx, err)
 	}
 	defer tx.Rollback()
-	if o.Timeout > 0 {
-		ms := max(1, o.Timeout.Milliseconds())
-		if _, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = "+strconv.FormatInt(ms, 10)); err != nil {
-			return sqlError(ctx, err)
-		}
+	ms := max(1, timeout.Milliseconds())
+	if _, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = "+strconv.FormatInt(ms, 10)); err != nil {
+		return sqlError(ctx, err)
+	}
+	if err := readingRole(ctx, tx); err != nil {
+		return sqlError(ctx, err)
 	}
 	rows, err := tx.QueryContext(ctx, stmt, args...)
 	if err != nil {
@@ -58,6 +68,22 @@ func (r *Reader) SQL(ctx context.Context, o pidex.SQLOptions, _ []string, sink p
 	}
 	defer rows.Close()
 	return query.StreamRows(rows, sink, sqlValue, func(err error) error { return sqlError(ctx, err) })
+}
+
+// readingRole makes the transaction run as the team's reading group
+// when this role is a member of it (a reader's, a pusher's and the
+// owner's are: pidex team init).
+func readingRole(ctx context.Context, tx *sql.Tx) error {
+	var group string
+	err := tx.QueryRowContext(ctx, `SELECT role FROM team_roles WHERE may = 'read' AND pg_has_role(role, 'MEMBER') ORDER BY role LIMIT 1`).Scan(&group)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil // no groups (a catalog without roles), or not in them
+	}
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, "SET LOCAL ROLE "+ident(group))
+	return err
 }
 
 // sqlValue is a value as the local catalog's SQL gives it: int64,
@@ -86,8 +112,12 @@ func sqlError(ctx context.Context, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) || isCode(err, queryCanceled) {
 		return pidex.ErrTimeout
 	}
-	if isCode(err, readOnlyTransaction, insufficientPriv) {
+	if isCode(err, readOnlyTransaction) {
 		return pidex.Usagef("pidex sql is read-only: refused, the statement would write (%v)", err)
+	}
+	if isCode(err, insufficientPriv) {
+		// The server's refusal: the role may not read (or lock) it.
+		return &pidex.StatementError{Err: permissionError(pgMessage(err))}
 	}
 	return fmt.Errorf("sql: %w", err)
 }
@@ -188,3 +218,26 @@ func namedParams(stmt string, params map[string]string) (string, []any) {
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// pgMessage is a PostgreSQL error's message without the driver's
+// decoration (ERROR: …, the SQLSTATE).
+func pgMessage(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Message
+	}
+	return err.Error()
+}
+
+// permissionError is the server's refusal of what a role may not do
+// (errors.Is(err, pidex.ErrPermission)), in its words.
+type permissionError string
+
+func (e permissionError) Error() string {
+	if strings.HasPrefix(string(e), "permission denied") {
+		return string(e)
+	}
+	return "permission denied: " + string(e)
+}
+
+func (e permissionError) Is(target error) bool { return target == pidex.ErrPermission }

@@ -28,11 +28,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/jmoiron/sqlx"
-	"github.com/pressly/goose/v3"
-	"github.com/pressly/goose/v3/lock"
 
 	"github.com/pidex-dev/pidex"
-	pgmigrations "github.com/pidex-dev/pidex/migrations/postgres"
 )
 
 // IsURL reports whether s names a team catalog (a postgres:// or
@@ -141,16 +138,23 @@ func redactErr(err error, raw string) error {
 
 // Store is an open team catalog. Its methods are safe for concurrent use.
 type Store struct {
-	db  *sqlx.DB
-	cfg *pgx.ConnConfig
-	url string // redacted, for messages
+	db      *sqlx.DB
+	cfg     *pgx.ConnConfig
+	url     string // redacted, for messages
+	version string // Options.Version
 }
 
 // Options configure Open.
 type Options struct {
 	// Migrate applies the schema's migrations (a push does; a reader only
 	// checks that the catalog has them, and may hold a read-only role).
+	// Only the owner of the catalog's tables can: another role is told to
+	// ask it (pidex team init --apply).
 	Migrate bool
+	// Version names this pidex in the team catalog's record of who
+	// migrated it (migration_sums.applied_by), which a pidex that cannot
+	// read the schema names to its user.
+	Version string
 }
 
 // Open connects to the team catalog at raw (a postgres:// URL).
@@ -159,7 +163,7 @@ func Open(ctx context.Context, raw string, o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{cfg: cfg, url: Redacted(raw)}
+	s := &Store{cfg: cfg, url: Redacted(raw), version: o.Version}
 	s.db = sqlx.NewDb(stdlib.OpenDB(*cfg), "pgx")
 	s.db.SetMaxOpenConns(8)
 	s.db.SetMaxIdleConns(4)
@@ -212,55 +216,12 @@ func (s *Store) Changes(ctx context.Context) (int64, error) {
 // that two pidex processes migrating at once take turns.
 const lockID = 0x70696478 // "pidx"
 
-// schema migrates the catalog (migrate) or checks that it needs no
-// migration: a reader never changes the schema.
-func (s *Store) schema(ctx context.Context, migrate bool) error {
-	var opts []goose.ProviderOption
-	if migrate {
-		locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(lockID), lock.WithLockTimeout(1, 600))
-		if err != nil {
-			return fmt.Errorf("migrate team catalog: %w", err)
-		}
-		opts = append(opts, goose.WithSessionLocker(locker))
-	}
-	p, err := goose.NewProvider(goose.DialectPostgres, s.db.DB, pgmigrations.FS, opts...)
-	if err != nil {
-		return fmt.Errorf("load team catalog migrations: %w", err)
-	}
-	// Read directly: goose's own version check creates its table when it
-	// is missing, and a reader writes nothing.
-	var current int64
-	err = s.db.QueryRowContext(ctx, `SELECT COALESCE(max(version_id), 0) FROM goose_db_version`).Scan(&current)
-	switch {
-	case isCode(err, undefinedTable) && migrate:
-		current = 0 // a new team catalog: Up makes it
-	case isCode(err, undefinedTable):
-		return fmt.Errorf("team catalog %s is empty: a push makes it (pidex push --to URL)", s.url)
-	case err != nil:
-		return fmt.Errorf("read team catalog schema: %w", err)
-	}
-	sources := p.ListSources()
-	latest := sources[len(sources)-1].Version
-	switch {
-	case current > latest:
-		// A newer pidex migrated it: this one would misread, or miswrite, it.
-		return fmt.Errorf("team catalog %s has schema version %d, newer than this pidex's %d: use a newer pidex", s.url, current, latest)
-	case current < latest && migrate:
-		if _, err := p.Up(ctx); err != nil {
-			return fmt.Errorf("migrate team catalog %s: %w", s.url, err)
-		}
-	case current < latest:
-		return fmt.Errorf("team catalog %s has schema version %d, this pidex needs %d: a push with this pidex migrates it", s.url, current, latest)
-	}
-	return nil
-}
-
 // SQLSTATE codes pidex tells apart (pgconn.PgError.Code).
 const (
 	undefinedTable      = "42P01"
 	readOnlyTransaction = "25006"
 	queryCanceled       = "57014"
-	insufficientPriv    = "42501"
+	insufficientPriv    = "42501" // a missing privilege, and a row a policy refuses
 	serialization       = "40001"
 	deadlock            = "40P01"
 	uniqueViolation     = "23505"

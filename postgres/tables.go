@@ -34,16 +34,13 @@ type table struct {
 	offset bool // rows keyed by entry offset: an append sends the new ones
 }
 
-// pgCols is the column list for COPY.
-func (t table) pgCols() string {
+// names are the table's column names, in order (for COPY).
+func (t table) names() []string {
 	names := make([]string, len(t.cols))
 	for i, c := range t.cols {
 		names[i] = c.name
-		if c.name == "offset" {
-			names[i] = `"offset"`
-		}
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 func cols(spec string) []column {

@@ -22,3 +22,7 @@ const sigQuit = 0
 func startCluster(string) (*cluster, error) {
 	return nil, errors.New("pgtest: no throwaway cluster on " + runtime.GOOS)
 }
+
+func (*cluster) requirePasswords() error {
+	return errors.New("pgtest: no throwaway cluster on " + runtime.GOOS)
+}

@@ -295,3 +295,40 @@ const sigQuit = syscall.SIGQUIT
 
 // canStart: a throwaway cluster can be started on this system.
 const canStart = true
+
+// requirePasswords rewrites pg_hba.conf so that every role but the
+// superuser logs in with a password (SCRAM-SHA-256), reloads it, and
+// waits until new connections are asked for one (the server reloads on
+// its own time after the signal).
+func (c *cluster) requirePasswords() error {
+	hba := "local all " + superuser + " trust\nlocal all all scram-sha-256\n"
+	if err := os.WriteFile(filepath.Join(c.dir, "data", "pg_hba.conf"), []byte(hba), 0o600); err != nil {
+		return err
+	}
+	db, err := sql.Open("pgx", c.url("postgres"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.Exec(`SELECT pg_reload_conf()`); err != nil {
+		return fmt.Errorf("reload the configuration: %w", err)
+	}
+	// A role that does not exist is refused for its name under trust,
+	// for its password under scram-sha-256 (28P01).
+	probe := strings.Replace(c.url("postgres"), "//"+superuser+"@", "//pgtest_probe@", 1)
+	for i := 0; ; i++ {
+		pdb, err := sql.Open("pgx", probe)
+		if err != nil {
+			return err
+		}
+		err = pdb.Ping()
+		pdb.Close()
+		if err != nil && strings.Contains(err.Error(), "28P01") {
+			return nil
+		}
+		if i > 500 {
+			return fmt.Errorf("the server did not take its new pg_hba.conf (%v)", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -170,6 +170,9 @@ func (s *server) create(ctx context.Context, t testing.TB) (string, error) {
 		if _, err := s.db.ExecContext(context.Background(), `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`); err != nil {
 			t.Errorf("pgtest: drop database %s: %v", name, err)
 		}
+		if err := dropRoles(context.Background(), s.db, name); err != nil {
+			t.Errorf("pgtest: %v", err)
+		}
 	})
 	u, _ := url.Parse(s.admin)
 	u.Path = "/" + name

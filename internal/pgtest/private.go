@@ -65,3 +65,15 @@ func (c *Cluster) Start(t testing.TB) {
 		t.Fatalf("pgtest: restart: %v", err)
 	}
 }
+
+// RequirePasswords makes the cluster ask every role but its superuser for
+// a password (SCRAM-SHA-256 on the socket) from now on, as a team
+// server does: a test of where a role's password comes from (PGPASSWORD,
+// .pgpass, a service file) then fails without the right one. The
+// superuser's URL (URL) needs none.
+func (c *Cluster) RequirePasswords(t testing.TB) {
+	t.Helper()
+	if err := c.c.requirePasswords(); err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+}

@@ -99,24 +99,6 @@ INSERT INTO usage (file_id, "offset", machine_id, source, entry_id, ts_ms, input
   (3, 30, 2, 'assistant', 'e1', 1000, 11, 20, true,  false, true);
 `
 
-// rederive is the cross-machine dedup of docs/postgres.md for the calls
-// of the touched entry ids.
-const rederive = `
-SELECT pg_advisory_xact_lock(hashtext('pidex calls'));
-DELETE FROM usage_xm x USING usage u
- WHERE u.file_id = x.file_id AND u."offset" = x."offset" AND u.entry_id IN (SELECT entry_id FROM touched);
-INSERT INTO usage_xm (file_id, "offset", is_copy, call_active)
-SELECT file_id, "offset", g_copy, g_active FROM (
-  SELECT u.file_id, u."offset", u.is_copy, u.call_active,
-         row_number() OVER (call ORDER BY COALESCE(s.created_ms, 0), f.path, m.name, u."offset") > 1 AS g_copy,
-         bool_or(u.on_path) OVER call AS g_active
-    FROM usage u JOIN files f ON f.id = u.file_id JOIN machines m ON m.id = f.machine_id
-    LEFT JOIN sessions s ON s.file_id = u.file_id
-   WHERE u.entry_id IN (SELECT entry_id FROM touched)
-  WINDOW call AS (PARTITION BY u.entry_id, u.source, u.ts_ms, u.input, u.output, u.cache_read, u.cache_write)
-) k
-WHERE (g_copy, g_active) IS DISTINCT FROM (is_copy, call_active);
-`
 
 func overrides(t *testing.T, db *sql.DB) string {
 	t.Helper()
@@ -135,27 +117,11 @@ func overrides(t *testing.T, db *sql.DB) string {
 	return strings.Join(out, " ")
 }
 
+// derive derives the cross-machine flags of the calls of the touched
+// entry ids (docs/postgres.md, Cost), as a push does.
 func derive(t *testing.T, db *sql.DB, ids ...string) {
 	t.Helper()
-	tx, err := db.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.Exec(`CREATE TEMP TABLE touched (entry_id text COLLATE "C" PRIMARY KEY) ON COMMIT DROP`); err != nil {
-		t.Fatal(err)
-	}
-	for _, id := range ids {
-		if _, err := tx.Exec(`INSERT INTO touched VALUES ($1)`, id); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := tx.Exec(rederive); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	exec(t, db, `SELECT pidex_derive_calls($1)`, ids)
 }
 
 // A call held by several machines counts once over the union: its
@@ -240,5 +206,50 @@ func TestSearchRows(t *testing.T) {
 	exec(t, db, `DELETE FROM files WHERE machine_id = 3`)
 	if got := count(`'parse' & 'header'`); got != 1 {
 		t.Errorf("after a removal: %d rows, want 1", got)
+	}
+}
+
+// Every table a push writes (each with a machine_id column, and machines)
+// has row-level security with its two policies: every row readable, only
+// the rows of the role's machines writable (docs/team.md, Roles); and no
+// other table has it (pidex_grant gives pushing roles write privileges on
+// exactly the tables with row-level security). A new table of machine
+// rows without them would be open to every pushing role.
+func TestRowSecurityOnEveryMachineTable(t *testing.T) {
+	db := migrated(t)
+	rows, err := db.Query(`SELECT c.relname, c.relrowsecurity,
+			EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'machine_id' AND NOT a.attisdropped),
+			COALESCE((SELECT string_agg(p.polname || ':' || p.polcmd::text, ' ' ORDER BY p.polname) FROM pg_policy p WHERE p.polrelid = c.oid), '')
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = current_schema() AND c.relkind = 'r' ORDER BY c.relname`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	machineTables := 0
+	for rows.Next() {
+		var name, policies string
+		var rls, hasMachine bool
+		if err := rows.Scan(&name, &rls, &hasMachine, &policies); err != nil {
+			t.Fatal(err)
+		}
+		owned := hasMachine || name == "machines"
+		switch {
+		case owned && name == "usage_xm":
+			t.Errorf("usage_xm has a machine_id: it is derived across machines, written by pidex_derive_calls only")
+		case owned && (!rls || policies != "pidex_own:* pidex_read:r"):
+			t.Errorf("%s holds a machine's rows: row-level security %v, policies %q, want pidex_own:* pidex_read:r", name, rls, policies)
+		case !owned && (rls || policies != ""):
+			t.Errorf("%s holds no machine's rows but has row-level security %v, policies %q", name, rls, policies)
+		}
+		if owned {
+			machineTables++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if machineTables < 22 {
+		t.Errorf("%d tables of machine rows, want at least 22", machineTables)
 	}
 }

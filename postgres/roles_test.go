@@ -1,0 +1,84 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/pgtest"
+	"github.com/pidex-dev/pidex/postgres"
+)
+
+// team is a team catalog with roles (docs/team.md, Roles): ann may push
+// machine a, bob machine b, dash only reads. Each URL logs in as its role.
+type team struct {
+	owner, ann, bob, dash string
+}
+
+func newTeam(t *testing.T) team {
+	t.Helper()
+	owner := pgtest.URL(t)
+	pgtest.RequireCreateRole(t, owner)
+	ctx := context.Background()
+	u, _ := url.Parse(owner)
+	db := strings.TrimPrefix(u.Path, "/")
+	tm := team{owner: owner, ann: pgtest.AsRole(owner, pgtest.Role(owner, "ann"), ""),
+		bob: pgtest.AsRole(owner, pgtest.Role(owner, "bob"), ""), dash: pgtest.AsRole(owner, pgtest.Role(owner, "dash"), "")}
+	st, err := postgres.Open(ctx, owner, postgres.Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	g := postgres.GroupsFor(db)
+	var scripts []postgres.TeamScript
+	init, err := postgres.TeamInit(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripts = append(scripts, init)
+	for _, m := range [][2]string{{"a", "ann"}, {"b", "bob"}} {
+		s, err := postgres.TeamAddMachine(g, m[0], pgtest.Role(owner, m[1]), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		scripts = append(scripts, s)
+	}
+	s, err := postgres.TeamAddReader(g, pgtest.Role(owner, "dash"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripts = append(scripts, s)
+	for _, s := range scripts {
+		if err := st.ApplyTeam(ctx, s); err != nil {
+			t.Fatalf("%v\n%s", err, s)
+		}
+	}
+	return tm
+}
+
+// Each role pushes its machine, through the staging tables (row-level
+// security refuses COPY), and the team catalog answers as with one role;
+// a role pushing a machine not bound to it is refused before it writes.
+func TestRolesPushTheirMachines(t *testing.T) {
+	tm := newTeam(t)
+	a, b := newMachine(t, "a"), newMachine(t, "b")
+	a.write(t, "--w--/s.jsonl", header("s", "/w"), user("s1", "", "from a"))
+	b.write(t, "--w--/t.jsonl", header("t", "/w"), user("t1", "", "from b"))
+	a.push(t, tm.ann, postgres.PushOptions{})
+	b.push(t, tm.bob, postgres.PushOptions{})
+	r := reader(t, tm.dash)
+	if ss := list(t, r, pidex.ListOptions{}); len(ss) != 2 {
+		t.Fatalf("the reader lists %d sessions, want 2", len(ss))
+	}
+	if _, err := b.eng.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, err := b.eng.Push(context.Background(), tm.ann, postgres.PushOptions{Machine: "b"})
+	if !errors.Is(err, pidex.ErrPermission) {
+		t.Fatalf("ann pushing machine b: %v, want permission denied", err)
+	}
+	t.Log(err)
+}
