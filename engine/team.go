@@ -46,12 +46,14 @@ type PushStats = postgres.PushStats
 
 // Push mirrors the local catalog (refresh it first) into the team catalog
 // at url, as o.Machine: only what changed since that machine's last push
-// travels. The team catalog's schema is migrated first.
+// travels. The team catalog's schema is migrated first when the URL's
+// role owns it; a push by another role needs none pending (and a pidex
+// that lacks one of the catalog's migrations refuses it).
 func (e *Engine) Push(ctx context.Context, url string, o PushOptions) (*PushStats, error) {
 	if err := e.writable(); err != nil { // a team catalog among them
 		return nil, fmt.Errorf("push: %w", err)
 	}
-	st, err := postgres.Open(ctx, url, postgres.Options{Migrate: true})
+	st, err := postgres.Open(ctx, url, postgres.Options{Migrate: true, Version: o.Version})
 	if err != nil {
 		return nil, err
 	}

@@ -7,13 +7,15 @@
 // union of the machines' files. docs/postgres.md explains the design; the
 // schema is migrations/postgres.
 //
-// Credentials come only from the URL, the environment (PGPASSWORD, …) or
-// a .pgpass file, and are never printed (Redacted); a connection to any
-// host that is not loopback requires TLS (sslmode=verify-full) unless the
-// URL or PGSSLMODE says otherwise.
+// Credentials come from the URL, the environment (PGPASSWORD, …), a
+// .pgpass file or a connection service file (pgx reads them all), and are
+// never printed (Redacted); a connection to any host that is not loopback
+// requires TLS (sslmode=verify-full) unless the URL, PGSSLMODE or the
+// service says otherwise.
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -21,12 +23,15 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/jackc/pgservicefile"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/pidex-dev/pidex"
@@ -56,6 +61,25 @@ func Redacted(raw string) string {
 	return u.Redacted()
 }
 
+// HasPassword reports whether a team catalog's URL carries a password
+// (user:password@, or a password parameter): on a command line, anyone
+// on the machine can read it while the command runs (ps, /proc).
+func HasPassword(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	if p, ok := u.User.Password(); ok && p != "" {
+		return true
+	}
+	for k, vs := range u.Query() {
+		if strings.EqualFold(k, "password") && slices.ContainsFunc(vs, func(v string) bool { return v != "" }) {
+			return true
+		}
+	}
+	return false
+}
+
 // Config parses a team catalog's URL into a connection configuration and
 // applies pidex's TLS rule: to a host that is not loopback (nor a Unix
 // socket), TLS with the server's certificate verified (sslmode=verify-full)
@@ -74,7 +98,7 @@ func Config(raw string) (*pgx.ConnConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read team catalog URL %s: %w", Redacted(raw), redactErr(err, raw))
 	}
-	explicit := u.Query().Has("sslmode") || os.Getenv("PGSSLMODE") != ""
+	explicit := u.Query().Has("sslmode") || os.Getenv("PGSSLMODE") != "" || serviceSetting(u, "sslmode") != ""
 	if !explicit && !local(cfg) {
 		q := u.Query()
 		q.Set("sslmode", "verify-full")
@@ -90,6 +114,33 @@ func Config(raw string) (*pgx.ConnConfig, error) {
 		cfg.RuntimeParams["application_name"] = "pidex"
 	}
 	return cfg, nil
+}
+
+// serviceSetting is key's value in the connection service the URL (or
+// PGSERVICE) names, as pgx reads it: from the URL's servicefile, else
+// PGSERVICEFILE, else ~/.pg_service.conf ("" when none says).
+func serviceSetting(u *url.URL, key string) string {
+	name := cmp.Or(u.Query().Get("service"), os.Getenv("PGSERVICE"))
+	if name == "" {
+		return ""
+	}
+	file := cmp.Or(u.Query().Get("servicefile"), os.Getenv("PGSERVICEFILE"))
+	if file == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		file = filepath.Join(home, ".pg_service.conf")
+	}
+	sf, err := pgservicefile.ReadServicefile(file)
+	if err != nil {
+		return ""
+	}
+	svc, err := sf.GetService(name)
+	if err != nil {
+		return ""
+	}
+	return svc.Settings[key]
 }
 
 // local reports whether every host of cfg is this machine: a Unix socket,

@@ -35,6 +35,7 @@ func GroupsFor(database string) Groups {
 type TeamStep struct {
 	Comment string // printed as -- lines before the statement
 	SQL     string // "" for a comment alone
+	Shown   string // printed instead of SQL (a password's verifier is not printed)
 }
 
 // TeamScript is a change to a team catalog's roles, run in order.
@@ -52,7 +53,10 @@ func (s TeamScript) String() string {
 				b.WriteString("-- " + line + "\n")
 			}
 		}
-		if st.SQL != "" {
+		switch {
+		case st.Shown != "":
+			b.WriteString(st.Shown + ";\n")
+		case st.SQL != "":
 			b.WriteString(st.SQL + ";\n")
 		}
 	}
@@ -160,7 +164,8 @@ func withPassword(s TeamScript, role, password string) (TeamScript, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(s, TeamStep{SQL: "ALTER ROLE " + ident(role) + " PASSWORD " + literal(v)}), nil
+	return append(s, TeamStep{SQL: "ALTER ROLE " + ident(role) + " PASSWORD " + literal(v),
+		Shown: "ALTER ROLE " + ident(role) + " PASSWORD '(its SCRAM-SHA-256 verifier)'"}), nil
 }
 
 // Groups reads the team catalog's groups (made by pidex team init).

@@ -18,6 +18,7 @@ import (
 // the engine's; the app parses flags and prints.
 type app struct {
 	io        *render.IOStreams
+	stdin     io.Reader // nil: the process's (tests give one)
 	stdout    io.Writer
 	stderr    io.Writer
 	dbPath    string
@@ -67,6 +68,9 @@ func (a *app) execute(ctx context.Context, args []string) error {
 	a.args = args
 	root := a.rootCmd()
 	root.SetArgs(args)
+	if a.stdin != nil {
+		root.SetIn(a.stdin)
+	}
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	defer func() {
@@ -103,7 +107,7 @@ func (a *app) rootCmd() *cobra.Command {
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress or warning summary on stderr")
 	f.BoolVar(&a.noRefresh, "no-refresh", false, "answer from the catalog as it is, without refreshing it first")
 	f.BoolVar(&a.noPager, "no-pager", false, "write show and tree directly, not through $PIDEX_PAGER, $PAGER or less")
-	root.AddCommand(a.indexCmd(), a.pathCmd(), a.listCmd(), a.treeCmd(), a.showCmd(), a.searchCmd(), a.costCmd(), a.statsCmd(), a.pricesCmd(), a.sqlCmd(), a.schemaCmd(), a.warningsCmd(), a.rootsCmd(), a.resumeCmd(), a.exportCmd(), a.serveCmd(), a.mcpCmd(), a.pushCmd(), a.versionCmd())
+	root.AddCommand(a.indexCmd(), a.pathCmd(), a.listCmd(), a.treeCmd(), a.showCmd(), a.searchCmd(), a.costCmd(), a.statsCmd(), a.pricesCmd(), a.sqlCmd(), a.schemaCmd(), a.warningsCmd(), a.rootsCmd(), a.resumeCmd(), a.exportCmd(), a.serveCmd(), a.mcpCmd(), a.pushCmd(), a.teamCmd(), a.versionCmd())
 	root.SetOut(a.stdout) // before the completion command, which keeps it
 	root.SetErr(a.stderr)
 	a.completions(root)
@@ -252,6 +256,17 @@ func (a *app) refreshes(eng *engine.Engine) bool {
 	}
 	a.roWarned = true
 	return false
+}
+
+// warnPassword warns, on stderr, of a password in a team catalog URL
+// given on the command line of a command that runs until interrupted:
+// anyone on the machine can read a process's command line (ps,
+// /proc/PID/cmdline) as long as it runs. The password is never printed.
+func (a *app) warnPassword(cmd *cobra.Command, flag, raw string) {
+	if cmd.Flags().Changed(flag) && postgres.HasPassword(raw) {
+		fmt.Fprintf(a.stderr, "pidex: warning: the URL given with --%s holds a password, which anyone on this machine can read while pidex runs (ps, /proc/PID/cmdline): "+
+			"give it in PGPASSWORD, ~/.pgpass or a service file, or the URL in PIDEX_PG or PIDEX_CATALOG (docs/team.md, Credentials)\n", flag)
+	}
 }
 
 // report prints warnings and errors to stderr (each with file and line

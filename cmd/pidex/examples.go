@@ -69,10 +69,25 @@ var examples = map[string]string{
 	"roots": `  pidex roots
   pidex roots --json | jq -r '.[] | select(.found) | .path'
   pidex --sessions omp:~/.omp/agent/sessions roots`,
-	"push": `  pidex push --to postgres://pidex@db.example/team       # send what changed since the last push
-  PIDEX_PG=postgres://pidex@db.example/team pidex push --redact --project api
-  pidex push --to "$PIDEX_PG" --watch                     # keep the team catalog current
-  pidex --catalog "$PIDEX_PG" list --machine ann-laptop   # read it back`,
+	"push": `  export PIDEX_PG=postgres://ann@db.example/pidex         # the password: ~/.pgpass or PGPASSWORD
+  pidex push --machine ann-laptop                         # send what changed since the last push
+  pidex push --machine ann-laptop --redact --project api
+  pidex push --machine ann-laptop --watch                 # keep the team catalog current
+  PIDEX_CATALOG=$PIDEX_PG pidex list --machine ann-laptop # read it back`,
+	"team": `  export PIDEX_PG=postgres://admin@db.example/pidex        # the owner; its password in ~/.pgpass
+  pidex team init --apply                                  # groups, schema, privileges
+  pidex team add-machine ann-laptop --role ann --apply --password-stdin
+  pidex team add-reader lead --apply --password-stdin
+  pidex team revoke ann ann-laptop --apply                 # ann may push ann-laptop no more`,
+	"team init": `  pidex team init                                          # print the SQL
+  PIDEX_PG=postgres://admin@db.example/pidex pidex team init --apply`,
+	"team add-machine": `  pidex team add-machine ann-laptop --role ann             # print the SQL
+  pidex team add-machine ann-laptop --role ann --apply --password-stdin
+  pidex team add-machine ci-runner --apply                 # a role of its own, named ci-runner`,
+	"team add-reader": `  pidex team add-reader lead
+  pidex team add-reader lead --apply --password-stdin < lead.password`,
+	"team revoke": `  pidex team revoke ann ann-laptop --apply   # one machine
+  pidex team revoke ann --apply              # every machine, and reading`,
 	"warnings": `  pidex warnings
   pidex warnings --json | jq -r '.[].path' | sort -u`,
 	"serve": `  pidex serve

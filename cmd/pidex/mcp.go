@@ -88,6 +88,7 @@ query_sql cannot change the catalog.`,
 				return pidex.Usagef("--token goes with --http (over stdio the client starts the server itself)")
 			}
 			a.longLived = true
+			a.warnPassword(cmd, "catalog", a.catalog)
 			eng, err := a.engine(ctx)
 			if err != nil {
 				return err

@@ -82,8 +82,11 @@ excluded, entries, bytes, redacted, skipped}, one object per push with --watch.`
 				o.Machine = host
 			}
 			o.Redact = redactText
-			o.Version = "pidex " + version() // for the team catalog's record of who pushed
+			o.Version = buildName() // for the team catalog's record of who pushed
 			a.longLived = watch
+			if watch {
+				a.warnPassword(cmd, "to", to)
+			}
 			eng, err := a.engine(ctx)
 			if err != nil {
 				return err

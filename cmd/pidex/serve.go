@@ -72,6 +72,7 @@ which the browser is not shown.`,
 			}
 			defer ln.Close()
 			a.longLived = true
+			a.warnPassword(cmd, "catalog", a.catalog)
 			var eng *engine.Engine
 			if a.catalog != "" { // a team catalog: the machines' pushes fill it
 				if eng, err = a.engine(ctx); err != nil {

@@ -42,6 +42,26 @@ func version() string {
 	return "dev"
 }
 
+// buildName names this binary for a team catalog's records (who migrated
+// it): its version, and the commit it was built from when Go stamped one,
+// so that a pidex that cannot read the catalog can say which to use.
+func buildName() string {
+	bi := readBuildInfo()
+	name := "pidex " + version()
+	if bi.Revision != nil {
+		rev := *bi.Revision
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		name += " (commit " + rev
+		if bi.Modified {
+			name += ", modified"
+		}
+		name += ")"
+	}
+	return name
+}
+
 // fromBuildInfo reads what Go stamped into the binary (nil: nothing).
 func fromBuildInfo(bi *debug.BuildInfo) buildInfo {
 	b := buildInfo{Version: "(unknown)", Derivation: engine.Derivation, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
