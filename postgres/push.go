@@ -700,6 +700,9 @@ func (p *pusher) applyGroup(ctx context.Context, pc *pgx.Conn, group []job) (bad
 			}
 			touched = append(touched, t...)
 		}
+		if err := w.unstage(ctx); err != nil {
+			return err
+		}
 		for i := range group {
 			if err := w.cursor(ctx, &group[i]); err != nil {
 				return &fileError{i, err}

@@ -13,30 +13,22 @@ import (
 // table whose row-level security holds the role ("COPY FROM not supported
 // with row-level security"). So a role held to its machines (docs/team.md,
 // Roles) copies into staging tables, temporary tables of its connection
-// with the same columns, and moves the rows on with INSERT … SELECT,
-// which the policies check row by row; the staging table is emptied in
-// the same round trip. The owner of the tables, whom the policies do not
-// hold, copies straight in.
+// with the same columns, and at the end of each transaction's writes moves
+// the rows on with INSERT … SELECT, which the policies check row by row,
+// and empties the staging tables: a few statements a transaction, in one
+// round trip, whatever the number of files it carries. The owner of the
+// tables, whom the policies do not hold, copies straight in.
 
 // stagePrefix starts the name of each staging table.
 const stagePrefix = "pidex_stage_"
 
-// Lines, text and search rows: sent by lines, beside the tables of
-// tables.go.
-var (
-	entryLinesCols = []string{"file_id", "offset", "machine_id", "raw"}
-	entryTextCols  = []string{"file_id", "offset", "machine_id", "text"}
-	textIndexCols  = []string{"file_id", "offset", "part", "machine_id", "win", "exact", "tokens", "first", "tsv"}
-)
-
-// copied lists every table a push copies into, with its columns.
-func copied() map[string][]string {
-	out := map[string][]string{"entry_lines": entryLinesCols, "entry_text": entryTextCols, "text_index": textIndexCols}
-	for _, t := range append([]table{entriesTable, edgesTable, toolCallsTable}, smallTables...) {
-		out[t.name] = t.names()
-	}
-	return out
-}
+// stageOrder lists every table a push copies into, in the order the
+// staged rows move on: entries before the rows that name them (lines,
+// text, search rows).
+var stageOrder = func() []table {
+	out := []table{entriesTable, entryLinesTable, entryTextTable, textIndexTable, edgesTable, toolCallsTable}
+	return append(out, smallTables...)
+}()
 
 // colList is a column list for SQL.
 func colList(cols []string) string {
@@ -53,8 +45,8 @@ func colList(cols []string) string {
 // once, in their table.
 func createStage(ctx context.Context, pc *pgx.Conn) error {
 	var b strings.Builder
-	for name, cols := range copied() {
-		fmt.Fprintf(&b, "CREATE TEMP TABLE IF NOT EXISTS %s AS SELECT %s FROM %s WITH NO DATA;\n", stagePrefix+name, colList(cols), name)
+	for _, t := range stageOrder {
+		fmt.Fprintf(&b, "CREATE TEMP TABLE IF NOT EXISTS %s AS SELECT %s FROM %s WITH NO DATA;\n", stagePrefix+t.name, colList(t.names()), t.name)
 	}
 	for _, wide := range [][2]string{{"entry_lines", "raw"}, {"entry_text", "text"}, {"text_index", "tsv"}} {
 		fmt.Fprintf(&b, "ALTER TABLE %s ALTER %s SET STORAGE EXTERNAL;\n", stagePrefix+wide[0], wide[1])
@@ -67,37 +59,40 @@ func createStage(ctx context.Context, pc *pgx.Conn) error {
 
 // copyText sends rows in COPY's text format into table's columns.
 func (w *fileWriter) copyText(ctx context.Context, table string, cols []string, data io.Reader) error {
-	target := table
-	if w.p.staged {
-		target = stagePrefix + table
-	}
-	if _, err := w.tx.Conn().PgConn().CopyFrom(ctx, data, `COPY `+target+` (`+colList(cols)+`) FROM STDIN`); err != nil {
-		return err
-	}
-	return w.unstage(ctx, table, cols)
+	_, err := w.tx.Conn().PgConn().CopyFrom(ctx, data, `COPY `+w.target(table)+` (`+colList(cols)+`) FROM STDIN`)
+	return err
 }
 
 // copyBinary sends rows in COPY's binary format into table's columns.
 func (w *fileWriter) copyBinary(ctx context.Context, table string, cols []string, rows [][]any) error {
-	target := table
-	if w.p.staged {
-		target = stagePrefix + table
-	}
-	if _, err := w.tx.CopyFrom(ctx, pgx.Identifier{target}, cols, pgx.CopyFromRows(rows)); err != nil {
-		return err
-	}
-	return w.unstage(ctx, table, cols)
+	_, err := w.tx.CopyFrom(ctx, pgx.Identifier{w.target(table)}, cols, pgx.CopyFromRows(rows))
+	return err
 }
 
-// unstage moves the staged rows into table, under its policies, and
-// empties the staging table.
-func (w *fileWriter) unstage(ctx context.Context, table string, cols []string) error {
+// target is the table a COPY goes into: table, or its staging table.
+func (w *fileWriter) target(table string) string {
+	if w.p.staged {
+		return stagePrefix + table
+	}
+	return table
+}
+
+// unstage moves the transaction's staged rows into their tables, under
+// their policies, and empties the staging tables (nothing without them).
+func (w *fileWriter) unstage(ctx context.Context) error {
 	if !w.p.staged {
 		return nil
 	}
-	list := colList(cols)
-	if _, err := w.tx.Exec(ctx, `INSERT INTO `+table+` (`+list+`) SELECT `+list+` FROM `+stagePrefix+table+`; TRUNCATE `+stagePrefix+table); err != nil {
-		return err
+	var b strings.Builder
+	var stages []string
+	for _, t := range stageOrder {
+		list := colList(t.names())
+		fmt.Fprintf(&b, "INSERT INTO %s (%s) SELECT %s FROM %s;\n", t.name, list, list, stagePrefix+t.name)
+		stages = append(stages, stagePrefix+t.name)
+	}
+	b.WriteString("TRUNCATE " + strings.Join(stages, ", "))
+	if _, err := w.tx.Exec(ctx, b.String()); err != nil {
+		return fmt.Errorf("move staged rows: %w", err)
 	}
 	return nil
 }

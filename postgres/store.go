@@ -28,10 +28,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgservicefile"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/jackc/pgservicefile"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/pidex-dev/pidex"

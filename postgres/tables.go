@@ -65,8 +65,13 @@ func cols(spec string) []column {
 var (
 	entriesTable = table{"entries", cols(`file_id offset machine_id length line seq id parent_id type role ts msg_ts ts_ms
 		provider model target_id first_kept stop_reason error:r tokens_before command`), true}
-	edgesTable     = table{"edges", cols(`file_id child_id machine_id parent_id offset`), true}
-	toolCallsTable = table{"tool_calls", cols(`file_id call_id offset idx machine_id name is_error:b command size`), true}
+	edgesTable = table{"edges", cols(`file_id child_id machine_id parent_id offset`), true}
+	// The lines, their text and search rows: sent by lines (pushrows.go),
+	// from the session file, not read from a local table.
+	entryLinesTable = table{"entry_lines", cols(`file_id offset machine_id raw`), true}
+	entryTextTable  = table{"entry_text", cols(`file_id offset machine_id text`), true}
+	textIndexTable  = table{"text_index", cols(`file_id offset part machine_id win exact tokens first tsv`), true}
+	toolCallsTable  = table{"tool_calls", cols(`file_id call_id offset idx machine_id name is_error:b command size`), true}
 	// smallTables are replaced whole whenever a file changes.
 	smallTables = []table{
 		{"sessions", cols(`file_id machine_id session_id version cwd parent_session branched_from created created_ms name:r
