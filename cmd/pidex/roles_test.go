@@ -144,6 +144,27 @@ func TestTeamRoles(t *testing.T) {
 	}
 	t.Run("each machine its own", func(t *testing.T) { eachMachineItsOwn(t, c, tr) })
 	t.Run("reader", func(t *testing.T) { readerReadsOnly(t, c, tr) })
+	t.Run("revoke", func(t *testing.T) { revoked(t, c, tr) })
+}
+
+// A role whose machine is taken pushes it no more (its next statement is
+// refused); a reader revoked reads no more; the rows stay.
+func revoked(t *testing.T, c *pushCorpus, tr *teamRoles) {
+	before := machineDump(t, tr.su, "m0")
+	cli(t, 0, "-q", "team", "revoke", tr.names["ann"], "m0", "--to", tr.owner, "--apply")
+	if _, errOut := cliErr(t, 1, c.args(0, "--no-refresh", "push", "--to", tr.ann)...); !strings.Contains(errOut, "permission denied") {
+		t.Errorf("ann's push after her machine was taken: %s", errOut)
+	}
+	cli(t, 0, "-q", "team", "revoke", tr.names["dash"], "--to", tr.owner, "--apply")
+	if _, errOut := cliErr(t, 1, "--catalog", tr.dash, "list"); !strings.Contains(errOut, "permission denied") {
+		t.Errorf("dash's list after revoke: %s", errOut)
+	}
+	rows := func(dump string) string { r, _, _ := strings.Cut(dump, "== machine_roles"); return r }
+	if after := machineDump(t, tr.su, "m0"); rows(after) != rows(before) {
+		t.Errorf("m0's rows changed with its role's revocation:\n%s", firstDiff(before, after))
+	}
+	cli(t, 0, "-q", "team", "add-machine", "m0", "--role", tr.names["bob"], "--to", tr.owner, "--apply")
+	cli(t, 0, c.args(0, "--no-refresh", "push", "--to", tr.bob)...) // another role may take the machine on
 }
 
 // Each developer's role pushes its own machine, and only it: pushing,

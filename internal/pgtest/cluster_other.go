@@ -26,3 +26,5 @@ func startCluster(string) (*cluster, error) {
 func (*cluster) requirePasswords() error {
 	return errors.New("pgtest: no throwaway cluster on " + runtime.GOOS)
 }
+
+func (*cluster) socketDir() string { return "" }

@@ -332,3 +332,5 @@ func (c *cluster) requirePasswords() error {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func (c *cluster) socketDir() string { return c.dir }

@@ -77,3 +77,6 @@ func (c *Cluster) RequirePasswords(t testing.TB) {
 		t.Fatalf("pgtest: %v", err)
 	}
 }
+
+// Dir is the folder of the cluster's Unix socket: its URLs' host.
+func (c *Cluster) Dir() string { return c.c.socketDir() }
