@@ -238,6 +238,11 @@ func rawAttacks(t *testing.T, url, victim, own string) {
 		`INSERT INTO sessions (file_id, machine_id, session_id, version) SELECT id, machine_id, 'planted', 3 FROM files WHERE machine_id = ` + v + ` LIMIT 1`,
 		`INSERT INTO entries (file_id, "offset", machine_id, length, line, seq, id, type) SELECT id, 999999999, ` + o + `, 1, 1, 1, 'x', 'message' FROM files WHERE machine_id = ` + v + ` LIMIT 1`,
 		`INSERT INTO labels (file_id, target_id, machine_id, label, "offset") SELECT id, 'x', machine_id, 'planted', 0 FROM files WHERE machine_id = ` + v + ` LIMIT 1`,
+		// An upsert whose proposed row is its own machine's, landing on the
+		// other machine's row.
+		`INSERT INTO sessions (file_id, machine_id, session_id, version) SELECT file_id, ` + o + `, 'x', 3 FROM sessions WHERE machine_id = ` + v + `
+			ON CONFLICT (file_id) DO UPDATE SET name = 'rewritten'`,
+		`INSERT INTO machines (name) VALUES ('` + victim + `') ON CONFLICT (name) DO UPDATE SET derivation = 0`,
 		`INSERT INTO machines (name) VALUES ('` + victim + `-2')`,
 		`INSERT INTO machine_roles (machine, role) VALUES ('` + victim + `', current_user)`,
 		`UPDATE machine_roles SET role = current_user`,
