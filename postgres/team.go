@@ -78,8 +78,8 @@ func TeamInit(database string) (TeamScript, error) {
 			SQL: createRole(g.Push, "NOLOGIN")},
 		{SQL: createRole(g.Read, "NOLOGIN")},
 		{Comment: "A role that pushes reads too; so does pidex sql as the owner (it runs as the reading group).",
-			SQL: "GRANT " + ident(g.Read) + " TO " + ident(g.Push)},
-		{SQL: "GRANT " + ident(g.Read) + " TO CURRENT_USER"},
+			SQL: grantRole(g.Read, g.Push)},
+		{SQL: grantRole(g.Read, "CURRENT_USER")},
 		{Comment: "Only the groups connect; only pushes make temporary tables (their staging tables); no one but the owner makes anything else.",
 			SQL: "REVOKE ALL ON DATABASE " + db + " FROM PUBLIC"},
 		{SQL: "GRANT CONNECT, TEMPORARY ON DATABASE " + db + " TO " + ident(g.Push)},
@@ -107,7 +107,7 @@ func TeamAddMachine(g Groups, machine, role, password string) (TeamScript, error
 	s := TeamScript{
 		{Comment: fmt.Sprintf("%s pushes machine %s, and only it (and the other machines bound to %s).", role, machine, role),
 			SQL: createRole(role, "LOGIN")},
-		{SQL: "GRANT " + ident(g.Push) + " TO " + ident(role)},
+		{SQL: grantRole(g.Push, role)},
 		{SQL: "INSERT INTO machine_roles (machine, role) VALUES (" + literal(machine) + ", " + literal(role) + ") ON CONFLICT DO NOTHING"},
 	}
 	return withPassword(s, role, password)
@@ -121,7 +121,7 @@ func TeamAddReader(g Groups, role, password string) (TeamScript, error) {
 	}
 	s := TeamScript{
 		{Comment: role + " reads the team catalog: every machine's sessions, nothing written.", SQL: createRole(role, "LOGIN")},
-		{SQL: "GRANT " + ident(g.Read) + " TO " + ident(role)},
+		{SQL: grantRole(g.Read, role)},
 	}
 	return withPassword(s, role, password)
 }
@@ -229,9 +229,25 @@ func firstLine(s string) string {
 	return line
 }
 
-// createRole makes a role unless it exists (then it is left as it is).
+// createRole makes a role unless it exists (then it is left as it is,
+// and the script needs no CREATEROLE for it: a superuser may have made
+// it).
 func createRole(role, login string) string {
-	return "DO $$ BEGIN CREATE ROLE " + ident(role) + " " + login + "; EXCEPTION WHEN duplicate_object THEN NULL; END $$"
+	return "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = " + literal(role) + ") THEN CREATE ROLE " +
+		ident(role) + " " + login + "; END IF; END $$"
+}
+
+// grantRole makes member a member of group unless it is one (then the
+// script needs no right to grant it).
+func grantRole(group, member string) string {
+	who := literal(member)
+	if member == "CURRENT_USER" {
+		who = "current_user"
+	} else {
+		member = ident(member)
+	}
+	return "DO $$ BEGIN IF NOT pg_has_role(" + who + ", " + literal(group) + ", 'MEMBER') THEN GRANT " + ident(group) + " TO " +
+		member + "; END IF; END $$"
 }
 
 // checkMember refuses a role name that cannot be one of a team's roles.

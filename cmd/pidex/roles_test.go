@@ -71,6 +71,11 @@ func newTeamRoles(t *testing.T) *teamRoles {
 	// The printed SQL is what --apply runs: run it as the owner would, in psql.
 	script := cli(t, 0, "team", "add-reader", tr.names["dash"], "--to", tr.owner)
 	sqlExec(t, tr.owner, script)
+	// init again (after an upgrade) changes nothing, and needs no
+	// CREATEROLE once the groups exist.
+	sqlExec(t, su, `ALTER ROLE `+tr.names["owner"]+` NOCREATEROLE`)
+	cli(t, 0, "-q", "team", "init", "--to", tr.owner, "--apply")
+	sqlExec(t, su, `ALTER ROLE `+tr.names["owner"]+` CREATEROLE`)
 	return tr
 }
 
