@@ -39,17 +39,21 @@ line of every entry travels too: tree, path and show --context work from the
 team catalog alone.
 
 This machine's rows are its own (--machine, default the host name): a push
-never touches another machine's. --project SUBSTRING (repeatable) pushes only
+never touches another machine's. With a role per developer (pidex team), the
+team catalog's server holds each role to the machines bound to it: pushing
+another is refused (permission denied). --project SUBSTRING (repeatable) pushes only
 the sessions whose working directory contains one of them, --exclude-project
 leaves some out (a session pushed before and now left out is removed).
 --redact replaces API keys and tokens of the common providers, private keys,
 bearer tokens, JSON Web Tokens and the passwords of URLs found in the text with
 ` + "[REDACTED]" + ` before they leave the machine, and counts them.
 
-The URL comes from --to or PIDEX_PG (postgres://user@host/db?sslmode=…);
-credentials from the URL, PGPASSWORD or ~/.pgpass, and are never printed. To a
-host that is not this machine, TLS with the server's certificate verified is
-required unless the URL's sslmode (or PGSSLMODE) says otherwise.
+The URL comes from --to or PIDEX_PG (postgres://user@host/db?sslmode=…, or
+postgres://?service=NAME); the password from PGPASSWORD, ~/.pgpass or a
+service file, never printed (one in --to with --watch is warned of: anyone on
+the machine can read a running command's line). To a host that is not this
+machine, TLS with the server's certificate verified is required unless the
+URL's sslmode (or PGSSLMODE, or the service) says otherwise.
 
 --watch pushes again after every change under the session roots (changes
 coalesced while a push runs) until interrupted. Prints what the push sent;
