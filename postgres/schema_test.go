@@ -124,3 +124,35 @@ func openWithout(ctx context.Context, url string) (*Store, error) {
 	s.db = sqlx.NewDb(stdlib.OpenDB(*cfg), "pgx")
 	return s, s.db.PingContext(ctx)
 }
+
+// A newer pidex pushing as a role that does not own the catalog's tables
+// does not migrate them: it says who may.
+func TestSchemaMigratedByTheOwnerOnly(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	pgtest.RequireCreateRole(t, url)
+	st, err := Open(ctx, url, Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	role := pgtest.Role(url, "ann")
+	for _, q := range []string{`CREATE ROLE ` + role + ` LOGIN`, `GRANT SELECT ON goose_db_version, migration_sums TO ` + role} {
+		if _, err := st.db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ann, err := openWithout(ctx, pgtest.AsRole(url, role, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ann.Close()
+	newer := build(t, nil, map[string]string{"00010_next.sql": "-- +goose Up\nCREATE TABLE next (id int);\n-- +goose Down\nDROP TABLE next;\n"})
+	err = ann.schemaOf(ctx, true, newer)
+	if err == nil || !strings.Contains(err.Error(), "00010_next.sql") || !strings.Contains(err.Error(), "only the owner") {
+		t.Errorf("a newer pidex as another role: %v", err)
+	}
+	if err := st.schemaOf(ctx, true, newer); err != nil {
+		t.Errorf("the owner: %v", err)
+	}
+}
