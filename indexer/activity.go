@@ -360,11 +360,9 @@ func (a *activity) write(ctx context.Context, tx *wtx, id int64) error {
 			return fmt.Errorf("clear %s: %w", t, err)
 		}
 	}
-	// Its branch points are the session's, which rollup has computed
-	// (migration 00020: the report's sessions step reads this table only).
-	if err := tx.exec(ctx, `INSERT INTO session_activity (file_id, counted_from, first_ms, last_ms, active_ms, entries, branch_points)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6, COALESCE((SELECT branch_points FROM sessions WHERE file_id = ?1), 0))`,
-		id, a.countedFrom, a.first, a.last, a.activeMs, a.count); err != nil {
+	// (Its branch points are copied from sessions by migration 00020's triggers.)
+	if err := tx.exec(ctx, `INSERT INTO session_activity (file_id, counted_from, first_ms, last_ms, active_ms, entries)
+		VALUES (?, ?, ?, ?, ?, ?)`, id, a.countedFrom, a.first, a.last, a.activeMs, a.count); err != nil {
 		return fmt.Errorf("write session activity: %w", err)
 	}
 	if err := writeSums(ctx, tx, "activity", id, a.rows, true); err != nil {

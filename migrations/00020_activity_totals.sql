@@ -15,10 +15,22 @@
 -- per-file rows summed; a key with none is deleted.
 --
 -- session_activity keeps its session's branch points (sessions.
--- branch_points, which the writer computes before the activity rows), so
--- that the report's sessions step reads that one table.
+-- branch_points), so that the report's sessions step reads that one
+-- table. Triggers copy them, so that a build that predates the column
+-- (the same derivation, fewer migrations) keeps them too when it writes.
 ALTER TABLE session_activity ADD COLUMN branch_points INTEGER NOT NULL DEFAULT 0;
 UPDATE session_activity SET branch_points = COALESCE((SELECT s.branch_points FROM sessions s WHERE s.file_id = session_activity.file_id), 0);
+-- +goose StatementBegin
+CREATE TRIGGER session_activity_branch_points AFTER INSERT ON session_activity BEGIN
+    UPDATE session_activity SET branch_points = COALESCE((SELECT s.branch_points FROM sessions s WHERE s.file_id = NEW.file_id), 0)
+    WHERE file_id = NEW.file_id;
+END;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE TRIGGER sessions_branch_points AFTER UPDATE OF branch_points ON sessions BEGIN
+    UPDATE session_activity SET branch_points = NEW.branch_points WHERE file_id = NEW.file_id;
+END;
+-- +goose StatementEnd
 
 CREATE TABLE activity_all (
     active INTEGER NOT NULL,
@@ -225,4 +237,6 @@ DROP TABLE activity_tools_all;
 DROP TRIGGER activity_all_subtract;
 DROP TRIGGER activity_all_add;
 DROP TABLE activity_all;
+DROP TRIGGER sessions_branch_points;
+DROP TRIGGER session_activity_branch_points;
 ALTER TABLE session_activity DROP COLUMN branch_points;
