@@ -325,9 +325,20 @@ func (rd *Reader) SearchSessions(ctx context.Context, p *query.SearchPlan) ([]pi
 	if m.loose {
 		return rd.searchSessionsLoose(ctx, p, m)
 	}
-	stmt := m.with + `SELECT f.path, s.session_id, s.name, COALESCE(s.first_message, '(no messages)'), count(*), s.cwd,
+	// Grouped on the file and its best score only: a grouping that
+	// carried the sessions' columns kept each match's copy of them (its
+	// first message, its name) in SQLite's sorter, 300 MB for a common
+	// word over 3,000 sessions. The page's sessions are joined after.
+	if p.Newest {
+		order = "modified DESC, f.path"
+	} else {
+		order = "g.best, modified DESC, f.path"
+	}
+	stmt := m.with + `, g(file_id, hits, best) AS MATERIALIZED (SELECT e.file_id, count(*), min(m.score) FROM ` + from + ` GROUP BY e.file_id)
+		SELECT f.path, s.session_id, s.name, COALESCE(s.first_message, '(no messages)'), g.hits, s.cwd,
 		COALESCE(s.last_activity_ms, s.created_ms, f.mtime_ns / 1000000) AS modified
-		FROM ` + from + ` GROUP BY e.file_id ORDER BY ` + order + ` LIMIT ? OFFSET ?`
+		FROM g JOIN sessions s ON s.file_id = g.file_id JOIN files f ON f.id = g.file_id
+		ORDER BY ` + order + ` LIMIT ? OFFSET ?`
 	args := append(append(m.args, fargs...), p.Limit, p.Offset)
 	rows, err := rd.db.QueryContext(ctx, stmt, args...)
 	if err != nil {
