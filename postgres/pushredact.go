@@ -53,7 +53,7 @@ func (o outbound) text(s string, n *int64) string {
 		*n += int64(strings.Count(s, o.dir) * strings.Count(o.safeDir, redact.Marker))
 		s = strings.ReplaceAll(s, o.dir, o.safeDir)
 	}
-	s, k := redact.String(s)
+	s, k := redact.Text(s)
 	*n += int64(k)
 	return s
 }

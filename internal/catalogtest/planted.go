@@ -61,6 +61,18 @@ func (p Plant) Probes() []string {
 	return out
 }
 
+// Shapeless reports whether p's secret, alone, says nothing of what it
+// is (a password, a base64 key): only its text's context (a name, a URL,
+// a header) tells it is one.
+func (p Plant) Shapeless() bool {
+	switch p.Kind {
+	case "aws-secret-access-key", "azure-storage-account-key", "postgres-url-password", "dotenv-password", "export-api-key",
+		"json-password", "bearer-token":
+		return true
+	}
+	return false
+}
+
 // OneLine is p's text on one line (a private key's: a secret of another
 // kind), for the fields that hold a name, not a text: a working
 // directory, a model id, a label, a session's name, a tool's name.
@@ -69,6 +81,12 @@ func (p Plant) OneLine() Plant {
 		return p
 	}
 	return Planted[0]
+}
+
+// errorPad puts p's secret across the 200th character of an error.
+func errorPad(p Plant) string {
+	at := strings.Index(p.Text, p.Secret) + len(p.Secret)/2
+	return strings.Repeat("x", max(0, 198-at)) + " "
 }
 
 // PiDir is the folder pi keeps a working directory's sessions in.
@@ -88,6 +106,13 @@ func PiDir(cwd string) string {
 func PlantedSession(i int, p Plant) (rel string, lines []string) {
 	one := p.OneLine()
 	cwd := "/home/dev/" + one.Text
+	// A user's command that starts with the secret (its first word is
+	// kept, cut to 40 characters), where the secret alone has a shape (and
+	// is not a URL, whose last segment the first word would be).
+	command := one.Secret + " " + one.Text
+	if one.Shapeless() || strings.Contains(one.Secret, "/") {
+		command = one.Text
+	}
 	id := fmt.Sprintf("0199c0de-0000-7000-8000-%012d", i)
 	rel = PiDir(cwd) + "/2026-05-01T10-00-00-000Z_" + id + ".jsonl"
 	ts := func(k int) string { return fmt.Sprintf("2026-05-01T10:%02d:00.000Z", k) }
@@ -131,16 +156,17 @@ func PlantedSession(i int, p Plant) (rel string, lines []string) {
 		entry(3, "e03", "e02", "message", assistant([]any{
 			map[string]any{"type": "thinking", "thinking": "the user gave " + p.Text},
 			map[string]any{"type": "text", "text": "I will run it with " + p.Text},
-			map[string]any{"type": "toolCall", "id": "call1", "name": "bash", "arguments": map[string]any{"command": p.Text, "env": map[string]any{"password": p.Secret}}},
+			map[string]any{"type": "toolCall", "id": "call1", "name": "bash", "arguments": map[string]any{"command": command + "\n" + p.Text, "env": map[string]any{"password": p.Secret}}},
 			map[string]any{"type": "toolCall", "id": "call2", "name": "mcp " + one.Text, "arguments": map[string]any{"q": "x"}},
 		}, "toolUse", nil, 3)),
 		entry(4, "e04", "e03", "message", map[string]any{"message": map[string]any{"role": "toolResult", "toolCallId": "call1", "toolName": "bash",
 			"content": []any{map[string]any{"type": "text", "text": "output:\n" + p.Text}}, "details": map[string]any{"note": p.Text}, "isError": false, "timestamp": ms(4)}}),
 		entry(5, "e05", "e04", "message", map[string]any{"message": map[string]any{"role": "toolResult", "toolCallId": "call2", "toolName": "mcp " + one.Text,
 			"content": []any{map[string]any{"type": "text", "text": "ok"}}, "isError": true, "timestamp": ms(5)}}),
-		// An error whose first line is cut (at 200 characters) in the middle of the secret.
-		entry(6, "e06", "e05", "message", assistant([]any{}, "error", map[string]any{"errorMessage": strings.Repeat("upstream failure ", 11) + one.Text + "\nmore"}, 6)),
-		entry(7, "e07", "e06", "message", map[string]any{"message": map[string]any{"role": "bashExecution", "command": one.Secret + " " + one.Text,
+		// An error whose first line the catalog cuts (at 200 characters) in
+		// the middle of the secret.
+		entry(6, "e06", "e05", "message", assistant([]any{}, "error", map[string]any{"errorMessage": errorPad(one) + one.Text + "\nmore"}, 6)),
+		entry(7, "e07", "e06", "message", map[string]any{"message": map[string]any{"role": "bashExecution", "command": command,
 			"output": p.Text, "exitCode": 0, "cancelled": false, "truncated": false, "timestamp": ms(7)}}),
 		entry(8, "e08", "e07", "session_info", map[string]any{"name": "deploy " + one.Text}),
 		entry(9, "e09", "e08", "label", map[string]any{"targetId": "e02", "label": one.Text}),

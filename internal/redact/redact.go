@@ -83,6 +83,17 @@ func String(s string) (string, int) {
 	return replace(s, sp), len(sp)
 }
 
+// Text redacts a value that may be a JSON document (a column holding a
+// JSON array, as a session's models): as Line when it is one, else as
+// String.
+func Text(s string) (string, int) {
+	if t := strings.TrimSpace(s); t != "" && (t[0] == '[' || t[0] == '{') && json.Valid([]byte(t)) {
+		b, n := Line([]byte(s))
+		return string(b), n
+	}
+	return String(s)
+}
+
 func replace(s string, sp []span) string {
 	var b strings.Builder
 	b.Grow(len(s))
