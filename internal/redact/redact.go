@@ -50,6 +50,7 @@ func find(s string) []span {
 	out = findShapes(s, out)
 	out = findAssignments(s, lower, out)
 	out = findCut(s, out)
+	out = findPiDirs(s, out)
 	return merge(s, out)
 }
 
@@ -87,7 +88,7 @@ func String(s string) (string, int) {
 // JSON array, as a session's models): as Line when it is one, else as
 // String.
 func Text(s string) (string, int) {
-	if t := strings.TrimSpace(s); t != "" && (t[0] == '[' || t[0] == '{') && json.Valid([]byte(t)) {
+	if t := strings.TrimSpace(s); t != "" && (t[0] == '[' || t[0] == '{' || t[0] == '"') && json.Valid([]byte(t)) {
 		b, n := Line([]byte(s))
 		return string(b), n
 	}

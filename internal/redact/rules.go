@@ -24,16 +24,24 @@ type shape struct {
 	re       *regexp.Regexp
 	triggers []string
 	reach    reach
+	random   bool // its secret must look random (random)
 }
 
 // shapes are the secrets' shapes. A pattern with a group named secret
 // replaces only that group (a URL keeps its user and host).
 var shapes = sync.OnceValue(func() []shape {
 	re := regexp.MustCompile
-	sh := func(r *regexp.Regexp, triggers ...string) shape { return shape{r, triggers, reachOf(r)} }
+	sh := func(r *regexp.Regexp, triggers ...string) shape { return shape{r, triggers, reachOf(r), false} }
+	rnd := func(r *regexp.Regexp, triggers ...string) shape { return shape{r, triggers, reachOf(r), true} }
 	shapes := []shape{
 		// Private keys: PEM blocks, whatever the key type and length.
 		sh(re(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`), "PRIVATE KEY"),
+		// … and its beginning, where a preview or a cut text lost its end.
+		sh(re(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[A-Za-z0-9+/=\s]+`), "PRIVATE KEY"),
+		// A random-looking token after a word that names a secret, as a
+		// tool call's arguments read flattened ("password 3kF9…").
+		rnd(re(`(?i)\b(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?)[ \t]{1,4}(?P<secret>[A-Za-z0-9+/=_.~!@#$%^&*-]{12,})`),
+			"assword", "ASSWORD", "asswd", "ecret", "ECRET", "oken", "OKEN", "key", "KEY", "Key", "redential", "REDENTIAL", "assphrase"),
 		// Anthropic (sk-ant-…), OpenAI (sk-…, sk-proj-…), OpenRouter (sk-or-…), DeepSeek and others of the sk- family.
 		sh(re(`\bsk-[A-Za-z0-9_-]{20,}`), "sk-"),
 		// GitHub tokens (classic and fine-grained), GitLab, Slack, npm, Hugging Face, PyPI.
@@ -54,6 +62,13 @@ var shapes = sync.OnceValue(func() []shape {
 	return shapes
 })
 
+// random reports whether a token looks like a key rather than a word:
+// letters and digits mixed, and as varied as gitleaks' generic rule wants
+// (entropy above 3.5 bits a character).
+func random(t string) bool {
+	return strings.ContainsAny(t, "0123456789") && strings.IndexFunc(t, unicode.IsLetter) >= 0 && entropy(t) > 3.5
+}
+
 func findShapes(s string, out []span) []span {
 	for _, p := range shapes() {
 		hits := allIndexes(s, p.triggers)
@@ -63,6 +78,9 @@ func findShapes(s string, out []span) []span {
 		g := p.re.SubexpIndex("secret")
 		for _, m := range near(p.re, p.reach, s, hits) {
 			if g >= 0 {
+				if p.random && !random(s[m[2*g]:m[2*g+1]]) {
+					continue
+				}
 				out = append(out, span{m[2*g], m[2*g+1]})
 			} else {
 				out = append(out, span{m[0], m[1]})
@@ -126,10 +144,16 @@ func findAssignments(s, lower string, out []span) []span {
 		}
 		if e > 0 && (s[e-1] == '"' || s[e-1] == '\'') {
 			e--
+			for e > 0 && s[e-1] == '\\' {
+				e-- // an escaped quote: JSON inside a JSON string
+			}
 		}
 		b := e
 		for b > 0 && b > e-80 && nameByte(s[b-1]) {
 			b--
+		}
+		for b < e && (s[b] == '-' || s[b] == '.') {
+			b++ // a name starts with a letter (--dir-NAME=…: pi's folder of a directory)
 		}
 		if b == e || !(isLetter(s[b]) || s[b] == '_') || (b > 0 && nameByte(s[b-1])) {
 			continue
@@ -147,7 +171,17 @@ func findAssignments(s, lower string, out []span) []span {
 			continue
 		}
 		var hi int
-		if q := s[lo]; q == '"' || q == '\'' {
+		if k := escapedQuote(s, lo); k > lo {
+			// \"value\": a JSON text quoted inside another.
+			end := strings.IndexByte(s[k+1:], s[k])
+			if end < 0 {
+				continue
+			}
+			lo, hi = k+1, k+1+end
+			for hi > lo && s[hi-1] == '\\' {
+				hi--
+			}
+		} else if q := s[lo]; q == '"' || q == '\'' {
 			hi = lo + 1
 			for hi < len(s) && s[hi] != q && s[hi] != '\n' {
 				if s[hi] == '\\' && q == '"' {
@@ -181,6 +215,19 @@ func findAssignments(s, lower string, out []span) []span {
 		i = max(i, hi-1)
 	}
 	return out
+}
+
+// escapedQuote is where the quote of \" (or \\\", …) starting at i is,
+// or i when there is none.
+func escapedQuote(s string, i int) int {
+	k := i
+	for k < len(s) && s[k] == '\\' {
+		k++
+	}
+	if k > i && k < len(s) && (s[k] == '"' || s[k] == '\'') {
+		return k
+	}
+	return i
 }
 
 func nameByte(c byte) bool {
@@ -346,6 +393,45 @@ func findCut(s string, out []span) []span {
 		t := s[lo:hi]
 		if strings.ContainsAny(t, "0123456789") && strings.IndexFunc(t, unicode.IsLetter) >= 0 {
 			out = append(out, span{lo, hi})
+		}
+	}
+	return out
+}
+
+// piDir is a folder pi names after a working directory (--home-u-app--),
+// its "/", "\\" and ":" written "-": a URL or a JSON text in the
+// directory no longer has the shape its rule knows.
+var piDir = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[/\\])--([^/\\\n]+)--(?:[/\\]|$)`)
+})
+
+// mangledURL is a URL's password in such a folder: scheme---user-password@.
+var mangledURL = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.]*---[^@/\\]*?-([^@/\\]+)@`)
+})
+
+// findPiDirs runs the rules over each such folder's name with its dashes
+// read back as "/" and as ":" (byte for byte, so the spans are the
+// name's), and finds the passwords of its URLs.
+func findPiDirs(s string, out []span) []span {
+	if !strings.Contains(s, "--") {
+		return out
+	}
+	for _, m := range piDir().FindAllStringSubmatchIndex(s, -1) {
+		lo, name := m[2], s[m[2]:m[3]]
+		for _, dash := range []string{"/", ":"} {
+			cand := strings.ReplaceAll(name, "-", dash)
+			lower := strings.ToLower(cand)
+			var sp []span
+			sp = gitleaks().find(cand, lower, sp)
+			sp = findShapes(cand, sp)
+			sp = findAssignments(cand, lower, sp)
+			for _, x := range sp {
+				out = append(out, span{lo + x.lo, lo + x.hi})
+			}
+		}
+		for _, u := range mangledURL().FindAllStringSubmatchIndex(name, -1) {
+			out = append(out, span{lo + u[2], lo + u[3]})
 		}
 	}
 	return out
