@@ -414,7 +414,7 @@ var mangledURL = sync.OnceValue(func() *regexp.Regexp {
 // read back as "/" and as ":" (byte for byte, so the spans are the
 // name's), and finds the passwords of its URLs.
 func findPiDirs(s string, out []span) []span {
-	if !strings.Contains(s, "--") {
+	if !strings.HasPrefix(s, "--") && !strings.Contains(s, "/--") && !strings.Contains(s, `\--`) {
 		return out
 	}
 	for _, m := range piDir().FindAllStringSubmatchIndex(s, -1) {
