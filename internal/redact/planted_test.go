@@ -100,3 +100,16 @@ func BenchmarkLine(b *testing.B) {
 		}
 	}
 }
+
+// GitleaksVersion is the version go.mod requires (it names the ruleset a
+// team catalog's files were pushed under).
+func TestGitleaksVersion(t *testing.T) {
+	mod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "github.com/zricethezav/gitleaks/v8 " + GitleaksVersion + "\n"
+	if !strings.Contains(string(mod), want) {
+		t.Errorf("go.mod does not require %q", strings.TrimSpace(want))
+	}
+}
