@@ -360,10 +360,7 @@ func secretValue(v string) bool {
 		"secret", "password", "token", "changeit":
 		return false
 	}
-	if dotted().MatchString(v) {
-		return false
-	}
-	return true
+	return !dotted().MatchString(v)
 }
 
 // dotted is a path of identifiers: process.env.TOKEN, settings.SECRET_KEY.
