@@ -100,9 +100,11 @@ func (s *Server) SDK() *sdk.Server { return s.sdk }
 
 // ServeStdio serves one client over newline-delimited JSON-RPC on in and
 // out (a process's stdin and stdout) until the client hangs up or ctx
-// ends. Nothing else may write to out.
+// ends. Nothing else may write to out. A line that is not a message the
+// server can serve gets a JSON-RPC error and the next line is read (see
+// stdio.go).
 func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	err := s.sdk.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
+	err := s.sdk.Run(ctx, &stdioTransport{in: in, out: out})
 	if ctx.Err() != nil {
 		return nil // an interrupt is how a server ends
 	}
