@@ -153,7 +153,7 @@ func (s *Server) addActivity() {
 
 func (s *Server) activity(ctx context.Context, in *activityArgs) (reply[activityResult], error) {
 	var r reply[activityResult]
-	_, limit, budget, err := s.paged("activity_report", "", in, in.Limit, pidex.DefaultReportRows, pidex.MaxReadWindow, in.MaxChars)
+	_, limit, budget, err := s.paged("activity_report", "", in, &in.Limit, pidex.DefaultReportRows, pidex.MaxReadWindow, &in.MaxChars)
 	if err != nil {
 		return r, err
 	}

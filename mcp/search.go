@@ -83,7 +83,7 @@ func (s *Server) addSearch() {
 
 func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult], error) {
 	var r reply[searchResult]
-	offset, limit, budget, err := s.paged("search_sessions", in.Cursor, in, in.Limit, pidex.DefaultPageLimit, pidex.MaxPageLimit, in.MaxChars)
+	offset, limit, budget, err := s.paged("search_sessions", in.Cursor, in, &in.Limit, pidex.DefaultPageLimit, pidex.MaxPageLimit, &in.MaxChars)
 	if err != nil {
 		return r, err
 	}

@@ -78,7 +78,7 @@ func (s *Server) addList() {
 
 func (s *Server) list(ctx context.Context, in *listArgs) (reply[listResult], error) {
 	var r reply[listResult]
-	offset, limit, budget, err := s.paged("list_sessions", in.Cursor, in, in.Limit, pidex.DefaultPageLimit, pidex.MaxPageLimit, in.MaxChars)
+	offset, limit, budget, err := s.paged("list_sessions", in.Cursor, in, &in.Limit, pidex.DefaultPageLimit, pidex.MaxPageLimit, &in.MaxChars)
 	if err != nil {
 		return r, err
 	}
