@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -53,4 +55,43 @@ func fmtArgs(args map[string]any) string {
 		}
 	}
 	return "limit"
+}
+
+// Issue 39, item 9: the search's text says the total as the CLI does
+// ("Hits 1–3 of 60 in 21 sessions"), and its structured content carries
+// it; the total is every hit, as a page holding all of them counts.
+func TestSearchSaysTheTotal(t *testing.T) {
+	f := fx(t)
+	all := f.ok(t, "search_sessions", map[string]any{"query": "test", "limit": 200, "max_chars": 200000})
+	if digStr(all.data, "next_cursor") != "" {
+		t.Fatal("the whole search does not fit a page")
+	}
+	hits := digLen(all.data, "hits")
+	sessions := map[string]bool{}
+	for _, h := range asSlice(all.data["hits"]) {
+		sessions[digStr(h, "session", "path")] = true
+	}
+	tests := []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"query": "test", "limit": 3}, fmt.Sprintf("Hits 1–3 of %d in %d sessions for \"test\", best first.", hits, len(sessions))},
+		{map[string]any{"query": "test", "limit": 3, "sort": "newest"}, fmt.Sprintf("Hits 1–3 of %d in %d sessions for \"test\", newest first.", hits, len(sessions))},
+		{map[string]any{"query": "test", "limit": 2, "sessions_only": true}, fmt.Sprintf("Sessions 1–2 of %d (%d hits) for \"test\", best first.", len(sessions), hits)},
+	}
+	for _, tc := range tests {
+		r := f.ok(t, "search_sessions", tc.args)
+		if !strings.HasPrefix(r.text, tc.want) {
+			t.Errorf("%v: text begins %.120q, want %q", tc.args, r.text, tc.want)
+		}
+		if dig(r.data, "totals", "hits") != float64(hits) || dig(r.data, "totals", "sessions") != float64(len(sessions)) || dig(r.data, "totals", "at_least") != false {
+			t.Errorf("%v: totals %v, want %d hits in %d sessions", tc.args, r.data["totals"], hits, len(sessions))
+		}
+		// The cursor's page counts from where it starts.
+		next := f.ok(t, "search_sessions", map[string]any{"cursor": digStr(r.data, "next_cursor")})
+		from := tc.args["limit"].(int) + 1
+		if want := fmt.Sprintf(" %d–%d of ", from, 2*from-2); !strings.Contains(strings.SplitN(next.text, "\n", 2)[0], want) {
+			t.Errorf("%v: the next page begins %.120q, want %q", tc.args, next.text, want)
+		}
+	}
 }

@@ -29,10 +29,18 @@ type searchArgs struct {
 
 type searchResult struct {
 	Query    string       `json:"query"`
+	Totals   totalsOut    `json:"totals" jsonschema:"what the whole search matches, past this page"`
 	Hits     []hitOut     `json:"hits" jsonschema:"matching entries, best first (or newest first); empty with sessions_only"`
 	Sessions []sessionHit `json:"sessions" jsonschema:"with sessions_only: matching sessions, best first; else empty"`
 	Note     string       `json:"note,omitempty" jsonschema:"said when part of the text is not indexed yet"`
 	page
+}
+
+// totalsOut count what a search matches (pidex.SearchTotals).
+type totalsOut struct {
+	Hits     int  `json:"hits" jsonschema:"matching entries"`
+	Sessions int  `json:"sessions" jsonschema:"sessions holding them"`
+	AtLeast  bool `json:"at_least" jsonschema:"counting stopped early (it stops at pidex's cap, 10,000 entries): there are more hits, and sessions counts the sessions of those counted"`
 }
 
 type hitOut struct {
@@ -105,6 +113,11 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 	if note := view.Coverage(indexed, total); note != "" {
 		out.Note = note + ": some matches may be missing until indexing finishes"
 	}
+	totals, err := s.cat.SearchTotals(ctx, o)
+	if err != nil {
+		return r, err
+	}
+	out.Totals = totalsOut{Hits: totals.Hits, Sessions: totals.Sessions, AtLeast: totals.AtLeast}
 	var lines []string // one block of text per hit or session
 	more := false
 	shared := map[string]string{}
@@ -181,8 +194,9 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 		b.WriteString("\n")
 	case out.Returned == 0:
 		fmt.Fprintf(&b, "No more %s for %s.\n", what, quoted(in.Query))
-	default:
-		fmt.Fprintf(&b, "%s for %s: %d–%d, %s.\n\n", strings.ToUpper(what[:1])+what[1:], quoted(in.Query), offset+1, offset+out.Returned, order)
+	default: // "Hits 1–3 of 60 in 21 sessions for …", as the CLI says it
+		p := view.NewSearchPage(totals, offset, limit, out.Returned, in.SessionsOnly).String()
+		fmt.Fprintf(&b, "%s for %s, %s.\n\n", strings.ToUpper(p[:1])+p[1:], quoted(in.Query), order)
 	}
 	for _, l := range lines {
 		b.WriteString(l)
