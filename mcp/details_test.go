@@ -1,7 +1,10 @@
 package mcp
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -92,6 +95,37 @@ func TestSearchSaysTheTotal(t *testing.T) {
 		from := tc.args["limit"].(int) + 1
 		if want := fmt.Sprintf(" %d–%d of ", from, 2*from-2); !strings.Contains(strings.SplitN(next.text, "\n", 2)[0], want) {
 			t.Errorf("%v: the next page begins %.120q, want %q", tc.args, next.text, want)
+		}
+	}
+}
+
+// Issue 39, item 10: the unknown-argument error of every tool names the
+// arguments its schema lists, no more: not machine on a local catalog
+// (TestTeamCatalog checks a team catalog's), and a call that passes one
+// the schema does not list is refused alike.
+func TestUnknownArgumentNamesTheSchema(t *testing.T) {
+	f := fx(t)
+	checkUnknownArgument(t, f)
+	if msg := f.fail(t, "list_sessions", map[string]any{"machine": "laptop"}); !strings.Contains(msg, `has no argument "machine"`) {
+		t.Errorf("machine on a local catalog: %s", msg)
+	}
+}
+
+// checkUnknownArgument calls each tool of f with an argument it lacks:
+// the error lists the properties of the tool's input schema.
+func checkUnknownArgument(t *testing.T, f *fixture) {
+	t.Helper()
+	for _, tl := range f.tools(t) {
+		b, _ := json.Marshal(tl.InputSchema)
+		var s struct{ Properties map[string]any }
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		want := slices.Sorted(maps.Keys(s.Properties))
+		msg := f.fail(t, tl.Name, map[string]any{"no_such_argument": 1})
+		_, list, ok := strings.Cut(msg, "; it takes ")
+		if got := strings.Split(list, ", "); !ok || !slices.Equal(got, want) {
+			t.Errorf("%s: %q\nwant it to list %v", tl.Name, msg, want)
 		}
 	}
 }
