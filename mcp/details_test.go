@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -127,5 +128,38 @@ func checkUnknownArgument(t *testing.T, f *fixture) {
 		if got := strings.Split(list, ", "); !ok || !slices.Equal(got, want) {
 			t.Errorf("%s: %q\nwant it to list %v", tl.Name, msg, want)
 		}
+	}
+}
+
+// Issue 39, item 11: query_sql counts the values it cut among the rows it
+// returns, not among every row it read (it said "2157 values were cut"
+// with 27 rows × 14 columns shown).
+func TestSQLCountsTheValuesItShowsCut(t *testing.T) {
+	f := fx(t)
+	tests := []struct {
+		name string
+		args map[string]any
+		per  int // values cut per row
+	}{
+		{"the budget stops the page", map[string]any{"statement": "SELECT hex(zeroblob(300)) AS a, id, hex(zeroblob(200)) AS b FROM entries_v", "max_value_chars": 100, "max_rows": 500, "max_chars": 5000}, 2},
+		{"max_rows stops the page", map[string]any{"statement": "SELECT hex(zeroblob(300)) AS a, id FROM entries_v", "max_value_chars": 100, "max_rows": 7}, 1},
+		{"a cursor's page", map[string]any{"statement": "SELECT id, hex(zeroblob(300)) AS a FROM entries_v", "max_value_chars": 100, "max_rows": 500, "max_chars": 3000}, 1},
+	}
+	cutRE := regexp.MustCompile(`(\d+) values? (?:was|were) cut at`)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := f.ok(t, "query_sql", tc.args)
+			if tc.name == "a cursor's page" {
+				r = f.ok(t, "query_sql", map[string]any{"cursor": digStr(r.data, "next_cursor")})
+			}
+			rows := digLen(r.data, "rows")
+			if rows == 0 || digStr(r.data, "next_cursor") == "" {
+				t.Fatalf("%d rows, next_cursor %q: the case needs a page that stops", rows, digStr(r.data, "next_cursor"))
+			}
+			m := cutRE.FindStringSubmatch(r.text)
+			if m == nil || m[1] != fmt.Sprint(rows*tc.per) {
+				t.Errorf("%d rows returned, %d values cut in each; the text says %q", rows, tc.per, m)
+			}
+		})
 	}
 }

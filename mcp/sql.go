@@ -97,14 +97,14 @@ func (s *Server) sql(ctx context.Context, in *sqlArgs) (reply[sqlResult], error)
 	out := sqlResult{Columns: rows.Columns, Rows: [][]any{}, More: rows.More}
 	out.Offset = min(offset, len(rows.Rows))
 	page := &pidex.Rows{Columns: rows.Columns, Rows: rows.Rows[out.Offset:]}
-	cut := 0
+	cuts := make([]int, len(page.Rows)) // values cut, by row
 	for i, row := range page.Rows {
 		vals := make([]any, len(row))
 		for k, v := range row {
 			var c bool
 			vals[k], c = value(v, budget.ItemChars)
 			if c {
-				cut++
+				cuts[i]++
 			}
 		}
 		page.Rows[i] = vals
@@ -118,6 +118,10 @@ func (s *Server) sql(ctx context.Context, in *sqlArgs) (reply[sqlResult], error)
 		out.Truncated = budgetNote(keep, budget.Chars) + " Fewer columns, a shorter max_value_chars or a narrower WHERE fit more."
 	}
 	out.Returned = keep
+	cut := 0 // of the rows returned: the ones past the budget are not shown
+	for _, n := range cuts[:keep] {
+		cut += n
+	}
 	if out.More {
 		out.NextCursor = encodeCursor("query_sql", cursorKey(*in), out.Offset+keep, "")
 	}
