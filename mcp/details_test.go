@@ -163,3 +163,42 @@ func TestSQLCountsTheValuesItShowsCut(t *testing.T) {
 		})
 	}
 }
+
+// Issue 39, item 12: read_session and get_context around a hit centre
+// the window on it, so that a tool result comes with the tool call that
+// produced it (limit=4 put the hit first).
+func TestAroundCentresTheWindow(t *testing.T) {
+	f := fx(t)
+	for _, tool := range []string{"read_session", "get_context"} {
+		t.Run(tool, func(t *testing.T) {
+			whole := f.ok(t, tool, map[string]any{"session": large, "offset": 0, "limit": 1000, "max_chars": 200000, "max_message_chars": 100})
+			items := asSlice(whole.data["items"])
+			hit := -1 // a tool result in the middle, after the call that produced it
+			for i := len(items) / 2; i < len(items) && hit < 0; i++ {
+				if digStr(items[i], "role") == "tool" && digStr(items[i-1], "role") == "assistant" {
+					hit = i
+				}
+			}
+			if hit < 0 {
+				t.Fatal("no tool result after an assistant message")
+			}
+			id := digStr(items[hit], "id")
+			for _, limit := range []int{1, 2, 4, 5, 20} {
+				r := f.ok(t, tool, map[string]any{"session": large, "around": id, "limit": limit, "max_message_chars": 100})
+				got := asSlice(r.data["items"])
+				at := -1
+				for i, it := range got {
+					if digStr(it, "id") == id && dig(it, "position") == dig(items[hit], "position") {
+						at = i
+					}
+				}
+				if len(got) != limit || at != limit/2 {
+					t.Errorf("limit %d: the hit is item %d of %d, want item %d of %d", limit, at, len(got), limit/2, limit)
+				}
+				if limit >= 2 && at >= 1 && digStr(got[at-1], "id") != digStr(items[hit-1], "id") {
+					t.Errorf("limit %d: the item before the hit is %s, want the call %s", limit, digStr(got[at-1], "id"), digStr(items[hit-1], "id"))
+				}
+			}
+		})
+	}
+}

@@ -87,7 +87,7 @@ func (s *Server) addRead() {
 
 func (s *Server) read(ctx context.Context, tool string, in *readArgs, asContext bool) (reply[readResult], error) {
 	var r reply[readResult]
-	w := pidex.Window{From: -1, Around: in.Around}
+	w := pidex.Window{From: -1, Around: in.Around, Centre: true}
 	leaf := in.Leaf
 	if in.Cursor != "" {
 		c, err := decodeCursor(tool, in.Cursor)
