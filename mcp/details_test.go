@@ -85,7 +85,7 @@ func TestSearchSaysTheTotal(t *testing.T) {
 	}
 	for _, tc := range tests {
 		r := f.ok(t, "search_sessions", tc.args)
-		if !strings.HasPrefix(r.text, tc.want) {
+		if !strings.HasPrefix(unnoted(r.text), tc.want) {
 			t.Errorf("%v: text begins %.120q, want %q", tc.args, r.text, tc.want)
 		}
 		if dig(r.data, "totals", "hits") != float64(hits) || dig(r.data, "totals", "sessions") != float64(len(sessions)) || dig(r.data, "totals", "at_least") != false {
@@ -94,7 +94,7 @@ func TestSearchSaysTheTotal(t *testing.T) {
 		// The cursor's page counts from where it starts.
 		next := f.ok(t, "search_sessions", map[string]any{"cursor": digStr(r.data, "next_cursor")})
 		from := tc.args["limit"].(int) + 1
-		if want := fmt.Sprintf(" %d–%d of ", from, 2*from-2); !strings.Contains(strings.SplitN(next.text, "\n", 2)[0], want) {
+		if want := fmt.Sprintf(" %d–%d of ", from, 2*from-2); !strings.Contains(strings.SplitN(unnoted(next.text), "\n", 2)[0], want) {
 			t.Errorf("%v: the next page begins %.120q, want %q", tc.args, next.text, want)
 		}
 	}
@@ -202,3 +202,6 @@ func TestAroundCentresTheWindow(t *testing.T) {
 		})
 	}
 }
+
+// unnoted is a tool's text without the note that opens it (quotedNote).
+func unnoted(text string) string { return strings.TrimPrefix(text, quotedNote+"\n\n") }

@@ -77,7 +77,7 @@ Query language: words (all must occur; case and accents ignored), "a phrase", pr
 func (s *Server) addSearch() {
 	v := s.cat.Vocabulary()
 	addTool(s, toolSpec[searchArgs, searchResult]{
-		name: "search_sessions", title: "Search sessions", desc: searchDesc, text: true,
+		name: "search_sessions", title: "Search sessions", desc: searchDesc, text: true, quotes: true,
 		patch: func(sc *jsonschema.Schema) {
 			enum(sc, "role", v.RoleGroups...)
 			enum(sc, "branch", pidex.BranchAll, pidex.BranchActive)
@@ -135,7 +135,7 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 			id := s.handle(ctx, h.SessionID, h.Path, h.Machine, shared)
 			ref := quoted(id) + onMachine(h.Machine)
 			lines = append(lines, fmt.Sprintf("%d. %s · %s · %s · modified %s\n   session=%s — its hits: search_sessions with session=%s; read it: read_session session=%s\n",
-				offset+i+1, oneLine(title), oneLine(sh.Project), hitsWord(h.Hits), shortTime(&h.Modified), ref, ref, ref))
+				offset+i+1, quoted(title), quoted(sh.Project), hitsWord(h.Hits), shortTime(&h.Modified), ref, ref, ref))
 			out.Sessions = append(out.Sessions, sh)
 		}
 	} else {
@@ -151,8 +151,8 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 			ho := hitOut{Session: sessionRef{ID: h.SessionID, Title: title, Path: h.Path, Machine: h.Machine}, Project: view.Project(h.Cwd), Cwd: h.Cwd,
 				EntryID: h.EntryID, Role: h.Role, Time: isoTime(h.Timestamp), Snippet: bolded(h.Segments),
 				Open: openRef{Session: id, Around: h.EntryID, Machine: h.Machine}, Line: h.Line}
-			lines = append(lines, fmt.Sprintf("%d. %s · %s · %s · %s\n   %s\n   open: read_session session=%s around=%s\n",
-				offset+i+1, oneLine(title), oneLine(ho.Project), h.Role, shortTime(h.Timestamp), oneLine(ho.Snippet), quoted(id)+onMachine(h.Machine), quoted(h.EntryID)))
+			lines = append(lines, fmt.Sprintf("%d. %s · %s · %s · %s\n%s   open: read_session session=%s around=%s\n",
+				offset+i+1, quoted(title), quoted(ho.Project), oneLine(h.Role), shortTime(h.Timestamp), quoteLines("   ", oneLine(ho.Snippet)), quoted(id)+onMachine(h.Machine), quoted(h.EntryID)))
 			out.Hits = append(out.Hits, ho)
 		}
 	}

@@ -51,7 +51,7 @@ func sqlDesc() string {
 
 func (s *Server) addSQL() {
 	addTool(s, toolSpec[sqlArgs, sqlResult]{
-		name: "query_sql", title: "SQL on the session catalog", desc: sqlDesc(),
+		name: "query_sql", title: "SQL on the session catalog", desc: sqlDesc(), quotes: true,
 		rename: map[string]string{"maxRows": "max_rows", "timeout": "timeout_ms", "maxItemChars": "max_value_chars"},
 		patch: func(sc *jsonschema.Schema) {
 			bounds(sc, "max_rows", 1, pidex.MaxSQLRows, pidex.DefaultSQLRows)
@@ -111,6 +111,9 @@ func (s *Server) sql(ctx context.Context, in *sqlArgs) (reply[sqlResult], error)
 		out.Rows = append(out.Rows, vals)
 	}
 	lines := tsvLines(page)
+	for i, l := range lines { // the header and every row, quoted: values are session content
+		lines[i] = quoteLines("", strings.TrimSuffix(l, "\n"))
+	}
 	keep := view.Take(len(out.Rows), budget.Chars-reserve-chars(lines[0]), func(i int) int { return size(lines[i+1], out.Rows[i]) })
 	if keep < len(out.Rows) {
 		out.Rows, page.Rows, lines = out.Rows[:keep], page.Rows[:keep], lines[:keep+1]
@@ -130,7 +133,7 @@ func (s *Server) sql(ctx context.Context, in *sqlArgs) (reply[sqlResult], error)
 	if out.More {
 		b.WriteString("; the statement has more")
 	}
-	b.WriteString(". Tab-separated; tab, newline and backslash in values are written \\t, \\n, \\\\; NULL is empty.\n\n")
+	b.WriteString(". Tab-separated after │; tab, newline and backslash in values are written \\t, \\n, \\\\; NULL is empty.\n\n")
 	b.WriteString(strings.Join(lines, ""))
 	if cut > 0 {
 		fmt.Fprintf(&b, "\n%d %s cut at %s characters (max_value_chars).\n", cut, text.Plural(cut, "value was", "values were"), count(budget.ItemChars))
