@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pidex-dev/pidex/internal/files"
 	"github.com/pidex-dev/pidex/internal/js"
 	"github.com/pidex-dev/pidex/internal/text"
 	"github.com/pidex-dev/pidex/schema"
@@ -109,7 +109,7 @@ func ArtifactText(path string, line []byte) string {
 		return ""
 	}
 	dir := strings.TrimSuffix(path, ".jsonl")
-	ents, err := os.ReadDir(dir)
+	ents, err := files.ReadDir(dir)
 	if err != nil {
 		return ""
 	}
@@ -124,7 +124,7 @@ func ArtifactText(path string, line []byte) string {
 			if strings.HasSuffix(n, ".md") && e.Name() != n {
 				continue
 			}
-			f, err := os.Open(filepath.Join(dir, e.Name()))
+			f, err := files.OpenRegular(filepath.Join(dir, e.Name()))
 			if err != nil {
 				continue
 			}

@@ -29,6 +29,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/files"
 	"github.com/pidex-dev/pidex/migrations"
 )
 
@@ -639,7 +640,7 @@ func inspectHeader(path string) (header, error) {
 		return header{}, fmt.Errorf("inspect catalog %s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return header{}, fmt.Errorf("%s is %w: it is %s, not a regular file; pidex keeps its catalog in a regular file (choose another --db)", path, pidex.ErrNotCatalog, modeName(fi.Mode()))
+		return header{}, fmt.Errorf("%s is %w: it is %s, not a regular file; pidex keeps its catalog in a regular file (choose another --db)", path, pidex.ErrNotCatalog, files.Kind(fi.Mode()))
 	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -712,23 +713,6 @@ func isPidex(tables []string) bool {
 		}
 	}
 	return true
-}
-
-// modeName names what a non-regular file is, for the error.
-func modeName(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 // tablesSQL lists a database's tables, SQLite's own aside: what kindOf

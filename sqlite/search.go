@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/files"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/query"
@@ -132,7 +133,7 @@ func newConfirmer(q fts.Node) *confirmer {
 func (c *confirmer) match(path string, offset, length int64) bool {
 	fh, ok := c.files[path]
 	if !ok {
-		fh, _ = os.Open(path)
+		fh, _ = files.OpenRegular(path)
 		c.files[path] = fh
 	}
 	if fh == nil {
@@ -285,18 +286,18 @@ const (
 // around the match (the index holds no text). A line that cannot be read
 // (the file changed since the last refresh) gets an empty snippet.
 func snippets(hits []pidex.Hit, lengths []int64, terms []fts.Term) {
-	files := map[string]*os.File{}
+	opened := map[string]*os.File{}
 	defer func() {
-		for _, f := range files {
+		for _, f := range opened {
 			f.Close()
 		}
 	}()
 	for i := range hits {
 		h := &hits[i]
-		f, ok := files[h.Path]
+		f, ok := opened[h.Path]
 		if !ok {
-			f, _ = os.Open(h.Path)
-			files[h.Path] = f
+			f, _ = files.OpenRegular(h.Path)
+			opened[h.Path] = f
 		}
 		if f == nil {
 			continue
