@@ -178,3 +178,17 @@ func Money(v float64) string {
 	}
 	return "$" + s
 }
+
+// MoneyShort is Money where room is short (a chart's axis): an amount of
+// a trillion dollars or more, which only absurd input reaches (sums
+// saturate at 1.8e308, a 309-digit Money), in two significant digits
+// ($1.8e+308).
+func MoneyShort(v float64) string {
+	if math.Abs(v) < 1e12 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return Money(v)
+	}
+	if v < 0 {
+		return "-$" + strconv.FormatFloat(-v, 'g', 2, 64)
+	}
+	return "$" + strconv.FormatFloat(v, 'g', 2, 64)
+}

@@ -1,6 +1,9 @@
 package text
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 func TestWidth(t *testing.T) {
 	tests := []struct {
@@ -103,6 +106,23 @@ func TestNumbers(t *testing.T) {
 		}
 		if got := Money(tt.f); got != tt.money {
 			t.Errorf("Money(%v) = %q, want %q", tt.f, got, tt.money)
+		}
+	}
+}
+
+func TestMoneyShort(t *testing.T) {
+	for _, tt := range []struct {
+		f    float64
+		want string
+	}{
+		{12.5, "$12.50"},
+		{999_999_999_999, "$999,999,999,999.00"},
+		{1e12, "$1e+12"},
+		{math.MaxFloat64, "$1.8e+308"},
+		{-5e15, "-$5e+15"},
+	} {
+		if got := MoneyShort(tt.f); got != tt.want {
+			t.Errorf("MoneyShort(%v) = %q, want %q", tt.f, got, tt.want)
 		}
 	}
 }
