@@ -2,6 +2,7 @@ package text
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -123,6 +124,39 @@ func TestMoneyShort(t *testing.T) {
 	} {
 		if got := MoneyShort(tt.f); got != tt.want {
 			t.Errorf("MoneyShort(%v) = %q, want %q", tt.f, got, tt.want)
+		}
+	}
+}
+
+// Wrap breaks between words by display width, never inside one that
+// fits a line (issue 39, item 13: "docke / r-compose" at 80 columns).
+func TestWrap(t *testing.T) {
+	for _, tt := range []struct {
+		s     string
+		width int
+		want  []string
+	}{
+		{"run docker-compose up", 80, []string{"run docker-compose up"}},
+		{"run docker-compose up", 16, []string{"run", "docker-compose", "up"}},
+		{"run docker-compose up", 10, []string{"run", "docker-com", "pose up"}},
+		{"see /usr/local/bin now", 16, []string{"see", "/usr/local/bin", "now"}},
+		{"aaaa bbbb cccc", 9, []string{"aaaa bbbb", "cccc"}},
+		{"aaaa   bbbb", 4, []string{"aaaa", "bbbb"}},
+		{"abcdefghij xy", 4, []string{"abcd", "efgh", "ij", "xy"}},
+		{"検索の結果です", 6, []string{"検索の", "結果で", "す"}},
+		{"zero\nwidth x", 80, []string{"zero", "width x"}},
+		{"", 10, []string{""}},
+		{"one two", 0, []string{"one two"}},
+	} {
+		var got []string
+		for _, l := range Wrap(tt.s, tt.width) {
+			got = append(got, tt.s[l[0]:l[1]])
+			if tt.width > 0 && Width(tt.s[l[0]:l[1]]) > tt.width {
+				t.Errorf("Wrap(%q, %d): line %q wider than %d", tt.s, tt.width, tt.s[l[0]:l[1]], tt.width)
+			}
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Wrap(%q, %d) = %q, want %q", tt.s, tt.width, got, tt.want)
 		}
 	}
 }
