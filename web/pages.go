@@ -59,6 +59,15 @@ func parsePages() map[string]*template.Template {
 			}
 			panic(fmt.Sprintf("counted: a count of type %T", n)) // a template's mistake: fails its test
 		},
+		// slashBreaks lets a line break after each slash of s (a model's
+		// provider/id, a project's path) and nowhere else inside a word.
+		"slashBreaks": func(s string) template.HTML {
+			parts := strings.Split(s, "/")
+			for i, p := range parts {
+				parts[i] = template.HTMLEscapeString(p)
+			}
+			return template.HTML(strings.Join(parts, "/<wbr>"))
+		},
 		"chartArgs": func(c *chartView, id, class string) chartArgs { return chartArgs{c, id, class} },
 		"costSums":  func(s pidex.CostSums, v costView) costSumsArgs { return costSumsArgs{s, v} },
 		"join":      strings.Join,
