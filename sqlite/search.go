@@ -138,8 +138,17 @@ func (c *confirmer) match(path string, offset, length int64) bool {
 	if fh == nil {
 		return false
 	}
-	// Whole, never cut: the phrase may lie anywhere in the entry. The
-	// indexer's decoder (DecodeLineFast): read as the indexer read it.
+	// Whole, never cut: the phrase may lie anywhere in the entry. A line
+	// over pidex.ReadCutLine is read as a stream, its text handed to the
+	// matcher in pieces (confirming a phrase in a 100 MB line held a
+	// gigabyte); a shorter one as the indexer read it (DecodeLineFast).
+	if length > pidex.ReadCutLine {
+		c.m.Reset()
+		if err := pi.StreamSearchText(path, fh, offset, length, c.m.Feed); err != nil {
+			return false
+		}
+		return c.m.Close()
+	}
 	if int64(cap(c.buf)) < length {
 		c.buf = make([]byte, length)
 	}
@@ -151,11 +160,7 @@ func (c *confirmer) match(path string, offset, length int64) bool {
 	if l == nil {
 		return false
 	}
-	ok = c.m.Match(pi.SearchText(path, l, true))
-	if length > 1<<20 {
-		c.buf = nil // a huge line's buffer is not kept
-	}
-	return ok
+	return c.m.Match(pi.SearchText(path, l, true))
 }
 
 func (c *confirmer) close() {

@@ -16,7 +16,7 @@ import (
 func TestShowHugeLine(t *testing.T) {
 	root := t.TempDir()
 	file := filepath.Join(root, "--w--", "a.jsonl")
-	output := "BEGIN " + strings.Repeat(`line of tool output\n`, 24<<20/20)
+	output := "BEGIN " + strings.Repeat(`line of tool output\n`, 24<<20/20) + "the final stretch"
 	writeSession(t, file, `{"type":"session","version":3,"id":"huge","timestamp":"2026-05-01T10:00:00.000Z","cwd":"/w"}`,
 		userLine("u1", "", "hello"),
 		`{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-05-01T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"calling"},{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"yes"}}],"provider":"anthropic","model":"claude-sonnet-4-5","timestamp":1777629602000}}`,
@@ -49,9 +49,14 @@ func TestShowHugeLine(t *testing.T) {
 		}
 	}
 	// A search hit in the line: its snippet is read from a cut copy
-	// (before: the line read and decoded whole, over 1 GB allocated).
-	for _, args := range [][]string{{"search", "BEGIN"}, {"search", "BEGIN", "--json"}} {
+	// (before: the line read and decoded whole, over 1 GB allocated). A
+	// phrase is confirmed on the line's text read as a stream, wherever it
+	// lies (before: the line, its text and a string a token, 1.1 GB
+	// allocated for `"line of tool"`; issue 39, item 6).
+	for _, args := range [][]string{{"search", "BEGIN"}, {"search", "BEGIN", "--json"}, {"search", `"final stretch"`},
+		{"search", `"line of tool"`, "--json"}, {"search", `"tool output the final"`}} {
 		out, alloc := run(append(args, "--no-refresh")...)
+		t.Logf("%v: %.1f MB allocated", args, float64(alloc)/(1<<20))
 		if alloc > 8<<20 {
 			t.Errorf("%v allocated %d MB for a 24 MB line", args, alloc>>20)
 		}

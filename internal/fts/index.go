@@ -195,7 +195,7 @@ type Matcher struct {
 	terms  []matcherTerm
 	index  map[Term]int // a term's place in terms
 	window int          // the tokens the longest term has
-	vocab  map[string]bool
+	vocab  map[string]string // every token of the query's terms, to itself
 	prefix []string // the last tokens of its prefix terms
 	fold   []byte
 	recent []string // the last window tokens, a ring ("" a gap: no query token is empty)
@@ -214,7 +214,7 @@ const maxCarry = 1 << 20
 
 // NewMatcher returns a Matcher of q.
 func NewMatcher(q Node) *Matcher {
-	m := &Matcher{q: q, vocab: map[string]bool{}, index: map[Term]int{}}
+	m := &Matcher{q: q, vocab: map[string]string{}, index: map[Term]int{}}
 	var walk func(Node)
 	walk = func(n Node) {
 		switch n := n.(type) {
@@ -227,7 +227,7 @@ func NewMatcher(q Node) *Matcher {
 			m.terms = append(m.terms, matcherTerm{toks: toks, prefix: n.Prefix})
 			m.window = max(m.window, len(toks))
 			for _, t := range toks {
-				m.vocab[t] = true
+				m.vocab[t] = t
 			}
 			if n.Prefix && len(toks) > 0 {
 				m.prefix = append(m.prefix, toks[len(toks)-1])
@@ -321,11 +321,12 @@ func (m *Matcher) tokens(s string) {
 			break
 		}
 		slot := &m.recent[m.seen%len(m.recent)]
-		switch {
-		case !m.vocab[tok] && !m.hasPrefix(tok):
-			*slot = "" // a gap
-		case *slot != tok: // (the tokenizer's string lasts until its next token)
+		if v, ok := m.vocab[tok]; ok {
+			*slot = v // the query's own string: the tokenizer's lasts until its next token
+		} else if m.hasPrefix(tok) {
 			*slot = strings.Clone(tok)
+		} else {
+			*slot = "" // a gap
 		}
 		m.seen++
 		m.found()
