@@ -49,8 +49,8 @@ func TestSkeleton(t *testing.T) {
 		want error
 	}{
 		{`{"a":"` + strings.Repeat("x", 2000) + `"}`, nil},
-		{`{"` + strings.Repeat("k", 2000) + `":1}`, ErrTooLarge},            // a long key
-		{`[` + strings.Repeat(`"short",`, 1000) + `"x"]`, ErrTooLarge},      // too much that is not a long string
+		{`{"` + strings.Repeat("k", 2000) + `":1}`, ErrTooLarge},              // a long key
+		{`[` + strings.Repeat(`"short",`, 1000) + `"x"]`, ErrTooLarge},        // too much that is not a long string
 		{`{"a":"\ufdd0","b":"` + strings.Repeat("x", 2000) + `"}`, ErrMarked}, // the mark's character itself
 		{`{"a":"` + "\ufdd0" + `"}`, ErrMarked},
 	} {

@@ -193,10 +193,10 @@ func RowID(file, line int64) (rowid int64, ok bool) {
 type Matcher struct {
 	q      Node
 	terms  []matcherTerm
-	index  map[Term]int // a term's place in terms
-	window int          // the tokens the longest term has
+	index  map[Term]int      // a term's place in terms
+	window int               // the tokens the longest term has
 	vocab  map[string]string // every token of the query's terms, to itself
-	prefix []string // the last tokens of its prefix terms
+	prefix []string          // the last tokens of its prefix terms
 	fold   []byte
 	recent []string // the last window tokens, a ring ("" a gap: no query token is empty)
 	seen   int      // tokens so far
