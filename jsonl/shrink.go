@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -58,10 +57,10 @@ type shrinker struct {
 	maxString int
 	budget    int
 	// Skeleton's: the refs to the long strings, the bytes read (for their
-	// places), the most the copy may hold.
-	refs  []Ref
-	read  *countingReader
-	limit int
+	// places); dropped: the budget left something out.
+	refs    []Ref
+	read    *countingReader
+	dropped bool
 }
 
 func (s *shrinker) put(emit bool, b ...byte) {
@@ -89,9 +88,6 @@ func (s *shrinker) value(c byte, depth int, emit bool) error {
 	if depth > maxDepth {
 		return fmt.Errorf("%w: nested more than %d deep", ErrSyntax, maxDepth)
 	}
-	if s.limit > 0 && len(s.out) > s.limit {
-		return ErrTooLarge
-	}
 	switch c {
 	case '{':
 		return s.object(depth, emit)
@@ -110,7 +106,10 @@ func (s *shrinker) object(depth int, emit bool) error {
 		if c != '"' {
 			return fmt.Errorf("%w: %q instead of a key", ErrSyntax, c)
 		}
-		keep := emit && (depth < 2 || len(s.out) < s.budget)
+		// The top two levels' members stay (an entry's own fields); in a
+		// Skeleton, up to twice the budget (a line of a million members).
+		keep := emit && (depth < 2 && (s.read == nil || len(s.out) < 2*s.budget) || len(s.out) < s.budget)
+		s.dropped = s.dropped || emit && !keep
 		if keep && kept > 0 {
 			s.put(true, ',')
 		}
@@ -137,6 +136,7 @@ func (s *shrinker) array(depth int, emit bool) error {
 	kept := 0
 	return s.members(']', func(c byte) error {
 		keep := emit && len(s.out) < s.budget
+		s.dropped = s.dropped || emit && !keep
 		if keep && kept > 0 {
 			s.put(true, ',')
 		}
@@ -173,7 +173,7 @@ func (s *shrinker) members(closing byte, member func(c byte) error, emit bool) e
 // str reads a string whose opening quote was read, copying at most
 // maxString bytes of it (and a few more, for closeString to cut at a
 // boundary) when emit. The rest is only scanned for the closing quote.
-// A Skeleton's long string (not a key: it is an error) becomes its ref.
+// A Skeleton's long string (not a key, which is cut) becomes its ref.
 func (s *shrinker) str(emit, key bool) error {
 	s.put(emit, '"')
 	start := len(s.out)
@@ -189,10 +189,7 @@ func (s *shrinker) str(emit, key bool) error {
 		}
 		// A quote ends the string unless an odd run of backslashes escapes it.
 		if err == nil && trailing(chunk[:len(chunk)-1], slashes)%2 == 0 {
-			if s.read != nil && s.pos()-1-from > int64(s.maxString) {
-				if key {
-					return ErrTooLarge
-				}
+			if s.read != nil && !key && emit && s.pos()-1-from > int64(s.maxString) {
 				s.out = append(append(s.out[:start], RefMark(len(s.refs))...), '"')
 				s.refs = append(s.refs, Ref{From: from, To: s.pos() - 1})
 				return nil
@@ -298,9 +295,6 @@ func orSyntax(err error, c byte, what string) error {
 
 // Skeleton: a line whose long strings are left where they are.
 
-// ErrTooLarge: a Skeleton would hold more than its limit.
-var ErrTooLarge = errors.New("too large")
-
 // ErrMarked: the value holds the character RefMark begins with, so that
 // a Skeleton's marks could not be told from its text.
 var ErrMarked = errors.New("holds U+FDD0")
@@ -316,24 +310,22 @@ type Ref struct{ From, To int64 }
 // decoded and put through code that only copies and joins its strings
 // (an entry's searchable text), the copy yields a text whose marks
 // (SplitRefs) stand for the strings, which can then be read in pieces
-// (Unescape). Nothing else is dropped, so memory is bounded by limit: a
-// copy that would pass it (a line of a million short strings) is
-// ErrTooLarge, as is a key longer than maxString; a value that holds
-// U+FDD0 itself is ErrMarked.
-func Skeleton(r io.Reader, maxString, limit int) ([]byte, []Ref, error) {
+// (Unescape). Memory is bounded by budget as Shrink's is: once the copy
+// holds that much (a line of a million short strings), further array
+// elements and members are left out, and partial says so; a key longer
+// than maxString is cut as Shrink cuts it. A value that holds U+FDD0
+// itself is ErrMarked.
+func Skeleton(r io.Reader, maxString, budget int) (skel []byte, refs []Ref, partial bool, err error) {
 	cr := &countingReader{r: r}
-	s := &shrinker{r: bufio.NewReaderSize(cr, 64<<10), maxString: maxString, budget: math.MaxInt, read: cr, limit: limit}
+	s := &shrinker{r: bufio.NewReaderSize(cr, 64<<10), maxString: maxString, budget: budget, read: cr}
 	out, err := s.run()
-	if errors.Is(err, ErrTooLarge) {
-		return nil, nil, ErrTooLarge
-	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	if bytes.Count(out, []byte(refOpen)) != len(s.refs) || hasEscapedMark(out) {
-		return nil, nil, ErrMarked
+		return nil, nil, false, ErrMarked
 	}
-	return out, s.refs, nil
+	return out, s.refs, s.dropped, nil
 }
 
 // RefMark is the mark of a Skeleton's i-th long string: noncharacters

@@ -15,9 +15,9 @@ func TestSkeleton(t *testing.T) {
 	long := strings.Repeat(`ab\"c\\d\u00e9\ud83d\ude00 \n`, 10_000) // escapes and a pair across buffer edges
 	in := `{"type":"message","message":{"role":"toolResult","content":[{"type":"text","text":"` + long + `"},` +
 		`{"type":"text","text":"short"}],"n":[1,2.5,true,null]},"other":"` + strings.Repeat(`x\n`, 2500) + `"}`
-	sk, refs, err := Skeleton(strings.NewReader(in), 1000, 1<<20)
-	if err != nil {
-		t.Fatal(err)
+	sk, refs, partial, err := Skeleton(strings.NewReader(in), 1000, 1<<20)
+	if err != nil || partial {
+		t.Fatal(partial, err)
 	}
 	if len(refs) != 2 || !json.Valid(sk) {
 		t.Fatalf("%d refs in %s", len(refs), sk)
@@ -45,18 +45,22 @@ func TestSkeleton(t *testing.T) {
 	}
 
 	for _, tc := range []struct {
-		in   string
-		want error
+		in, want string
+		partial  bool
+		err      error
 	}{
-		{`{"a":"` + strings.Repeat("x", 2000) + `"}`, nil},
-		{`{"` + strings.Repeat("k", 2000) + `":1}`, ErrTooLarge},              // a long key
-		{`[` + strings.Repeat(`"short",`, 1000) + `"x"]`, ErrTooLarge},        // too much that is not a long string
-		{`{"a":"\ufdd0","b":"` + strings.Repeat("x", 2000) + `"}`, ErrMarked}, // the mark's character itself
-		{`{"a":"` + "\ufdd0" + `"}`, ErrMarked},
+		{`{"a":"` + strings.Repeat("x", 2000) + `"}`, `{"a":"` + RefMark(0) + `"}`, false, nil},
+		// a long key is cut, as Shrink cuts it
+		{`{"` + strings.Repeat("k", 2000) + `":1}`, `{"` + strings.Repeat("k", 1000) + `…":1}`, false, nil},
+		// past the budget, elements are left out
+		{`[` + strings.Repeat(`"short",`, 1000) + `"x"]`, `[` + strings.Repeat(`"short",`, 499) + `"short"]`, true, nil},
+		{`{"type":"m",` + strings.Repeat(`"k":"short",`, 1000) + `"x":1}`, `{"type":"m",` + strings.Repeat(`"k":"short",`, 665) + `"k":"short"}`, true, nil},
+		{`{"a":"\ufdd0","b":"` + strings.Repeat("x", 2000) + `"}`, "", false, ErrMarked}, // the mark's character itself
+		{`{"a":"` + "\ufdd0" + `"}`, "", false, ErrMarked},
 	} {
-		_, _, err := Skeleton(strings.NewReader(tc.in), 1000, 4000)
-		if !errors.Is(err, tc.want) {
-			t.Errorf("Skeleton(%.40q…): %v, want %v", tc.in, err, tc.want)
+		sk, _, partial, err := Skeleton(strings.NewReader(tc.in), 1000, 4000)
+		if !errors.Is(err, tc.err) || string(sk) != tc.want || partial != tc.partial || err == nil && !json.Valid(sk) {
+			t.Errorf("Skeleton(%.40q…) = %.60s…, %v, %v; want %.60s…, %v, %v", tc.in, sk, partial, err, tc.want, tc.partial, tc.err)
 		}
 	}
 }
@@ -112,7 +116,7 @@ func TestSkeletonIsBounded(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	_, refs, err := Skeleton(strings.NewReader(in), 16<<10, 1<<20)
+	_, refs, _, err := Skeleton(strings.NewReader(in), 16<<10, 1<<20)
 	if err != nil || len(refs) != 1 {
 		t.Fatal(refs, err)
 	}

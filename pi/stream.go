@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/jsonl"
 	"github.com/pidex-dev/pidex/schema"
 )
@@ -20,40 +21,39 @@ import (
 // token: a gigabyte for 100 MB (issue 39, item 6).
 
 // A line's strings longer than streamString are read in pieces; a line
-// whose skeleton would pass streamLimit (millions of short strings) is
-// read whole.
+// whose skeleton would pass streamBudget (a million short strings) is
+// searched in its first streamBudget bytes, as much as Shrink keeps.
 const (
 	streamString = 16 << 10
-	streamLimit  = 16 << 20
+	streamBudget = 4 << 20
 )
 
 // StreamSearchText hands the searchable text of the entry whose line is
 // the length bytes of f at off (SearchText, omp's artifacts included) to
 // emit in pieces, in order: what they make together tokenizes as the text
 // (a piece may end inside a word or a character; emit must not keep a
-// piece past the call). Memory stays within the skeleton's limit unless
-// the line is ErrTooLarge's kind, which is read whole. path is the session
-// file's, for its artifacts.
-func StreamSearchText(path string, f io.ReaderAt, off, length int64, emit func(string)) error {
-	sk, refs, err := jsonl.Skeleton(io.NewSectionReader(f, off, length), streamString, streamLimit)
-	if errors.Is(err, jsonl.ErrTooLarge) || errors.Is(err, jsonl.ErrMarked) {
-		buf := make([]byte, length)
-		if _, err := f.ReadAt(buf, off); err != nil {
-			return fmt.Errorf("read line: %w", err)
+// piece past the call). Memory is bounded, so two kinds of line give a
+// part of their text (whole is false): one with more than streamBudget
+// bytes outside its long strings (the rest left out, jsonl.Skeleton), and
+// one holding U+FDD0, the skeleton's mark, whose text is that of its cut
+// copy (strings cut to streamString, as show reads a huge line). path is
+// the session file's, for its artifacts.
+func StreamSearchText(path string, f io.ReaderAt, off, length int64, emit func(string)) (whole bool, err error) {
+	sk, refs, partial, err := jsonl.Skeleton(io.NewSectionReader(f, off, length), streamString, streamBudget)
+	if errors.Is(err, jsonl.ErrMarked) {
+		e, err := Decode(pidex.Entry{Length: length}, io.NewSectionReader(f, off, length), true, streamString, path)
+		if err != nil {
+			return false, err
 		}
-		l, err := schema.DecodeLineFast(buf)
-		if l == nil {
-			return fmt.Errorf("read line: %w", err)
-		}
-		emit(SearchText(path, l, true))
-		return nil
+		emit(SearchText(path, e.Decoded, true))
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("read line: %w", err)
+		return false, fmt.Errorf("read line: %w", err)
 	}
 	l, err := schema.DecodeLineFast(sk)
 	if l == nil {
-		return fmt.Errorf("read line: %w", err)
+		return false, fmt.Errorf("read line: %w", err)
 	}
 	err = jsonl.SplitRefs(Text(l), emit, func(i int) error {
 		if i >= len(refs) {
@@ -62,19 +62,19 @@ func StreamSearchText(path string, f io.ReaderAt, off, length int64, emit func(s
 		return jsonl.Unescape(io.NewSectionReader(f, off+refs[i].From, refs[i].To-refs[i].From), emit)
 	})
 	if err != nil {
-		return err
+		return false, err
 	}
 	if st, err := os.Stat(strings.TrimSuffix(path, ".jsonl")); err != nil || !st.IsDir() {
-		return nil // no artifacts folder (every session of pi's): nothing to look for
+		return !partial, nil // no artifacts folder (every session of pi's): nothing to look for
 	}
 	names, err := ArtifactsIn(io.NewSectionReader(f, off, length))
 	if err != nil {
-		return fmt.Errorf("read line: %w", err)
+		return false, fmt.Errorf("read line: %w", err)
 	}
 	if t := artifactText(path, names); t != "" {
 		emit("\n" + t) // joinText's separator: white space, whatever came before
 	}
-	return nil
+	return !partial, nil
 }
 
 // ArtifactsIn is Artifacts of the line r holds, read in windows: each

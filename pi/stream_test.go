@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,8 +47,9 @@ func lengthen(v any) any {
 func streamed(t *testing.T, path string, line []byte) string {
 	t.Helper()
 	var b strings.Builder
-	if err := StreamSearchText(path, bytes.NewReader(line), 0, int64(len(line)), func(s string) { b.WriteString(s) }); err != nil {
-		t.Fatal(err)
+	whole, err := StreamSearchText(path, bytes.NewReader(line), 0, int64(len(line)), func(s string) { b.WriteString(s) })
+	if err != nil || !whole {
+		t.Fatal(whole, err)
 	}
 	return b.String()
 }
@@ -123,11 +125,46 @@ func TestStreamSearchTextIsBounded(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	n := 0
-	if err := StreamSearchText(filepath.Join(t.TempDir(), "s.jsonl"), bytes.NewReader(line), 0, int64(len(line)), func(s string) { n += len(s) }); err != nil {
-		t.Fatal(err)
+	if whole, err := StreamSearchText(filepath.Join(t.TempDir(), "s.jsonl"), bytes.NewReader(line), 0, int64(len(line)), func(s string) { n += len(s) }); err != nil || !whole {
+		t.Fatal(whole, err)
 	}
 	runtime.ReadMemStats(&after)
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2<<20 || n < 30<<20 {
 		t.Errorf("%d bytes of text, %d KB allocated", n, alloc>>10)
+	}
+}
+
+// A line the stream can give only in part says so, in bounded memory: a
+// million short blocks (past the skeleton's budget), and a line holding
+// the skeleton's mark (its cut copy's text).
+func TestStreamSearchTextInPart(t *testing.T) {
+	var blocks []string
+	for i := range 1_000_000 {
+		blocks = append(blocks, `{"type":"text","text":"block `+strconv.Itoa(i)+`"}`)
+	}
+	for _, tc := range []struct {
+		name, line, first string
+	}{
+		{"a million blocks", `{"type":"message","id":"t1","parentId":null,"timestamp":"2026-05-01T10:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[` + strings.Join(blocks, ",") + `]}}`, "block 0"},
+		{"the mark", `{"type":"message","id":"t1","parentId":null,"timestamp":"2026-05-01T10:00:03.000Z","message":{"role":"user","content":[{"type":"text","text":"\ufdd0 marked"},{"type":"text","text":"` + strings.Repeat("word ", 4<<20) + `"}]}}`, "marked\nword"},
+	} {
+		line := []byte(tc.line)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		var b strings.Builder
+		whole, err := StreamSearchText(filepath.Join(t.TempDir(), "s.jsonl"), bytes.NewReader(line), 0, int64(len(line)), func(s string) {
+			if b.Len() < 1<<10 {
+				b.WriteString(s)
+			}
+		})
+		runtime.ReadMemStats(&after)
+		if err != nil || whole || !strings.Contains(b.String(), tc.first) {
+			t.Errorf("%s: whole %v, %v, text %.80q", tc.name, whole, err, b.String())
+		}
+		t.Logf("%s: %d MB allocated for a %d MB line", tc.name, (after.TotalAlloc-before.TotalAlloc)>>20, len(line)>>20)
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 160<<20 {
+			t.Errorf("%s: %d MB allocated for a %d MB line", tc.name, alloc>>20, len(line)>>20)
+		}
 	}
 }

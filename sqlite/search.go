@@ -142,12 +142,16 @@ func (c *confirmer) match(path string, offset, length int64) bool {
 	// over pidex.ReadCutLine is read as a stream, its text handed to the
 	// matcher in pieces (confirming a phrase in a 100 MB line held a
 	// gigabyte); a shorter one as the indexer read it (DecodeLineFast).
+	// A line whose text the stream gives only in part (pi.StreamSearchText:
+	// a million short strings) matches as the index says, unconfirmed:
+	// better a hit too many than one lost.
 	if length > pidex.ReadCutLine {
 		c.m.Reset()
-		if err := pi.StreamSearchText(path, fh, offset, length, c.m.Feed); err != nil {
+		whole, err := pi.StreamSearchText(path, fh, offset, length, c.m.Feed)
+		if err != nil {
 			return false
 		}
-		return c.m.Close()
+		return c.m.Close() || !whole
 	}
 	if int64(cap(c.buf)) < length {
 		c.buf = make([]byte, length)

@@ -271,19 +271,24 @@ func (m *Matcher) Reset() {
 // Feed adds the next piece of the text; the Matcher keeps none of it
 // beyond the call but a carried run.
 func (m *Matcher) Feed(piece string) {
-	if len(m.carry) > 0 {
+	cut := lastSeparator(piece) // the carry has none: only the new piece is looked at
+	if cut < 0 {
 		m.carry = append(m.carry, piece...)
-		piece = unsafe.String(unsafe.SliceData(m.carry), len(m.carry))
+		if len(m.carry) > maxCarry { // a run no term can span: split it
+			all := unsafe.String(unsafe.SliceData(m.carry), len(m.carry))
+			cut = runeStart(all, len(all)-4)
+			m.tokens(all[:cut])
+			m.carry = append(m.carry[:0], all[cut:]...) // append moves the end down
+		}
+		return
 	}
-	cut := lastSeparator(piece)
-	if cut < 0 && len(piece) > maxCarry {
-		cut = runeStart(piece, len(piece)-4) // split a run no term can span
-	}
-	if cut >= 0 {
+	if len(m.carry) > 0 {
+		m.carry = append(m.carry, piece[:cut]...)
+		m.tokens(unsafe.String(unsafe.SliceData(m.carry), len(m.carry)))
+	} else {
 		m.tokens(piece[:cut])
-		piece = piece[cut:]
 	}
-	m.carry = append(m.carry[:0], piece...) // piece may be the end of m.carry: append moves it down
+	m.carry = append(m.carry[:0], piece[cut:]...)
 }
 
 // Close ends the text and reports whether it matched.
