@@ -335,9 +335,9 @@ func RefMark(i int) string { return refOpen + strconv.Itoa(i) + refClose }
 const refOpen, refClose = "\ufdd0", "\ufdd1"
 
 // SplitRefs walks text made from a Skeleton: lit is called with the text
-// between marks, ref with each mark's number, in order; ref's error stops
-// the walk.
-func SplitRefs(text string, lit func(string), ref func(int) error) error {
+// between marks, ref with each mark's number, in order; an error of
+// either stops the walk.
+func SplitRefs(text string, lit func(string) error, ref func(int) error) error {
 	for {
 		i := strings.Index(text, refOpen)
 		if i < 0 {
@@ -348,14 +348,15 @@ func SplitRefs(text string, lit func(string), ref func(int) error) error {
 		if j < 0 || err != nil {
 			break // not a mark of ours: text
 		}
-		lit(text[:i])
+		if err := lit(text[:i]); err != nil {
+			return err
+		}
 		if err := ref(n); err != nil {
 			return err
 		}
 		text = text[i+j+len(refClose):]
 	}
-	lit(text)
-	return nil
+	return lit(text)
 }
 
 // hasEscapedMark reports whether b holds U+FDD0 or U+FDD1 as an escape.

@@ -37,7 +37,7 @@ func TestSkeleton(t *testing.T) {
 		}
 	}
 	var text []string
-	if err := SplitRefs("a"+RefMark(0)+"b"+RefMark(1)+RefMark(0), func(s string) { text = append(text, s) }, func(i int) error {
+	if err := SplitRefs("a"+RefMark(0)+"b"+RefMark(1)+RefMark(0), func(s string) error { text = append(text, s); return nil }, func(i int) error {
 		text = append(text, "#"+string(rune('0'+i)))
 		return nil
 	}); err != nil || strings.Join(text, "|") != "a|#0|b|#1||#0|" {
@@ -68,7 +68,7 @@ func TestSkeleton(t *testing.T) {
 func unescapeAll(t *testing.T, content string) string {
 	t.Helper()
 	var b strings.Builder
-	if err := Unescape(strings.NewReader(content), func(s string) { b.WriteString(s) }); err != nil {
+	if err := Unescape(strings.NewReader(content), func(s string) error { b.WriteString(s); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -103,7 +103,7 @@ func TestUnescape(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`\`, `\x`, `\u12`, `\u12g4`} {
-		if err := Unescape(strings.NewReader(bad), func(string) {}); !errors.Is(err, ErrSyntax) {
+		if err := Unescape(strings.NewReader(bad), func(string) error { return nil }); !errors.Is(err, ErrSyntax) {
 			t.Errorf("Unescape(%q): %v", bad, err)
 		}
 	}
@@ -121,7 +121,7 @@ func TestSkeletonIsBounded(t *testing.T) {
 		t.Fatal(refs, err)
 	}
 	n := 0
-	if err := Unescape(strings.NewReader(in[refs[0].From:refs[0].To]), func(s string) { n += len(s) }); err != nil {
+	if err := Unescape(strings.NewReader(in[refs[0].From:refs[0].To]), func(s string) error { n += len(s); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)

@@ -15,15 +15,18 @@ import (
 // pieces of at most about 64 KiB: escapes decoded as encoding/json
 // decodes them (a lone surrogate is U+FFFD), other bytes as they are. A
 // piece is valid only during the call (it is Unescape's buffer) and may
-// end inside a UTF-8 character, which the next piece completes.
-func Unescape(r io.Reader, emit func(string)) error {
+// end inside a UTF-8 character, which the next piece completes. An error
+// of emit stops the reading and is returned.
+func Unescape(r io.Reader, emit func(string) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	out := make([]byte, 0, 64<<10)
-	flush := func() {
-		if len(out) > 0 {
-			emit(unsafe.String(unsafe.SliceData(out), len(out)))
-			out = out[:0]
+	flush := func() error {
+		if len(out) == 0 {
+			return nil
 		}
+		err := emit(unsafe.String(unsafe.SliceData(out), len(out)))
+		out = out[:0]
+		return err
 	}
 	for {
 		chunk, err := br.ReadSlice('\\')
@@ -36,13 +39,14 @@ func Unescape(r io.Reader, emit func(string)) error {
 			out = append(out, plain[:k]...)
 			plain = plain[k:]
 			if len(out) == cap(out) {
-				flush()
+				if err := flush(); err != nil {
+					return err
+				}
 			}
 		}
 		switch {
 		case errors.Is(err, io.EOF):
-			flush()
-			return nil
+			return flush()
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case err != nil:
@@ -52,7 +56,9 @@ func Unescape(r io.Reader, emit func(string)) error {
 			return err
 		}
 		if len(out) > cap(out)-8 {
-			flush()
+			if err := flush(); err != nil {
+				return err
+			}
 		}
 	}
 }

@@ -32,21 +32,21 @@ const (
 // the length bytes of f at off (SearchText, omp's artifacts included) to
 // emit in pieces, in order: what they make together tokenizes as the text
 // (a piece may end inside a word or a character; emit must not keep a
-// piece past the call). Memory is bounded, so two kinds of line give a
+// piece past the call; its error stops the reading and is returned).
+// Memory is bounded, so two kinds of line give a
 // part of their text (whole is false): one with more than streamBudget
 // bytes outside its long strings (the rest left out, jsonl.Skeleton), and
 // one holding U+FDD0, the skeleton's mark, whose text is that of its cut
 // copy (strings cut to streamString, as show reads a huge line). path is
 // the session file's, for its artifacts.
-func StreamSearchText(path string, f io.ReaderAt, off, length int64, emit func(string)) (whole bool, err error) {
+func StreamSearchText(path string, f io.ReaderAt, off, length int64, emit func(string) error) (whole bool, err error) {
 	sk, refs, partial, err := jsonl.Skeleton(io.NewSectionReader(f, off, length), streamString, streamBudget)
 	if errors.Is(err, jsonl.ErrMarked) {
 		e, err := Decode(pidex.Entry{Length: length}, io.NewSectionReader(f, off, length), true, streamString, path)
 		if err != nil {
 			return false, err
 		}
-		emit(SearchText(path, e.Decoded, true))
-		return false, nil
+		return false, emit(SearchText(path, e.Decoded, true))
 	}
 	if err != nil {
 		return false, fmt.Errorf("read line: %w", err)
@@ -72,7 +72,9 @@ func StreamSearchText(path string, f io.ReaderAt, off, length int64, emit func(s
 		return false, fmt.Errorf("read line: %w", err)
 	}
 	if t := artifactText(path, names); t != "" {
-		emit("\n" + t) // joinText's separator: white space, whatever came before
+		if err := emit("\n" + t); err != nil { // joinText's separator: white space, whatever came before
+			return false, err
+		}
 	}
 	return !partial, nil
 }

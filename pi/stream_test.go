@@ -47,7 +47,7 @@ func lengthen(v any) any {
 func streamed(t *testing.T, path string, line []byte) string {
 	t.Helper()
 	var b strings.Builder
-	whole, err := StreamSearchText(path, bytes.NewReader(line), 0, int64(len(line)), func(s string) { b.WriteString(s) })
+	whole, err := StreamSearchText(path, bytes.NewReader(line), 0, int64(len(line)), func(s string) error { b.WriteString(s); return nil })
 	if err != nil || !whole {
 		t.Fatal(whole, err)
 	}
@@ -125,7 +125,7 @@ func TestStreamSearchTextIsBounded(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	n := 0
-	if whole, err := StreamSearchText(filepath.Join(t.TempDir(), "s.jsonl"), bytes.NewReader(line), 0, int64(len(line)), func(s string) { n += len(s) }); err != nil || !whole {
+	if whole, err := StreamSearchText(filepath.Join(t.TempDir(), "s.jsonl"), bytes.NewReader(line), 0, int64(len(line)), func(s string) error { n += len(s); return nil }); err != nil || !whole {
 		t.Fatal(whole, err)
 	}
 	runtime.ReadMemStats(&after)
@@ -153,10 +153,11 @@ func TestStreamSearchTextInPart(t *testing.T) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		var b strings.Builder
-		whole, err := StreamSearchText(filepath.Join(t.TempDir(), "s.jsonl"), bytes.NewReader(line), 0, int64(len(line)), func(s string) {
+		whole, err := StreamSearchText(filepath.Join(t.TempDir(), "s.jsonl"), bytes.NewReader(line), 0, int64(len(line)), func(s string) error {
 			if b.Len() < 1<<10 {
 				b.WriteString(s)
 			}
+			return nil
 		})
 		runtime.ReadMemStats(&after)
 		if err != nil || whole || !strings.Contains(b.String(), tc.first) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/pidex-dev/pidex"
@@ -147,7 +148,7 @@ func (c *confirmer) match(path string, offset, length int64) bool {
 	// better a hit too many than one lost.
 	if length > pidex.ReadCutLine {
 		c.m.Reset()
-		whole, err := pi.StreamSearchText(path, fh, offset, length, c.m.Feed)
+		whole, err := pi.StreamSearchText(path, fh, offset, length, func(s string) error { c.m.Feed(s); return nil })
 		if err != nil {
 			return false
 		}
@@ -283,8 +284,10 @@ func (rd *Reader) hits(ctx context.Context, q string, args []any, cf *confirmer,
 // A hit's line longer than snippetCutLine (one huge tool result) is read
 // as a stream into a cut copy whose strings keep their first
 // snippetCutString bytes, as show reads it: reading and decoding a 300 MB
-// line whole for a 160-character snippet cost gigabytes. The snippet then
-// comes from the kept part (its start when the match lies beyond it).
+// line whole for a 160-character snippet cost gigabytes. The snippet
+// comes from the kept part; when the match lies beyond it, from a window
+// around the first match in the line's text read as a stream
+// (streamWindow), else the text's start.
 const (
 	snippetCutLine   = pidex.ReadCutLine
 	snippetCutString = 16 << 10
@@ -316,7 +319,32 @@ func snippets(hits []pidex.Hit, lengths []int64, terms []fts.Term) {
 			continue
 		}
 		query.Snippet(h, pi.SearchText(h.Path, e.Decoded, true), terms) // only omp's lines name artifacts
+		if e.Cut && !slices.ContainsFunc(h.Segments, func(s pidex.Segment) bool { return s.Hit }) {
+			if text, ok := streamWindow(h.Path, f, h.Offset, lengths[i], terms); ok {
+				query.Snippet(h, text, terms)
+			}
+		}
 	}
+}
+
+// errWindow stops reading a line once its snippet's window is complete.
+var errWindow = errors.New("window complete")
+
+// streamWindow is the text around the first match of terms in the line
+// at [off, off+length) of f, its searchable text read as a stream
+// (pi.StreamSearchText) only as far as the window needs.
+func streamWindow(path string, f *os.File, off, length int64, terms []fts.Term) (string, bool) {
+	w := fts.NewSnippetWindow(terms)
+	_, err := pi.StreamSearchText(path, f, off, length, func(s string) error {
+		if w.Feed(s) {
+			return errWindow
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errWindow) {
+		return "", false
+	}
+	return w.Text()
 }
 
 // SearchSessions returns one row per session with its number of matching
