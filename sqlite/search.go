@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/pidex-dev/pidex"
@@ -139,8 +140,21 @@ func (c *confirmer) match(path string, offset, length int64) bool {
 	if fh == nil {
 		return false
 	}
-	// Whole, never cut: the phrase may lie anywhere in the entry. The
-	// indexer's decoder (DecodeLineFast): read as the indexer read it.
+	// Whole, never cut: the phrase may lie anywhere in the entry. A line
+	// over pidex.ReadCutLine is read as a stream, its text handed to the
+	// matcher in pieces (confirming a phrase in a 100 MB line held a
+	// gigabyte); a shorter one as the indexer read it (DecodeLineFast).
+	// A line whose text the stream gives only in part (pi.StreamSearchText:
+	// a million short strings) matches as the index says, unconfirmed:
+	// better a hit too many than one lost.
+	if length > pidex.ReadCutLine {
+		c.m.Reset()
+		whole, err := pi.StreamSearchText(path, fh, offset, length, func(s string) error { c.m.Feed(s); return nil })
+		if err != nil {
+			return false
+		}
+		return c.m.Close() || !whole
+	}
 	if int64(cap(c.buf)) < length {
 		c.buf = make([]byte, length)
 	}
@@ -152,11 +166,7 @@ func (c *confirmer) match(path string, offset, length int64) bool {
 	if l == nil {
 		return false
 	}
-	ok = c.m.Match(pi.SearchText(path, l, true))
-	if length > 1<<20 {
-		c.buf = nil // a huge line's buffer is not kept
-	}
-	return ok
+	return c.m.Match(pi.SearchText(path, l, true))
 }
 
 func (c *confirmer) close() {
@@ -275,8 +285,10 @@ func (rd *Reader) hits(ctx context.Context, q string, args []any, cf *confirmer,
 // A hit's line longer than snippetCutLine (one huge tool result) is read
 // as a stream into a cut copy whose strings keep their first
 // snippetCutString bytes, as show reads it: reading and decoding a 300 MB
-// line whole for a 160-character snippet cost gigabytes. The snippet then
-// comes from the kept part (its start when the match lies beyond it).
+// line whole for a 160-character snippet cost gigabytes. The snippet
+// comes from the kept part; when the match lies beyond it, from a window
+// around the first match in the line's text read as a stream
+// (streamWindow), else the text's start.
 const (
 	snippetCutLine   = pidex.ReadCutLine
 	snippetCutString = 16 << 10
@@ -308,7 +320,32 @@ func snippets(hits []pidex.Hit, lengths []int64, terms []fts.Term) {
 			continue
 		}
 		query.Snippet(h, pi.SearchText(h.Path, e.Decoded, true), terms) // only omp's lines name artifacts
+		if e.Cut && !slices.ContainsFunc(h.Segments, func(s pidex.Segment) bool { return s.Hit }) {
+			if text, ok := streamWindow(h.Path, f, h.Offset, lengths[i], terms); ok {
+				query.Snippet(h, text, terms)
+			}
+		}
 	}
+}
+
+// errWindow stops reading a line once its snippet's window is complete.
+var errWindow = errors.New("window complete")
+
+// streamWindow is the text around the first match of terms in the line
+// at [off, off+length) of f, its searchable text read as a stream
+// (pi.StreamSearchText) only as far as the window needs.
+func streamWindow(path string, f *os.File, off, length int64, terms []fts.Term) (string, bool) {
+	w := fts.NewSnippetWindow(terms)
+	_, err := pi.StreamSearchText(path, f, off, length, func(s string) error {
+		if w.Feed(s) {
+			return errWindow
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errWindow) {
+		return "", false
+	}
+	return w.Text()
 }
 
 // SearchSessions returns one row per session with its number of matching
