@@ -146,7 +146,8 @@ type job struct {
 	act    action
 	local  localFile
 	pushed *pushedFile
-	id     int64 // the team catalog's file id
+	id     int64    // the team catalog's file id
+	out    outbound // what its values go through on the way out
 }
 
 // decide says what a file needs: the local catalog's row against what
@@ -238,7 +239,7 @@ func (s *Store) Push(ctx context.Context, local *sqlite.DB, o PushOptions) (*Pus
 	}
 	defer ro.Close()
 	p := &pusher{s: s, local: ro, o: o, catalogID: catalogID, derivation: derivation, st: &PushStats{Machine: o.Machine, Skipped: []string{}},
-		format: fmt.Sprintf("derivation %d, push %d, redact %t", derivation, FormatVersion, o.Redact)}
+		format: fmt.Sprintf("derivation %d, push %d, redact %s", derivation, FormatVersion, redactFormat(o.Redact))}
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connect to team catalog %s: %w", s.url, err)
@@ -327,9 +328,16 @@ func (p *pusher) run(ctx context.Context) error {
 	var removed []*pushedFile
 	seen := map[string]bool{}
 	for _, l := range locals {
-		seen[l.Path] = true
-		pf := pushed[l.Path]
-		j := job{act: decide(l, pf, p.catalogID, p.format), local: l, pushed: pf}
+		out := p.outboundFor(l)
+		path := out.path(l.Path) // the path in the team catalog
+		if seen[path] {
+			// Two files whose paths differ only by a secret, redacted.
+			p.st.Skipped = append(p.st.Skipped, l.Path)
+			continue
+		}
+		seen[path] = true
+		pf := pushed[path]
+		j := job{act: decide(l, pf, p.catalogID, p.format), local: l, pushed: pf, out: out}
 		if pf != nil {
 			j.id = pf.ID
 		}

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -23,7 +22,6 @@ import (
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/internal/pgsearch"
-	"github.com/pidex-dev/pidex/internal/redact"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
 )
@@ -106,7 +104,7 @@ func (w *fileWriter) big(ctx context.Context, j *job) (*localRows, error) {
 // same transaction) and takes its id.
 func (w *fileWriter) insertFile(ctx context.Context, j *job) error {
 	err := w.tx.QueryRow(ctx, `INSERT INTO files (machine_id, path, root, kind) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (machine_id, path) DO NOTHING RETURNING id`, w.p.machine, pgText(j.local.Path), pgText(j.local.Root), j.local.Kind).Scan(&j.id)
+		ON CONFLICT (machine_id, path) DO NOTHING RETURNING id`, w.p.machine, w.text(j, j.local.Path), j.out.path(j.local.Root), j.local.Kind).Scan(&j.id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return errConflict
 	}
@@ -146,7 +144,7 @@ func (w *fileWriter) small(ctx context.Context, j *job, rows *localRows) ([]stri
 		if _, err := w.tx.Exec(ctx, `DELETE FROM `+t.name+` WHERE file_id = $1`, j.id); err != nil {
 			return nil, fmt.Errorf("replace %s: %w", t.name, err)
 		}
-		if err := w.copyRows(ctx, t, j.id, rows.tables[t.name]); err != nil {
+		if err := w.copyRows(ctx, t, j, rows.tables[t.name]); err != nil {
 			return nil, err
 		}
 	}
@@ -165,8 +163,10 @@ func (w *fileWriter) cursor(ctx context.Context, j *job) error {
 		return nil
 	}
 	l := j.local
-	args := []any{j.id, w.p.machine, pgText(l.Root), l.Kind, l.Size, l.MtimeNs, l.Offset, l.HeadHash, l.TailHash, l.OpenTail, l.Lines,
-		l.Seq, l.Version, pgText(l.LastID), l.Warnings, l.Generation, l.DerivedSeq, pgText(filepath.Base(l.Path)), w.p.catalogID, w.p.format}
+	// The root written by insertFile is written again here, and counted
+	// here.
+	args := []any{j.id, w.p.machine, w.text(j, l.Root), l.Kind, l.Size, l.MtimeNs, l.Offset, l.HeadHash, l.TailHash, l.OpenTail, l.Lines,
+		l.Seq, l.Version, w.text(j, l.LastID), l.Warnings, l.Generation, l.DerivedSeq, j.out.base(l.Path, &w.st.Redacted), w.p.catalogID, w.p.format}
 	q := `UPDATE files SET root = $3, kind = $4, size = $5, mtime_ns = $6, "offset" = $7, head_hash = $8, tail_hash = $9,
 		open_tail = $10, lines = $11, seq = $12, version = $13, last_id = $14, warnings = $15, text_offset = $7,
 		generation = $16, derived_seq = $17, base = $18, catalog = $19, format = $20
@@ -195,7 +195,7 @@ func (w *fileWriter) entries(ctx context.Context, conn *sqlx.Conn, j *job, from 
 	if err != nil {
 		return err
 	}
-	if err := w.copyRows(ctx, entriesTable, j.id, ents); err != nil {
+	if err := w.copyRows(ctx, entriesTable, j, ents); err != nil {
 		return err
 	}
 	edges, err := readRows(ctx, conn, edgesTable, j.local.ID, from)
@@ -211,14 +211,14 @@ func (w *fileWriter) entries(ctx context.Context, conn *sqlx.Conn, j *job, from 
 			return fmt.Errorf("replace edges: %w", err)
 		}
 	}
-	if err := w.copyRows(ctx, edgesTable, j.id, edges); err != nil {
+	if err := w.copyRows(ctx, edgesTable, j, edges); err != nil {
 		return err
 	}
 	calls, err := readRows(ctx, conn, toolCallsTable, j.local.ID, from)
 	if err != nil {
 		return err
 	}
-	if err := w.copyRows(ctx, toolCallsTable, j.id, calls); err != nil {
+	if err := w.copyRows(ctx, toolCallsTable, j, calls); err != nil {
 		return err
 	}
 	return w.lines(ctx, j, ents)
@@ -275,14 +275,12 @@ func (w *fileWriter) lines(ctx context.Context, j *job, ents [][]any) error {
 		if l == nil {
 			return errChanged // the bytes there are not the entry's line any more
 		}
-		if w.p.o.Redact {
-			red, n := redact.Line(raw)
-			if n > 0 {
-				if l, _ = schema.DecodeLineFast(red); l == nil {
+		if before := w.st.Redacted; w.p.o.Redact {
+			raw = j.out.line(raw, &w.st.Redacted)
+			if w.st.Redacted != before {
+				if l, _ = schema.DecodeLineFast(raw); l == nil {
 					return fmt.Errorf("redact line at offset %d: the result is not JSON", off)
 				}
-				raw = red
-				w.st.Redacted += int64(n)
 			}
 		}
 		lines = append(lines, []any{j.id, off, w.p.machine, raw})
@@ -327,9 +325,13 @@ func pgText(s string) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
+// text is a value of the job's file as it leaves (outbound), counted.
+func (w *fileWriter) text(j *job, s string) string { return j.out.text(s, &w.st.Redacted) }
+
 // copyRows sends rows of a table (read by readRows) with COPY, for the
-// team's file id and the machine.
-func (w *fileWriter) copyRows(ctx context.Context, t table, id int64, rows [][]any) error {
+// team's file id and the machine; every string goes through w.text.
+func (w *fileWriter) copyRows(ctx context.Context, t table, j *job, rows [][]any) error {
+	id := j.id
 	if len(rows) == 0 {
 		return nil
 	}
@@ -346,18 +348,11 @@ func (w *fileWriter) copyRows(ctx context.Context, t table, id int64, rows [][]a
 				vals[i] = truth(r[i])
 			case colNumeric:
 				vals[i] = numeric{r[i]}
-			case colRedact:
-				v := r[i]
-				if s, ok := v.(string); ok && w.p.o.Redact {
-					var n int
-					if s, n = redact.String(s); n > 0 {
-						w.st.Redacted += int64(n)
-					}
-					v = s
-				}
-				vals[i] = v
 			default:
 				vals[i] = r[i]
+				if s, ok := r[i].(string); ok {
+					vals[i] = w.text(j, s)
+				}
 			}
 		}
 		c.row(vals...)
