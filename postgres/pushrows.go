@@ -246,17 +246,17 @@ func (w *fileWriter) lines(ctx context.Context, j *job, ents [][]any) error {
 	pending := 0
 	flush := func() error {
 		if len(lines) > 0 {
-			if err := w.copyBinary(ctx, "entry_lines", entryLinesTable.names(), lines); err != nil {
+			if err := w.sendBinary(ctx, "entry_lines", entryLinesTable.names(), lines); err != nil {
 				return fmt.Errorf("send lines: %w", err)
 			}
 		}
 		if len(texts) > 0 {
-			if err := w.copyBinary(ctx, "entry_text", entryTextTable.names(), texts); err != nil {
+			if err := w.sendBinary(ctx, "entry_text", entryTextTable.names(), texts); err != nil {
 				return fmt.Errorf("send text: %w", err)
 			}
 		}
 		if index.b.Len() > 0 {
-			if err := w.copyText(ctx, "text_index", textIndexTable.names(), &index.b); err != nil {
+			if err := w.sendText(ctx, "text_index", textIndexTable.names(), &index.b); err != nil {
 				return fmt.Errorf("send search rows: %w", err)
 			}
 		}
@@ -357,7 +357,7 @@ func (w *fileWriter) copyRows(ctx context.Context, t table, j *job, rows [][]any
 		}
 		c.row(vals...)
 	}
-	if err := w.copyText(ctx, t.name, t.names(), &c.b); err != nil {
+	if err := w.sendText(ctx, t.name, t.names(), &c.b); err != nil {
 		return fmt.Errorf("send %s: %w", t.name, err)
 	}
 	return nil
