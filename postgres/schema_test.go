@@ -147,9 +147,9 @@ func TestSchemaMigratedByTheOwnerOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ann.Close()
-	newer := build(t, nil, map[string]string{"00010_next.sql": "-- +goose Up\nCREATE TABLE next (id int);\n-- +goose Down\nDROP TABLE next;\n"})
+	newer := build(t, nil, map[string]string{"00011_next.sql": "-- +goose Up\nCREATE TABLE next (id int);\n-- +goose Down\nDROP TABLE next;\n"})
 	err = ann.schemaOf(ctx, true, newer)
-	if err == nil || !strings.Contains(err.Error(), "00010_next.sql") || !strings.Contains(err.Error(), "only the owner") {
+	if err == nil || !strings.Contains(err.Error(), "00011_next.sql") || !strings.Contains(err.Error(), "only the owner") {
 		t.Errorf("a newer pidex as another role: %v", err)
 	}
 	if err := st.schemaOf(ctx, true, newer); err != nil {

@@ -130,6 +130,19 @@ func httpRefused(t *testing.T, c *pushCorpus) {
 	if !strings.Contains(cli(t, 0, "team", "tokens", "--to", tc.owner), "\trevoked 2") {
 		t.Errorf("the revoked token is not listed as revoked:\n%s", cli(t, 0, "team", "tokens", "--to", tc.owner))
 	}
+	// The team server's role sees no token's hash, and adds no token.
+	db, err := sql.Open("pgx", tc.server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var seen int
+	if err := db.QueryRow(`SELECT count(*) FROM push_tokens`).Scan(&seen); err != nil || seen != 0 {
+		t.Errorf("the server's role sees %d tokens (%v)", seen, err)
+	}
+	if _, err := db.Exec(`INSERT INTO push_tokens (hash, machines, created_ms) VALUES (sha256('x'), '{m1}', 0)`); err == nil {
+		t.Errorf("the server's role added a token")
+	}
 	before := machineDump(t, tc.owner, "m1") + teamDump(t, tc.owner)
 	for _, tt := range []struct {
 		name, token, want string
