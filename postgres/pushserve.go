@@ -295,8 +295,7 @@ func (h *pushServer) group(ctx context.Context, p *pusher, r *http.Request) (any
 		body = zr
 	}
 	lim := &partLimit{r: body}
-	dec := json.NewDecoder(lim)
-	dec.UseNumber()
+	dec := newPartDecoder(lim)
 	next := func(pt *pushPart) error {
 		lim.n = 0
 		if err := dec.Decode(pt); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -79,6 +80,14 @@ var pushTables = func() map[string]table {
 	}
 	return m
 }()
+
+// newPartDecoder reads parts as the writer takes them: numbers kept
+// exact, to be typed by rowSet.typed.
+func newPartDecoder(r io.Reader) *json.Decoder {
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	return dec
+}
 
 // rowSet is rows of SQLite values (nil, int64, float64, string, []byte)
 // in JSON that keeps their types: a double always has a point or an

@@ -298,3 +298,50 @@ func teamFiles(t *testing.T, url string) int {
 	}
 	return n
 }
+
+// The rules of a push over HTTP that need no server: TLS beyond loopback
+// (the client's and the server's), the token never needed on a command
+// line (one in the URL is warned of and never printed; a token file
+// others may read is warned of).
+func TestPushHTTPRules(t *testing.T) {
+	dir := t.TempDir()
+	args := func(more ...string) []string {
+		return append([]string{"--db", dir + "/c.sqlite", "--sessions", dir, "--machine", "m0"}, more...)
+	}
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("PIDEX_PUSH_TOKEN", "")
+	t.Setenv("PIDEX_PUSH_TOKEN_FILE", "")
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"http beyond loopback", args("push", "--to", "http://pidex.example.com:7374/"), 2, "http:// only to this machine"},
+		{"no token", args("push", "--to", "https://127.0.0.1:1/"), 2, "no token (PIDEX_PUSH_TOKEN"},
+		{"a server beyond loopback without TLS", []string{"push-server", "--to", "postgres://x@127.0.0.1/db", "--addr", "0.0.0.0:0"}, 2, "--tls-cert and --tls-key"},
+		{"half of TLS", []string{"push-server", "--to", "postgres://x@127.0.0.1/db", "--tls-cert", "c.pem"}, 2, "go together"},
+		{"a server with no catalog", []string{"push-server", "--to", "https://x/"}, 2, "postgres://"},
+	} {
+		code, _, errOut := pidexRun(t.Context(), "", tt.args...)
+		if code != tt.code || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%s: exit %d, want %d saying %q:\n%s", tt.name, code, tt.code, tt.want, errOut)
+		}
+	}
+	// A token in the URL: used, warned of, never printed (here the server
+	// is not there: the push fails after the warning).
+	code, out, errOut := pidexRun(t.Context(), "", args("push", "--to", "http://pidex_push_secret123@127.0.0.1:1/")...)
+	if code != 1 || !strings.Contains(errOut, "holds a token, which anyone on this machine can read") || strings.Contains(out+errOut, "secret123") {
+		t.Errorf("a token in the URL: exit %d\n%s%s", code, out, errOut)
+	}
+	// A token file others may read.
+	file := dir + "/token"
+	if err := os.WriteFile(file, []byte("pidex_push_secret456\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PIDEX_PUSH_TOKEN_FILE", file)
+	code, out, errOut = pidexRun(t.Context(), "", args("push", "--to", "http://127.0.0.1:1/")...)
+	if code != 1 || !strings.Contains(errOut, "others may read it") || strings.Contains(out+errOut, "secret456") {
+		t.Errorf("a token file of mode 644: exit %d\n%s%s", code, out, errOut)
+	}
+}

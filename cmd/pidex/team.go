@@ -170,7 +170,7 @@ other role sees them): ID, machines, label, when made, last used and revoked.
 		c.Flags().BoolVar(&f.passwordStdin, "password-stdin", false, "with --apply: read the role's password from standard input and set it (as a SCRAM verifier)")
 	}
 	for name, c := range map[string]*cobra.Command{"team init": init, "team add-machine": addMachine, "team add-reader": addReader, "team revoke": revoke,
-		"team add-token": addToken, "team revoke-token": revokeToken} {
+		"team add-token": addToken, "team revoke-token": revokeToken, "team tokens": tokens} {
 		c.Example = examples[name]
 	}
 	cmd.AddCommand(init, addMachine, addReader, revoke, addToken, revokeToken, tokens)
