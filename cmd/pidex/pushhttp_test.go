@@ -284,21 +284,6 @@ func pushState(t *testing.T, url, machine string) machinePush {
 	return p
 }
 
-// teamFiles is how many files the team catalog holds.
-func teamFiles(t *testing.T, url string) int {
-	t.Helper()
-	db, err := sql.Open("pgx", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM files`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 // The rules of a push over HTTP that need no server: TLS beyond loopback
 // (the client's and the server's), the token never needed on a command
 // line (one in the URL is warned of and never printed; a token file
