@@ -20,7 +20,7 @@ import (
 // DefaultSQLTimeout bounds a statement on the team catalog that names no
 // timeout: a statement there runs on the team's server, beside every
 // machine's pushes and every reader.
-const DefaultSQLTimeout = time.Minute
+const DefaultSQLTimeout = 5 * time.Minute
 
 // SQL runs one read-only statement on the team catalog's views, as
 // the local catalog does (package sqlite), with the same refusals: the

@@ -54,19 +54,27 @@ type pushCorpus struct {
 	roots, dbs []string
 }
 
-func newPushCorpus(t *testing.T) *pushCorpus {
+func newPushCorpus(t *testing.T) *pushCorpus { return newPushCorpusN(t, 120) }
+
+// newPushCorpusN is newPushCorpus with n sessions on the first machine
+// (the copies on the second are of those it has).
+func newPushCorpusN(t *testing.T, n int) *pushCorpus {
 	base := t.TempDir()
 	c := &pushCorpus{}
 	for i := range 2 {
 		c.roots = append(c.roots, filepath.Join(base, "root"+strconv.Itoa(i)))
 		c.dbs = append(c.dbs, filepath.Join(base, "m"+strconv.Itoa(i)+".sqlite"))
 	}
-	writeKillCorpus(t, c.roots[0])
+	writeKillCorpusN(t, c.roots[0], n)
 	r := rand.New(rand.NewPCG(5, 6))
-	for i := range 30 {
+	for i := range min(30, n) {
 		catalogtest.WriteFile(t, filepath.Join(c.roots[1], "--w-b--", fmt.Sprintf("b%03d.jsonl", i)), teamSession(r, fmt.Sprintf("b%03d", i), "/w/b", i))
 	}
-	for _, k := range []int{3, 14, 77} {
+	copies := []int{3, 14, 77}
+	if n <= 77 {
+		copies = []int{3, 14, n - 3}
+	}
+	for _, k := range copies {
 		src := filepath.Join(c.roots[0], fmt.Sprintf("--w-p%d--", k%5), fmt.Sprintf("k%03d.jsonl", k))
 		b, err := os.ReadFile(src)
 		if err != nil {

@@ -138,7 +138,7 @@ func machineDump(t *testing.T, url, machine string) string {
 // A team catalog with roles (docs/team.md, Roles), each developer's role
 // pushing its own machine, and a reader: see the subtests.
 func TestTeamRoles(t *testing.T) {
-	c := newPushCorpus(t)
+	c := newPushCorpusN(t, 24) // forks, branches, and calls on both machines (copies)
 	tr := newTeamRoles(t)
 	cli(t, 0, c.args(0, "--no-refresh", "push", "--to", tr.ann)...)
 	cli(t, 0, c.args(1, "--no-refresh", "push", "--to", tr.bob)...)
@@ -146,6 +146,11 @@ func TestTeamRoles(t *testing.T) {
 	// tables) are the ones the owner's push writes (COPY).
 	if got, want := teamDump(t, tr.su), c.fresh(t); got != want {
 		t.Fatalf("pushed by the machines' roles, the team catalog differs from the owner's push:\n%s", firstDiff(want, got))
+	}
+	// Calls on both machines: the roles derived cross-machine flags
+	// (through pidex_derive_calls).
+	if !strings.Contains(teamDump(t, tr.su), "== usage_xm\nm") {
+		t.Fatal("no cross-machine call flags: the corpus holds no call on two machines")
 	}
 	t.Run("each machine its own", func(t *testing.T) { eachMachineItsOwn(t, c, tr) })
 	t.Run("reader", func(t *testing.T) { readerReadsOnly(t, c, tr) })

@@ -69,8 +69,11 @@ func TestSIGKILLDuringColdIndex(t *testing.T) {
 
 // writeKillCorpus writes 120 sessions of assistant calls with usage, some
 // with an abandoned branch, and 20 forks holding copies of their original.
-func writeKillCorpus(t *testing.T, root string) {
-	for i := range 120 {
+func writeKillCorpus(t *testing.T, root string) { writeKillCorpusN(t, root, 120) }
+
+// writeKillCorpusN is writeKillCorpus with n sessions.
+func writeKillCorpusN(t *testing.T, root string, n int) {
+	for i := range n {
 		var b strings.Builder
 		fmt.Fprintf(&b, `{"type":"session","version":3,"id":"k%03d","timestamp":"2026-05-01T10:%02d:00.000Z","cwd":"/w/p%d"}`+"\n", i, i%60, i%5)
 		parent := "null"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/render"
+	"github.com/pidex-dev/pidex/postgres"
 )
 
 func (a *app) sqlCmd() *cobra.Command {
@@ -75,7 +76,10 @@ error, a value over 64 MiB, --timeout) exits with code 4.`,
 				sink = flushing{rw, a.flush}
 			}
 			err = rw.End(eng.SQLStream(ctx, o, sink))
-			if errors.Is(err, pidex.ErrTimeout) {
+			switch {
+			case errors.Is(err, pidex.ErrTimeout) && timeout == 0 && eng.Team():
+				return fmt.Errorf("%w (a team catalog's statements stop after %s; --timeout sets another)", err, postgres.DefaultSQLTimeout)
+			case errors.Is(err, pidex.ErrTimeout):
 				return fmt.Errorf("%w (--timeout %s)", err, timeout)
 			}
 			return err
