@@ -93,7 +93,9 @@ func PushToServer(ctx context.Context, local *sqlite.DB, server string, o PushOp
 		return nil, err
 	}
 	defer done()
-	p.side = &httpSide{p: p, base: base, client: &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = pushWorkers() // a connection per worker, kept
+	p.side = &httpSide{p: p, base: base, client: &http.Client{Transport: tr}}
 	return p.st, p.run(ctx)
 }
 

@@ -97,12 +97,14 @@ func (p *pusher) lockMachine(ctx context.Context) (func(), error) {
 }
 
 // lockServed takes, for a team server's transaction, the machine's push
-// lock until the transaction ends: a team server's client pushes a request
-// at a time (each its own transaction), so a direct push of the machine
-// waits for the transaction, and the transaction for a direct push.
+// lock until the transaction ends, shared: a team server's client pushes
+// a request at a time (each its own transaction, several at once), so a
+// direct push of the machine, which holds the lock exclusively for the
+// push, waits for them, and they for it. (A shared row lock needs UPDATE
+// too: a reader cannot take it.)
 func (p *pusher) lockServed(ctx context.Context, tx pgx.Tx) error {
 	var id int64
-	err := tx.QueryRow(ctx, `SELECT machine_id FROM push_locks WHERE machine_id = $1 FOR UPDATE`, p.machine).Scan(&id)
+	err := tx.QueryRow(ctx, `SELECT machine_id FROM push_locks WHERE machine_id = $1 FOR SHARE`, p.machine).Scan(&id)
 	if err == nil {
 		_, err = tx.Exec(ctx, `SET LOCAL synchronous_commit = off`) // as a direct push's (directSide.begin)
 	}
