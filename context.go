@@ -152,11 +152,17 @@ type Window struct {
 	From   int
 	Around string
 	Size   int
+	// Centre puts Around's item in the middle of the window (one more
+	// item before it than after when Size is even): for an answer read
+	// whole, where what led to a hit (the tool call of a tool result)
+	// matters as much as what followed. Else the window starts a little
+	// before the item, for a page that scrolls to it.
+	Centre bool
 }
 
 // Span is the window [from, to) of n items, target being the index of the
-// item Around names (-1: none): from From, else starting a little before
-// the target, else the last Size items.
+// item Around names (-1: none): from From, else around the target
+// (Centre), else the last Size items.
 func (w Window) Span(n, target int) (from, to int) {
 	if w.Size <= 0 {
 		return 0, n
@@ -164,6 +170,8 @@ func (w Window) Span(n, target int) (from, to int) {
 	switch {
 	case w.From >= 0:
 		from = w.From
+	case target >= 0 && w.Centre:
+		from = target - w.Size/2
 	case target >= 0:
 		from = target - w.Size/10
 	default:

@@ -18,6 +18,10 @@ var (
 	ErrAmbiguous = errors.New("ambiguous")
 	// ErrReadOnly: the catalog cannot be written by this process.
 	ErrReadOnly = errors.New("read-only")
+	// ErrNewerCatalog: a newer pidex (a later derivation) built the
+	// catalog; this one answers from it as it is and never writes it, so
+	// that two builds sharing one catalog never empty each other's.
+	ErrNewerCatalog = errors.New("built by a newer pidex")
 	// ErrNotCatalog: a file is not a pidex catalog (another program's
 	// database, or not a database at all); it is never changed.
 	ErrNotCatalog = errors.New("not a pidex catalog")

@@ -98,6 +98,10 @@ type Engine struct {
 	// afterSide (a test's) runs once a rebuild's side file exists.
 	afterSide func(side string)
 
+	// newer is the derivation of the newer pidex that built the catalog
+	// (0: none): this build reads it as it is and never writes it.
+	newer int
+
 	mu    sync.Mutex
 	extra map[string]bool // folders outside the roots named on the command line
 	subs  map[chan pidex.Event]struct{}
@@ -157,6 +161,23 @@ func (e *Engine) checkDerivation(ctx context.Context) error {
 	d, err := sqlite.Derivation(ctx, e.db.DB)
 	if err != nil || d == indexer.Derivation {
 		return err
+	}
+	if d > indexer.Derivation {
+		// A newer pidex built it, and may be using it now (a pinned pidex
+		// an agent started for MCP beside a newer CLI): rebuilding it here
+		// would empty its catalog, and it would empty this one's in turn.
+		// This build reads it as it is instead (issue 39: two builds on
+		// one catalog), as a catalog it cannot write.
+		if !e.db.ReadOnly {
+			ro, err := sqlite.OpenReadOnly(ctx, e.db.Path)
+			if err != nil {
+				return fmt.Errorf("open catalog built by a newer pidex (derivation %d, this one %d): %w", d, indexer.Derivation, err)
+			}
+			e.db.Close()
+			e.setDB(ro)
+		}
+		e.newer = d
+		return nil
 	}
 	if e.db.ReadOnly {
 		return fmt.Errorf("catalog %s is %w and was built by another version of pidex (derivation %d, this one %d): rebuilding it needs writing it (make it writable, or choose another --db)",
@@ -238,10 +259,28 @@ func (e *Engine) writable() error {
 	if e.team != nil {
 		return ErrTeamCatalog
 	}
+	if e.newer > 0 {
+		return fmt.Errorf("catalog %s is %w for this pidex: it was %w (derivation %d, this one %d), and this one never writes it (run the newer pidex, or give this one a catalog of its own with --db)",
+			e.db.Path, pidex.ErrReadOnly, pidex.ErrNewerCatalog, e.newer, indexer.Derivation)
+	}
 	if e.db.ReadOnly {
 		return fmt.Errorf("catalog %s is %w: pidex cannot write it (make the file and its folder writable, or choose another --db)", e.db.Path, pidex.ErrReadOnly)
 	}
 	return nil
+}
+
+// ReadOnlyWhy says why the catalog is read-only for this process, as a
+// clause after its path ("" when it is not).
+func (e *Engine) ReadOnlyWhy() string {
+	switch {
+	case e.team != nil:
+		return "is a team catalog"
+	case e.newer > 0:
+		return fmt.Sprintf("was built by a newer pidex (derivation %d, this one %d)", e.newer, indexer.Derivation)
+	case e.db.ReadOnly:
+		return "is read-only"
+	}
+	return ""
 }
 
 // DBPath is the catalog file.
@@ -283,6 +322,12 @@ func (e *Engine) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 	ix := e.indexer(e.db)
 	ix.Listing = e.early.Swap(nil)
 	st, err := ix.Refresh(ctx)
+	if errors.Is(err, indexer.ErrOlderCatalog) {
+		// An older pidex rebuilt it under this process, as it rebuilds a
+		// catalog of any other derivation: this one's rows go back.
+		e.notify(fmt.Sprintf("%v: rebuilding it from the session files", err))
+		st, err = e.Rebuild(ctx, false)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("refresh catalog: %w", err)
 	}

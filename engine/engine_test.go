@@ -223,6 +223,7 @@ func TestCatalogFromAnotherBuildIsRebuilt(t *testing.T) {
 	for _, q := range []string{
 		"DROP VIEW tool_uses_v", "DROP VIEW activity_v", "DROP VIEW labels_v", "DROP VIEW usage_v", "DROP VIEW active_path_v", "DROP VIEW _active_offsets",
 		"DROP VIEW tool_calls_v", "DROP VIEW messages_v", "DROP VIEW entries_v", "DROP VIEW sessions_v",
+		"DROP TRIGGER session_activity_branch_points", "DROP TRIGGER sessions_branch_points",
 		"DROP TABLE tool_calls", "DROP INDEX usage_entry", "ALTER TABLE sessions DROP COLUMN branch_points",
 		"DELETE FROM goose_db_version WHERE version_id = 4", "DELETE FROM meta",
 	} {
@@ -292,6 +293,7 @@ func anotherBuild(t *testing.T, e *Engine) {
 	for _, q := range []string{
 		"DROP VIEW tool_uses_v", "DROP VIEW activity_v", "DROP VIEW labels_v", "DROP VIEW usage_v", "DROP VIEW active_path_v", "DROP VIEW _active_offsets",
 		"DROP VIEW tool_calls_v", "DROP VIEW messages_v", "DROP VIEW entries_v", "DROP VIEW sessions_v",
+		"DROP TRIGGER session_activity_branch_points", "DROP TRIGGER sessions_branch_points",
 		"DROP TABLE tool_calls", "DROP INDEX usage_entry", "ALTER TABLE sessions DROP COLUMN branch_points",
 		"DELETE FROM goose_db_version WHERE version_id = 4", "DELETE FROM meta",
 	} {

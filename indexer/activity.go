@@ -360,6 +360,7 @@ func (a *activity) write(ctx context.Context, tx *wtx, id int64) error {
 			return fmt.Errorf("clear %s: %w", t, err)
 		}
 	}
+	// (Its branch points are copied from sessions by migration 00020's triggers.)
 	if err := tx.exec(ctx, `INSERT INTO session_activity (file_id, counted_from, first_ms, last_ms, active_ms, entries)
 		VALUES (?, ?, ?, ?, ?, ?)`, id, a.countedFrom, a.first, a.last, a.activeMs, a.count); err != nil {
 		return fmt.Errorf("write session activity: %w", err)

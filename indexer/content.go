@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"io"
 	"os"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pidex-dev/pidex/jsonl"
 )
@@ -87,17 +90,100 @@ func sameContent(f *os.File, from, offset int64, want contentSum) (bool, error) 
 	if from > 0 {
 		lines = 1 // the slot is the first line
 	}
-	r := jsonl.NewReader(io.NewSectionReader(f, from, offset-from), from, lines)
-	got := contentSum{known: true}
-	for {
-		l, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return false, readErr{fmt.Errorf("check content: %w", err)}
-		}
-		got.add(l)
+	got, end, err := sumLines(io.NewSectionReader(f, from, offset-from), from, lines)
+	if err != nil {
+		return false, readErr{fmt.Errorf("check content: %w", err)}
 	}
-	return r.Offset() == offset && got == want, nil
+	return end == offset && got == want, nil
 }
+
+// sumLines is the contentSum of the lines of r, which starts at byte
+// offset off of the file after the given number of physical lines, as
+// jsonl.Reader yields them and ingest adds them; end is where the lines
+// it summed end (jsonl.Reader's Offset). It reads as a stream and never
+// holds a line: the check of a file with one 100 MB line held it whole
+// (and its copies as the buffer grew), 290 MB, on the refresh after a racy
+// stat (serve's first, issue 39 item 6). A line is summed as it is read,
+// beside the sum without it, and kept when it proves not blank. A final
+// line without a newline is summed unless it is blank: jsonl.Reader also
+// wants it to be complete JSON, which the bytes ingest summed were, so
+// a changed one fails the comparison either way.
+func sumLines(r io.Reader, off, lines int64) (sum contentSum, end int64, err error) {
+	br := bufio.NewReaderSize(r, 256<<10)
+	tab := crc32.MakeTable(crc32.Castagnoli)
+	sum.known = true
+	for {
+		var head [16]byte
+		binary.LittleEndian.PutUint64(head[:8], uint64(off))
+		binary.LittleEndian.PutUint64(head[8:], uint64(lines+1))
+		with := crc32.Update(sum.v, tab, head[:])
+		var blank blankRun
+		n, terminated := int64(0), false
+		for {
+			chunk, err := br.ReadSlice('\n')
+			if err == nil {
+				chunk, terminated = chunk[:len(chunk)-1], true
+			} else if !errors.Is(err, bufio.ErrBufferFull) && !errors.Is(err, io.EOF) {
+				return contentSum{}, 0, err
+			}
+			with = crc32.Update(with, tab, chunk)
+			blank.add(chunk)
+			n += int64(len(chunk))
+			if err == nil || errors.Is(err, io.EOF) {
+				break
+			}
+		}
+		if !terminated { // the end: nothing, or a last line without a newline
+			if n > 0 && !blank.blank() {
+				sum.v = with
+				off += n
+			}
+			return sum, off, nil
+		}
+		lines++
+		off += n + 1
+		if !blank.blank() {
+			sum.v = with
+		}
+	}
+}
+
+// blankRun tells whether a line read in pieces is blank as jsonl.Reader
+// says (bytes.TrimSpace leaves nothing: ASCII and Unicode white space),
+// a character split between two pieces included.
+type blankRun struct {
+	not   bool
+	carry []byte // the start of a character the last piece ended inside
+}
+
+func (b *blankRun) add(p []byte) {
+	if b.not {
+		return
+	}
+	if len(b.carry) > 0 {
+		p = append(b.carry, p...)
+		b.carry = nil
+	}
+	for i := 0; i < len(p); {
+		if c := p[i]; c < utf8.RuneSelf {
+			if c != ' ' && (c < '\t' || c > '\r') {
+				b.not = true
+				return
+			}
+			i++
+			continue
+		}
+		if !utf8.FullRune(p[i:]) {
+			b.carry = append([]byte(nil), p[i:]...)
+			return
+		}
+		r, size := utf8.DecodeRune(p[i:])
+		if !unicode.IsSpace(r) {
+			b.not = true
+			return
+		}
+		i += size
+	}
+}
+
+func (b *blankRun) blank() bool { return !b.not && len(b.carry) == 0 }

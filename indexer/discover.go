@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/files"
 )
 
 // candidate is a discovered .jsonl file and its stat.
@@ -165,7 +166,7 @@ func listDir(dir, root string) (files []candidate, subdirs []string, errs []erro
 
 // listDirPortable is listDir with os.ReadDir: an lstat per entry by path.
 func listDirPortable(dir, root string) dirListing {
-	ents, err := os.ReadDir(dir)
+	ents, err := files.ReadDir(dir)
 	if err != nil {
 		return dirListing{errs: dirError(dir, root, err)}
 	}
@@ -221,23 +222,8 @@ func (l *dirListing) file(p, root string, fi fs.FileInfo, err error) {
 	case fi.Mode().IsRegular():
 		l.files = append(l.files, candidate{Path: p, Root: root, fileStat: statOf(fi)})
 	case !fi.IsDir(): // a folder named *.jsonl is no session file; anything else is listed by warnings
-		l.files = append(l.files, candidate{Path: p, Root: root, fileStat: statOf(fi), irregular: modeName(fi.Mode())})
+		l.files = append(l.files, candidate{Path: p, Root: root, fileStat: statOf(fi), irregular: files.Kind(fi.Mode())})
 	}
-}
-
-// modeName names what a file that is not regular is, for its warning.
-func modeName(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 func isDir(e fs.DirEntry, p string) bool {

@@ -116,6 +116,10 @@ func (ix *Indexer) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 	return st, nil
 }
 
+// ErrOlderCatalog: the catalog was replaced by one an older pidex built
+// (its rebuild), which the engine rebuilds in turn.
+var ErrOlderCatalog = errors.New("built by an older pidex")
+
 // verifyCatalog makes sure the refresh writes the catalog file now at the
 // catalog's path (sqlite.DB.Verify: it may have been deleted, or replaced,
 // under a long-running process). A new, empty one is stamped with this
@@ -127,8 +131,19 @@ func (ix *Indexer) verifyCatalog(ctx context.Context) error {
 		return err
 	}
 	d, err := sqlite.Derivation(ctx, ix.DB.DB)
-	if err != nil || d != 0 {
+	if err != nil {
 		return err
+	}
+	// Another build replaced it (a rebuild of its own): rows of this
+	// derivation do not go among that one's.
+	if d > Derivation {
+		return fmt.Errorf("catalog %s was replaced by one a newer pidex built (derivation %d, this one %d): %w", ix.DB.Path, d, Derivation, pidex.ErrNewerCatalog)
+	}
+	if d != 0 && d < Derivation {
+		return fmt.Errorf("catalog %s was replaced by one an older pidex built (derivation %d, this one %d): %w", ix.DB.Path, d, Derivation, ErrOlderCatalog)
+	}
+	if d != 0 {
+		return nil
 	}
 	if empty, err := sqlite.IsEmpty(ctx, ix.DB.DB); err != nil || !empty {
 		return err

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pidex-dev/pidex/internal/files"
 )
 
 // listDirFast lists dir with one fstatat per entry relative to the
@@ -17,7 +19,7 @@ import (
 // dirListing.file, as listDir's portable path does.
 func listDirFast(dir, root string) (dirListing, bool) {
 	var l dirListing
-	f, err := os.Open(dir)
+	f, err := files.OpenDir(dir) // a FIFO named as a root (sessionDir) never blocks the open
 	if err != nil {
 		l.errs = dirError(dir, root, err)
 		return l, true

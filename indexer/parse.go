@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/files"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/internal/js"
 	"github.com/pidex-dev/pidex/jsonl"
@@ -102,7 +103,7 @@ func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
 	if j.cand.irregular != "" {
 		return emitUnreadable(j, fmt.Errorf("it is %s, not a regular file", j.cand.irregular), emit)
 	}
-	f, err := os.Open(j.cand.Path)
+	f, err := files.OpenRegular(j.cand.Path) // replaced by a FIFO since the listing: an error, not a wait
 	if err != nil {
 		return emitUnreadable(j, err, emit)
 	}

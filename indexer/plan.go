@@ -5,11 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/files"
 )
 
 // plan compares what is on disk with what the catalog holds and decides,
@@ -109,7 +109,7 @@ func (ix *Indexer) planChanged(ctx context.Context, c candidate, sf storedFile) 
 	if c.Ino != f.Ino || c.Dev != f.Dev || c.Size < f.Offset {
 		return fresh, nil
 	}
-	fh, err := os.Open(c.Path)
+	fh, err := files.OpenRegular(c.Path)
 	if err != nil {
 		return job{}, readErr{fmt.Errorf("open session file: %w", err)}
 	}
@@ -197,7 +197,7 @@ func (ix *Indexer) loadSession(ctx context.Context, fileID int64) (*sessionRow, 
 
 // readable reports whether a file can be opened now.
 func readable(path string) bool {
-	f, err := os.Open(path)
+	f, err := files.OpenRegular(path)
 	if err != nil {
 		return false
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/files"
 	"github.com/pidex-dev/pidex/internal/text"
 )
 
@@ -42,16 +44,24 @@ type Env struct {
 	ReadDir func(path string) ([]string, error)
 }
 
-// SystemEnv is the machine pidex runs on.
+// MaxSettingsFile bounds what is read of a settings or .env file: they
+// hold a few lines, and a path another program controls may name a file
+// that never ends (a link to /dev/zero).
+const MaxSettingsFile = 1 << 20
+
+// SystemEnv is the machine pidex runs on. Its files are read only when
+// regular (a FIFO where a settings file should be never blocks) and up to
+// MaxSettingsFile; its folders are opened only as folders.
 func SystemEnv() Env {
 	home, _ := os.UserHomeDir()
 	cwd, _ := os.Getwd()
 	return Env{
 		Home: home, Cwd: cwd, TempDir: os.TempDir(), GOOS: runtime.GOOS,
-		LookupEnv: os.LookupEnv, ReadFile: os.ReadFile,
-		IsDir: func(p string) bool { fi, err := os.Stat(p); return err == nil && fi.IsDir() },
+		LookupEnv: os.LookupEnv,
+		ReadFile:  func(p string) ([]byte, error) { return files.ReadSmall(p, MaxSettingsFile) },
+		IsDir:     func(p string) bool { fi, err := os.Stat(p); return err == nil && fi.IsDir() },
 		ReadDir: func(p string) ([]string, error) {
-			ents, err := os.ReadDir(p)
+			ents, err := files.ReadDir(p)
 			names := make([]string, len(ents))
 			for i, e := range ents {
 				names[i] = e.Name()
@@ -95,6 +105,9 @@ type PiLocation struct {
 	// SettingsErrors lists the settings files pi could not read (it then
 	// ignores that scope, as pidex does).
 	SettingsErrors []string
+	// Unread lists the settings files pidex did not read: not a regular
+	// file, longer than MaxSettingsFile, or unreadable (see unread).
+	Unread []string
 }
 
 // ErrPiRefuses: pi itself fails to start with these settings (a sessionDir
@@ -123,8 +136,8 @@ func PiDirs(env Env, argv []string) (PiLocation, error) {
 	}
 	global := filepath.Join(abs(env.Cwd, loc.AgentDir), "settings.json")
 	project := filepath.Join(env.Cwd, ".pi", "settings.json")
-	setting, from, errs := piSessionDirSetting(env, global, project)
-	loc.SettingsErrors = errs
+	setting, from, errs, unread := piSessionDirSetting(env, global, project)
+	loc.SettingsErrors, loc.Unread = errs, unread
 	switch {
 	case flag != "":
 		loc.SessionDir, loc.SessionDirWhy = piNormalize(env, flag), "--session-dir"
@@ -142,11 +155,16 @@ func PiDirs(env Env, argv []string) (PiLocation, error) {
 
 // piSessionDirSetting reads sessionDir from the merged settings: the
 // project's file over the global one (a key it sets replaces the global
-// value; a file that does not parse is left out and reported).
-func piSessionDirSetting(env Env, global, project string) (val any, from string, errs []string) {
+// value; a file that does not parse is left out and reported in errs, one
+// that cannot be read in unread).
+func piSessionDirSetting(env Env, global, project string) (val any, from string, errs, unread []string) {
 	for _, f := range []struct{ scope, path string }{{"global", global}, {"project", project}} {
 		b, err := env.ReadFile(f.path)
-		if err != nil || len(b) == 0 {
+		if err != nil {
+			unread = appendUnread(unread, f.scope+" settings", f.path, err)
+			continue
+		}
+		if len(b) == 0 {
 			continue // pi: a missing or empty file is {}
 		}
 		b = bytes.TrimPrefix(b, []byte("\uFEFF"))
@@ -166,7 +184,27 @@ func piSessionDirSetting(env Env, global, project string) (val any, from string,
 			val, from = v, f.path
 		}
 	}
-	return val, from, errs
+	return val, from, errs, unread
+}
+
+// appendUnread notes a file that was not read, in the words of a root's
+// note: what it is and why ("global settings /h/.pi/agent/settings.json
+// not read: not a regular file: it is a named pipe (FIFO)"). A missing
+// file is no news: it is left out.
+func appendUnread(notes []string, what, path string, err error) []string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return notes
+	}
+	for _, n := range notes {
+		if strings.HasPrefix(n, what+" "+path+" ") {
+			return notes // the same file by two names (the home as the working directory)
+		}
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return append(notes, fmt.Sprintf("%s %s not read: %v", what, path, err))
 }
 
 // piTruthy is JavaScript truthiness of a decoded JSON value.
@@ -223,6 +261,9 @@ func piRoots(env Env, cwds []string) []pidex.Root {
 		for _, se := range loc.SettingsErrors {
 			out[len(out)-1].Note = joinNote(out[len(out)-1].Note, "pi ignores "+se)
 		}
+		for _, u := range loc.Unread {
+			out[len(out)-1].Note = joinNote(out[len(out)-1].Note, u)
+		}
 		if err != nil {
 			out[len(out)-1].Note = joinNote(out[len(out)-1].Note, err.Error()+" (pi does not start; pidex reads the default)")
 			continue
@@ -259,6 +300,8 @@ type OmpLocation struct {
 	// SessionDirArg is --session-dir or $PI_CODING_AGENT_SESSION_DIR: the
 	// flat folder omp then writes to ("": none).
 	SessionDirArg string
+	// Unread lists the .env files pidex did not read (see appendUnread).
+	Unread []string
 }
 
 // The profile name's patterns, compiled on first use (not at package
@@ -304,10 +347,12 @@ func OmpDirs(env Env, argv []string) OmpLocation {
 	}
 	loc := resolve()
 	// .env files fill what is unset or empty, the first file first.
+	var unread []string
 	for _, f := range []string{filepath.Join(env.Cwd, ".env"), filepath.Join(loc.AgentDir, ".env"),
 		filepath.Join(loc.ConfigRoot, ".env"), filepath.Join(env.Home, ".env")} {
 		b, err := env.ReadFile(f)
 		if err != nil {
+			unread = appendUnread(unread, "omp's environment file", f, err)
 			continue
 		}
 		for k, v := range parseDotenv(b) {
@@ -317,6 +362,7 @@ func OmpDirs(env Env, argv []string) OmpLocation {
 		}
 	}
 	loc = resolve()
+	loc.Unread = unread
 	loc.SessionDirArg = get("PI_CODING_AGENT_SESSION_DIR")
 	for i := 0; i+1 < len(argv); i++ {
 		if argv[i] == "--session-dir" {
@@ -398,7 +444,7 @@ func ompRoots(env Env) []pidex.Root {
 	var out []pidex.Root
 	def := OmpDirs(env, nil)
 	add := func(loc OmpLocation, why string) {
-		out = append(out, pidex.Root{Path: loc.SessionsDir, Source: pidex.SourceOmp, Why: why, Read: true})
+		out = append(out, pidex.Root{Path: loc.SessionsDir, Source: pidex.SourceOmp, Why: why, Read: true, Note: strings.Join(loc.Unread, "; ")})
 		if arch := filepath.Join(loc.AgentDir, "archive", "sessions"); env.IsDir(arch) {
 			out = append(out, pidex.Root{Path: arch, Source: pidex.SourceOmp, Why: "omp gc --archive",
 				Note: "archived sessions are gzipped (.jsonl.gz): pidex does not read them", Read: false})
@@ -549,7 +595,7 @@ func DetectSource(dir string) string {
 // subfolder's listing to match "sessions" (a project folder of a pi root
 // holds thousands of files), for every command, --no-refresh included.
 func agentsFolder(dir string) bool {
-	ents, err := os.ReadDir(dir)
+	ents, err := files.ReadDir(dir)
 	if err != nil {
 		return false
 	}

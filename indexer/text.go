@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/files"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
@@ -281,7 +282,7 @@ func (ix *Indexer) readText(ctx context.Context, j textJob, out chan<- *textBatc
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	f, err := os.Open(j.path)
+	f, err := files.OpenRegular(j.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		// Removed since the metadata was read (a session deleted while
 		// the pass runs): no error of the input; the next refresh removes

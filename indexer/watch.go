@@ -11,6 +11,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/files"
 )
 
 // WatchOptions tune Watch. Zero values pick the defaults.
@@ -193,7 +194,7 @@ func watchRoots(w *fsnotify.Watcher, roots []root) {
 
 // subfolders lists the folders in dir (links to folders included).
 func subfolders(dir string) []string {
-	ents, err := os.ReadDir(dir)
+	ents, err := files.ReadDir(dir)
 	if err != nil {
 		return nil
 	}

@@ -2,9 +2,12 @@ package jsonl
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -26,6 +29,11 @@ func Shrink(r io.Reader, maxString, budget int) ([]byte, error) {
 		size = int(sr.Size()) // a short line needs no 64 KiB buffer (previews cut thousands)
 	}
 	s := &shrinker{r: bufio.NewReaderSize(r, size), maxString: maxString, budget: budget}
+	return s.run()
+}
+
+// run reads the one value of s.r.
+func (s *shrinker) run() ([]byte, error) {
 	c, err := s.next()
 	if err == nil {
 		err = s.value(c, 0, true)
@@ -48,6 +56,11 @@ type shrinker struct {
 	out       []byte
 	maxString int
 	budget    int
+	// Skeleton's: the refs to the long strings, the bytes read (for their
+	// places); dropped: the budget left something out.
+	refs    []Ref
+	read    *countingReader
+	dropped bool
 }
 
 func (s *shrinker) put(emit bool, b ...byte) {
@@ -81,7 +94,7 @@ func (s *shrinker) value(c byte, depth int, emit bool) error {
 	case '[':
 		return s.array(depth, emit)
 	case '"':
-		return s.str(emit)
+		return s.str(emit, false)
 	}
 	return s.scalar(c, emit)
 }
@@ -93,11 +106,14 @@ func (s *shrinker) object(depth int, emit bool) error {
 		if c != '"' {
 			return fmt.Errorf("%w: %q instead of a key", ErrSyntax, c)
 		}
-		keep := emit && (depth < 2 || len(s.out) < s.budget)
+		// The top two levels' members stay (an entry's own fields); in a
+		// Skeleton, up to twice the budget (a line of a million members).
+		keep := emit && (depth < 2 && (s.read == nil || len(s.out) < 2*s.budget) || len(s.out) < s.budget)
+		s.dropped = s.dropped || emit && !keep
 		if keep && kept > 0 {
 			s.put(true, ',')
 		}
-		if err := s.str(keep); err != nil {
+		if err := s.str(keep, true); err != nil {
 			return err
 		}
 		if c, err := s.next(); err != nil || c != ':' {
@@ -120,6 +136,7 @@ func (s *shrinker) array(depth int, emit bool) error {
 	kept := 0
 	return s.members(']', func(c byte) error {
 		keep := emit && len(s.out) < s.budget
+		s.dropped = s.dropped || emit && !keep
 		if keep && kept > 0 {
 			s.put(true, ',')
 		}
@@ -156,9 +173,11 @@ func (s *shrinker) members(closing byte, member func(c byte) error, emit bool) e
 // str reads a string whose opening quote was read, copying at most
 // maxString bytes of it (and a few more, for closeString to cut at a
 // boundary) when emit. The rest is only scanned for the closing quote.
-func (s *shrinker) str(emit bool) error {
+// A Skeleton's long string (not a key, which is cut) becomes its ref.
+func (s *shrinker) str(emit, key bool) error {
 	s.put(emit, '"')
 	start := len(s.out)
+	from := s.pos()
 	slashes := 0 // backslashes just before the current position
 	for {
 		chunk, err := s.r.ReadSlice('"')
@@ -170,6 +189,11 @@ func (s *shrinker) str(emit bool) error {
 		}
 		// A quote ends the string unless an odd run of backslashes escapes it.
 		if err == nil && trailing(chunk[:len(chunk)-1], slashes)%2 == 0 {
+			if s.read != nil && !key && emit && s.pos()-1-from > int64(s.maxString) {
+				s.out = append(append(s.out[:start], RefMark(len(s.refs))...), '"')
+				s.refs = append(s.refs, Ref{From: from, To: s.pos() - 1})
+				return nil
+			}
 			if emit {
 				s.closeString(start)
 			}
@@ -267,4 +291,103 @@ func orSyntax(err error, c byte, what string) error {
 		return err
 	}
 	return fmt.Errorf("%w: %q %s", ErrSyntax, c, what)
+}
+
+// Skeleton: a line whose long strings are left where they are.
+
+// ErrMarked: the value holds the character RefMark begins with, so that
+// a Skeleton's marks could not be told from its text.
+var ErrMarked = errors.New("holds U+FDD0")
+
+// Ref is a long string a Skeleton left out: its content, as written
+// (escapes included, quotes not), is the bytes [From, To) of the value
+// read.
+type Ref struct{ From, To int64 }
+
+// Skeleton reads one JSON value from r as a stream and returns a copy of
+// it in which each string (not a key) longer than maxString bytes as
+// written is the mark RefMark(i) instead, refs[i] saying where it is:
+// decoded and put through code that only copies and joins its strings
+// (an entry's searchable text), the copy yields a text whose marks
+// (SplitRefs) stand for the strings, which can then be read in pieces
+// (Unescape). Memory is bounded by budget as Shrink's is: once the copy
+// holds that much (a line of a million short strings), further array
+// elements and members are left out, and partial says so; a key longer
+// than maxString is cut as Shrink cuts it. A value that holds U+FDD0
+// itself is ErrMarked.
+func Skeleton(r io.Reader, maxString, budget int) (skel []byte, refs []Ref, partial bool, err error) {
+	cr := &countingReader{r: r}
+	s := &shrinker{r: bufio.NewReaderSize(cr, 64<<10), maxString: maxString, budget: budget, read: cr}
+	out, err := s.run()
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if bytes.Count(out, []byte(refOpen)) != len(s.refs) || hasEscapedMark(out) {
+		return nil, nil, false, ErrMarked
+	}
+	return out, s.refs, s.dropped, nil
+}
+
+// RefMark is the mark of a Skeleton's i-th long string: noncharacters
+// around its number, which no tokenizer or trimming changes.
+func RefMark(i int) string { return refOpen + strconv.Itoa(i) + refClose }
+
+const refOpen, refClose = "\ufdd0", "\ufdd1"
+
+// SplitRefs walks text made from a Skeleton: lit is called with the text
+// between marks, ref with each mark's number, in order; an error of
+// either stops the walk.
+func SplitRefs(text string, lit func(string) error, ref func(int) error) error {
+	for {
+		i := strings.Index(text, refOpen)
+		if i < 0 {
+			break
+		}
+		j := strings.Index(text[i:], refClose)
+		n, err := strconv.Atoi(text[i+len(refOpen) : i+max(j, len(refOpen))])
+		if j < 0 || err != nil {
+			break // not a mark of ours: text
+		}
+		if err := lit(text[:i]); err != nil {
+			return err
+		}
+		if err := ref(n); err != nil {
+			return err
+		}
+		text = text[i+j+len(refClose):]
+	}
+	return lit(text)
+}
+
+// hasEscapedMark reports whether b holds U+FDD0 or U+FDD1 as an escape.
+func hasEscapedMark(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte(`\u`))
+		if i < 0 || i+6 > len(b) {
+			return false
+		}
+		if h := bytes.ToLower(b[i+2 : i+6]); string(h) == "fdd0" || string(h) == "fdd1" {
+			return true
+		}
+		b = b[i+2:]
+	}
+}
+
+// pos is the number of bytes of the value consumed so far.
+func (s *shrinker) pos() int64 {
+	if s.read == nil {
+		return 0
+	}
+	return s.read.n - int64(s.r.Buffered())
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -139,7 +139,7 @@ const activityDesc = `How the user's work with the agent went ("how did my work 
 func (s *Server) addActivity() {
 	keys := slices.DeleteFunc(slices.Clone(pidex.StatsKeys), func(k string) bool { return k == "machine" && !s.cat.Team() })
 	addTool(s, toolSpec[activityArgs, activityResult]{
-		name: "activity_report", title: "Activity report", desc: activityDesc,
+		name: "activity_report", title: "Activity report", desc: activityDesc, quotes: true,
 		rename: map[string]string{"tz": "tz"},
 		patch: func(sc *jsonschema.Schema) {
 			enum(sc, "by", keys...)
@@ -153,7 +153,7 @@ func (s *Server) addActivity() {
 
 func (s *Server) activity(ctx context.Context, in *activityArgs) (reply[activityResult], error) {
 	var r reply[activityResult]
-	_, limit, budget, err := s.paged("activity_report", "", in, in.Limit, pidex.DefaultReportRows, pidex.MaxReadWindow, in.MaxChars)
+	_, limit, budget, err := s.paged("activity_report", "", in, &in.Limit, pidex.DefaultReportRows, pidex.MaxReadWindow, &in.MaxChars)
 	if err != nil {
 		return r, err
 	}
@@ -250,9 +250,11 @@ func (s *Server) activity(ctx context.Context, in *activityArgs) (reply[activity
 			for c, cell := range cells {
 				switch {
 				case c == 0 && !l.Num[0]:
-					line.WriteString(oneLine(cell) + ": ")
+					line.WriteString(quoted(cell) + ": ") // a tool's name, a command's first word
 				case c == l.TimeCol && cell != "":
 					parts = append(parts, l.Heads[c]+" "+cell+" UTC")
+				case !l.Num[c]: // a stop reason, an error message, a tool: from the sessions
+					parts = append(parts, l.Heads[c]+" "+quoted(cell))
 				default:
 					parts = append(parts, l.Heads[c]+" "+oneLine(cell))
 				}

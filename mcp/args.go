@@ -112,6 +112,9 @@ func decodeArgs(tool string, raw json.RawMessage, in any, schema *jsonschema.Sch
 	given := map[string]bool{}
 	for _, k := range slices.Sorted(maps.Keys(args)) {
 		i, ok := fields[k]
+		if _, listed := schema.Properties[k]; !listed {
+			ok = false // a field the tool does not list here (machine on a local catalog)
+		}
 		if !ok && filters >= 0 {
 			if f, ok := pidex.FilterNamed(k); ok && f.On(op).Field != "" {
 				if err := decodeFilter(k, args[k], v.Field(filters)); err != nil {
@@ -122,13 +125,8 @@ func decodeArgs(tool string, raw json.RawMessage, in any, schema *jsonschema.Sch
 			}
 		}
 		if !ok {
-			names := slices.Collect(maps.Keys(fields))
-			if filters >= 0 {
-				for _, f := range pidex.Filters(op) {
-					names = append(names, f.Name)
-				}
-			}
-			slices.Sort(names)
+			// The arguments the tool's schema lists, as the client sees them.
+			names := slices.Sorted(maps.Keys(schema.Properties))
 			return pidex.Usagef("%s has no argument %q; it takes %s", tool, k, strings.Join(names, ", "))
 		}
 		val := bytes.TrimSpace(args[k])

@@ -86,7 +86,7 @@ func (s *Server) addCost() {
 
 func (s *Server) cost(ctx context.Context, in *costArgs) (reply[costResult], error) {
 	var r reply[costResult]
-	offset, limit, budget, err := s.paged("cost_report", in.Cursor, in, in.Limit, pidex.DefaultReportRows, pidex.MaxReadWindow, in.MaxChars)
+	offset, limit, budget, err := s.paged("cost_report", in.Cursor, in, &in.Limit, pidex.DefaultReportRows, pidex.MaxReadWindow, &in.MaxChars)
 	if err != nil {
 		return r, err
 	}

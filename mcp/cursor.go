@@ -141,16 +141,19 @@ func resumeAt(tool, cursor string, in any) (int, error) {
 }
 
 // paged reads what every paged tool takes alike: where the page starts
-// (resumeAt), its size (limit within 1..hi, def when not given) and its
-// character budget.
-func (s *Server) paged(tool, cursor string, in any, limit, def, hi, maxChars int) (int, int, pidex.Budget, error) {
+// (resumeAt), its size (*limit within 1..hi, def when not given) and its
+// character budget (*maxChars). Both are read after resumeAt, which fills
+// in what the call left out from its cursor: read before, a page asked
+// for with limit=3 was continued by pages of the default size.
+func (s *Server) paged(tool, cursor string, in any, limit *int, def, hi int, maxChars *int) (int, int, pidex.Budget, error) {
 	offset, err := resumeAt(tool, cursor, in)
 	if err != nil {
 		return 0, 0, pidex.Budget{}, err
 	}
-	if limit, err = pidex.Bounded("limit", limit, def, 1, hi); err != nil {
+	n, err := pidex.Bounded("limit", *limit, def, 1, hi)
+	if err != nil {
 		return 0, 0, pidex.Budget{}, err
 	}
-	budget, err := pidex.BudgetOptions{Chars: maxChars}.Filter(s.cat.Vocabulary())
-	return offset, limit, budget, err
+	budget, err := pidex.BudgetOptions{Chars: *maxChars}.Filter(s.cat.Vocabulary())
+	return offset, n, budget, err
 }

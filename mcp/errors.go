@@ -37,7 +37,7 @@ func (e *sessionNotFound) Error() string {
 			b.WriteString(" The most recent sessions:")
 		}
 		for _, s := range e.Suggestions {
-			fmt.Fprintf(&b, "\n- %s  %s  (%s)", s.ID, view.SessionTitle(&s, 80), view.Project(s.Cwd))
+			fmt.Fprintf(&b, "\n- %s  %s  (%s)", oneLine(s.ID), quoted(view.SessionTitle(&s, 80)), quoted(view.Project(s.Cwd)))
 		}
 	}
 	b.WriteString("\nsearch_sessions finds a session by what was said in it; list_sessions lists them.")
@@ -94,11 +94,11 @@ func ambiguous(e *pidex.AmbiguousError) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "session %q matches %d sessions; pass one of these ids (or, when two files share an id, the path) as session:", e.Ref, e.Matches)
 	for _, r := range e.Candidates {
-		fmt.Fprintf(&b, "\n- %s", r.SessionID)
+		fmt.Fprintf(&b, "\n- %s", oneLine(r.SessionID))
 		if r.Name != "" {
-			fmt.Fprintf(&b, "  %q", r.Name)
+			fmt.Fprintf(&b, "  %s", quoted(r.Name))
 		}
-		fmt.Fprintf(&b, "  %s", r.Path)
+		fmt.Fprintf(&b, "  %s", oneLine(r.Path))
 	}
 	if more := e.Matches - len(e.Candidates); more > 0 {
 		fmt.Fprintf(&b, "\n- and %d more: give more of the id", more)

@@ -45,7 +45,7 @@ const exportDesc = `A pi session as Markdown, to hand it on to a person or anoth
 
 func (s *Server) addExport() {
 	addTool(s, toolSpec[exportArgs, exportResult]{
-		name: "export_session", title: "Session as Markdown", desc: exportDesc,
+		name: "export_session", title: "Session as Markdown", desc: exportDesc, quotes: true,
 		patch: func(sc *jsonschema.Schema) {
 			bounds(sc, "max_chars", pidex.MinBudget, pidex.MaxBudget, pidex.DefaultBudget)
 			bounds(sc, "max_output", 0, 1<<31-1, pidex.DefaultMaxOutput)
@@ -91,7 +91,7 @@ func (s *Server) export(ctx context.Context, in *exportArgs) (reply[exportResult
 			count(out.Chars), count(chars(md)), count(pidex.MaxBudget), quoted(out.Session.ID), onMachine(ref.Machine))
 	}
 	out.Markdown = md
-	r.data, r.text = out, md
+	r.data, r.text = out, fmt.Sprintf("Session %s as Markdown, between the fences:\n\n%s", quoted(out.Session.ID), fenced(md))
 	if out.Truncated != "" {
 		r.text += "\n\n[" + out.Truncated + "]"
 	}

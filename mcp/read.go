@@ -75,11 +75,11 @@ func (s *Server) addRead() {
 		bounds(sc, "max_chars", pidex.MinBudget, pidex.MaxBudget, pidex.DefaultBudget)
 	}
 	rename := map[string]string{"maxItemChars": "max_message_chars", "classes": "roles"}
-	addTool(s, toolSpec[readArgs, readResult]{name: "read_session", title: "Read a session", desc: readDesc, patch: patch, rename: rename,
+	addTool(s, toolSpec[readArgs, readResult]{name: "read_session", title: "Read a session", desc: readDesc, patch: patch, rename: rename, quotes: true,
 		run: func(ctx context.Context, in *readArgs) (reply[readResult], error) {
 			return s.read(ctx, "read_session", in, false)
 		}})
-	addTool(s, toolSpec[readArgs, readResult]{name: "get_context", title: "Model context", desc: contextDesc, patch: patch, rename: rename,
+	addTool(s, toolSpec[readArgs, readResult]{name: "get_context", title: "Model context", desc: contextDesc, patch: patch, rename: rename, quotes: true,
 		run: func(ctx context.Context, in *readArgs) (reply[readResult], error) {
 			return s.read(ctx, "get_context", in, true)
 		}})
@@ -87,7 +87,7 @@ func (s *Server) addRead() {
 
 func (s *Server) read(ctx context.Context, tool string, in *readArgs, asContext bool) (reply[readResult], error) {
 	var r reply[readResult]
-	w := pidex.Window{From: -1, Around: in.Around}
+	w := pidex.Window{From: -1, Around: in.Around, Centre: true}
 	leaf := in.Leaf
 	if in.Cursor != "" {
 		c, err := decodeCursor(tool, in.Cursor)
@@ -165,9 +165,7 @@ func (s *Server) read(ctx context.Context, tool string, in *readArgs, asContext 
 			Time: isoTime(it.Time), Label: it.Label, Note: it.Note, Text: strings.Join(body, "\n")}
 		var t strings.Builder
 		t.WriteString(itemHead(it, o))
-		for _, l := range body {
-			t.WriteString("  " + l + "\n")
-		}
+		t.WriteString(quoteLines("  ", body...))
 		t.WriteString("\n")
 		return t.String(), o
 	}
@@ -230,11 +228,11 @@ func (s *Server) read(ctx context.Context, tool string, in *readArgs, asContext 
 // itemHead is an item's first line: "[POSITION] title · id · time ·
 // detail · label · note", the position being what offset takes.
 func itemHead(it *pidex.DocItem, o itemOut) string {
-	parts := []string{fmt.Sprintf("[%d] %s", o.Position, it.Title), it.ID}
+	parts := []string{fmt.Sprintf("[%d] %s", o.Position, oneLine(it.Title)), oneLine(it.ID)}
 	if it.Time != nil {
 		parts = append(parts, it.Time.UTC().Format("2006-01-02 15:04:05"))
 	}
-	if it.Detail != "" {
+	if it.Detail != "" { // metadata, its names and labels already quoted (pi's Shown)
 		parts = append(parts, oneLine(it.Detail))
 	}
 	if it.Label != "" {
@@ -273,7 +271,7 @@ func readHeader(doc *pidex.Document, out *readResult, asContext bool) string {
 	if level == "" {
 		level = "unknown"
 	}
-	fmt.Fprintf(&b, "Model %s, thinking %s\n", model, level)
+	fmt.Fprintf(&b, "Model %s, thinking %s\n", oneLine(model), oneLine(level))
 	if out.Resume != nil {
 		b.WriteString(resumeLines(&pidex.Resume{Command: out.Resume.Command, Notes: out.Resume.Notes}))
 	}

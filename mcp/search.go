@@ -29,10 +29,18 @@ type searchArgs struct {
 
 type searchResult struct {
 	Query    string       `json:"query"`
+	Totals   totalsOut    `json:"totals" jsonschema:"what the whole search matches, past this page"`
 	Hits     []hitOut     `json:"hits" jsonschema:"matching entries, best first (or newest first); empty with sessions_only"`
 	Sessions []sessionHit `json:"sessions" jsonschema:"with sessions_only: matching sessions, best first; else empty"`
 	Note     string       `json:"note,omitempty" jsonschema:"said when part of the text is not indexed yet"`
 	page
+}
+
+// totalsOut count what a search matches (pidex.SearchTotals).
+type totalsOut struct {
+	Hits     int  `json:"hits" jsonschema:"matching entries"`
+	Sessions int  `json:"sessions" jsonschema:"sessions holding them"`
+	AtLeast  bool `json:"at_least" jsonschema:"counting stopped early (it stops at pidex's cap, 10,000 entries): there are more hits, and sessions counts the sessions of those counted"`
 }
 
 type hitOut struct {
@@ -69,7 +77,7 @@ Query language: words (all must occur; case and accents ignored), "a phrase", pr
 func (s *Server) addSearch() {
 	v := s.cat.Vocabulary()
 	addTool(s, toolSpec[searchArgs, searchResult]{
-		name: "search_sessions", title: "Search sessions", desc: searchDesc, text: true,
+		name: "search_sessions", title: "Search sessions", desc: searchDesc, text: true, quotes: true,
 		patch: func(sc *jsonschema.Schema) {
 			enum(sc, "role", v.RoleGroups...)
 			enum(sc, "branch", pidex.BranchAll, pidex.BranchActive)
@@ -83,7 +91,7 @@ func (s *Server) addSearch() {
 
 func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult], error) {
 	var r reply[searchResult]
-	offset, limit, budget, err := s.paged("search_sessions", in.Cursor, in, in.Limit, pidex.DefaultPageLimit, pidex.MaxPageLimit, in.MaxChars)
+	offset, limit, budget, err := s.paged("search_sessions", in.Cursor, in, &in.Limit, pidex.DefaultPageLimit, pidex.MaxPageLimit, &in.MaxChars)
 	if err != nil {
 		return r, err
 	}
@@ -105,6 +113,11 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 	if note := view.Coverage(indexed, total); note != "" {
 		out.Note = note + ": some matches may be missing until indexing finishes"
 	}
+	totals, err := s.cat.SearchTotals(ctx, o)
+	if err != nil {
+		return r, err
+	}
+	out.Totals = totalsOut{Hits: totals.Hits, Sessions: totals.Sessions, AtLeast: totals.AtLeast}
 	var lines []string // one block of text per hit or session
 	more := false
 	shared := map[string]string{}
@@ -122,7 +135,7 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 			id := s.handle(ctx, h.SessionID, h.Path, h.Machine, shared)
 			ref := quoted(id) + onMachine(h.Machine)
 			lines = append(lines, fmt.Sprintf("%d. %s · %s · %s · modified %s\n   session=%s — its hits: search_sessions with session=%s; read it: read_session session=%s\n",
-				offset+i+1, oneLine(title), oneLine(sh.Project), hitsWord(h.Hits), shortTime(&h.Modified), ref, ref, ref))
+				offset+i+1, quoted(title), quoted(sh.Project), hitsWord(h.Hits), shortTime(&h.Modified), ref, ref, ref))
 			out.Sessions = append(out.Sessions, sh)
 		}
 	} else {
@@ -138,8 +151,8 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 			ho := hitOut{Session: sessionRef{ID: h.SessionID, Title: title, Path: h.Path, Machine: h.Machine}, Project: view.Project(h.Cwd), Cwd: h.Cwd,
 				EntryID: h.EntryID, Role: h.Role, Time: isoTime(h.Timestamp), Snippet: bolded(h.Segments),
 				Open: openRef{Session: id, Around: h.EntryID, Machine: h.Machine}, Line: h.Line}
-			lines = append(lines, fmt.Sprintf("%d. %s · %s · %s · %s\n   %s\n   open: read_session session=%s around=%s\n",
-				offset+i+1, oneLine(title), oneLine(ho.Project), h.Role, shortTime(h.Timestamp), oneLine(ho.Snippet), quoted(id)+onMachine(h.Machine), quoted(h.EntryID)))
+			lines = append(lines, fmt.Sprintf("%d. %s · %s · %s · %s\n%s   open: read_session session=%s around=%s\n",
+				offset+i+1, quoted(title), quoted(ho.Project), oneLine(h.Role), shortTime(h.Timestamp), quoteLines("   ", oneLine(ho.Snippet)), quoted(id)+onMachine(h.Machine), quoted(h.EntryID)))
 			out.Hits = append(out.Hits, ho)
 		}
 	}
@@ -181,8 +194,9 @@ func (s *Server) search(ctx context.Context, in *searchArgs) (reply[searchResult
 		b.WriteString("\n")
 	case out.Returned == 0:
 		fmt.Fprintf(&b, "No more %s for %s.\n", what, quoted(in.Query))
-	default:
-		fmt.Fprintf(&b, "%s for %s: %d–%d, %s.\n\n", strings.ToUpper(what[:1])+what[1:], quoted(in.Query), offset+1, offset+out.Returned, order)
+	default: // "Hits 1–3 of 60 in 21 sessions for …", as the CLI says it
+		p := view.NewSearchPage(totals, offset, limit, out.Returned, in.SessionsOnly).String()
+		fmt.Fprintf(&b, "%s for %s, %s.\n\n", strings.ToUpper(p[:1])+p[1:], quoted(in.Query), order)
 	}
 	for _, l := range lines {
 		b.WriteString(l)

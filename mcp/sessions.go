@@ -66,7 +66,7 @@ const listDesc = `List the user's pi sessions, most recently active first (or by
 
 func (s *Server) addList() {
 	addTool(s, toolSpec[listArgs, listResult]{
-		name: "list_sessions", title: "List sessions", desc: listDesc,
+		name: "list_sessions", title: "List sessions", desc: listDesc, quotes: true,
 		patch: func(sc *jsonschema.Schema) {
 			enum(sc, "sort", pidex.ListSorts...)
 			bounds(sc, "limit", 1, pidex.MaxPageLimit, pidex.DefaultPageLimit)
@@ -78,7 +78,7 @@ func (s *Server) addList() {
 
 func (s *Server) list(ctx context.Context, in *listArgs) (reply[listResult], error) {
 	var r reply[listResult]
-	offset, limit, budget, err := s.paged("list_sessions", in.Cursor, in, in.Limit, pidex.DefaultPageLimit, pidex.MaxPageLimit, in.MaxChars)
+	offset, limit, budget, err := s.paged("list_sessions", in.Cursor, in, &in.Limit, pidex.DefaultPageLimit, pidex.MaxPageLimit, &in.MaxChars)
 	if err != nil {
 		return r, err
 	}
@@ -104,7 +104,7 @@ func (s *Server) list(ctx context.Context, in *listArgs) (reply[listResult], err
 			models = " · " + strings.Join(so.Models, ", ")
 		}
 		l := fmt.Sprintf("%d. %s · %s%s\n   session=%s · modified %s · %s %s · %s tokens · %s%s\n",
-			offset+i+1, oneLine(so.Session.Title), oneLine(so.Project), oneLine(models), quoted(id)+onMachine(so.Session.Machine), shortTime(&rows[i].Modified),
+			offset+i+1, quoted(so.Session.Title), quoted(so.Project), oneLine(models), quoted(id)+onMachine(so.Session.Machine), shortTime(&rows[i].Modified),
 			count(so.Messages), text.Plural(int(so.Messages), "message", "messages"), count(so.Tokens), money(so.Cost), branchWord(so.BranchPoints))
 		if so.SpawnedBy != "" { // listed alone: its parent's file is gone
 			l += fmt.Sprintf("   subagent %s of %s\n", oneLine(so.Run), oneLine(so.SpawnedBy))
@@ -187,7 +187,7 @@ func (s *Server) subagents(ctx context.Context, subs []pidex.Session, shared map
 		o := subagentOut{Session: sessionRef{ID: id, Title: view.SessionTitle(si.Session, 80), Path: si.Path, Machine: si.Machine},
 			Depth: si.Depth, Run: si.Run, Messages: si.MessageCount, Cost: si.Cost}
 		lines = append(lines, fmt.Sprintf("%s└ subagent %s · session=%s · %s %s · %s · %s\n", indent+strings.Repeat("  ", si.Depth-1), oneLine(view.RunLabel(si.Run)),
-			quoted(id)+onMachine(si.Machine), count(si.MessageCount), plural(si.MessageCount, "message", "messages"), money(si.Cost), oneLine(o.Session.Title)))
+			quoted(id)+onMachine(si.Machine), count(si.MessageCount), plural(si.MessageCount, "message", "messages"), money(si.Cost), quoted(o.Session.Title)))
 		out = append(out, o)
 	}
 	return out, lines
@@ -260,7 +260,7 @@ const sessionDesc = `Overview of one pi session: name, project, times, models, t
 
 func (s *Server) addSession() {
 	addTool(s, toolSpec[sessionArgs, overviewOut]{
-		name: "get_session", title: "Session overview", desc: sessionDesc,
+		name: "get_session", title: "Session overview", desc: sessionDesc, quotes: true,
 		patch: func(sc *jsonschema.Schema) {
 			bounds(sc, "max_chars", pidex.MinBudget, pidex.MaxBudget, pidex.DefaultBudget)
 		},
@@ -293,10 +293,10 @@ func (s *Server) overview(ctx context.Context, in *sessionArgs) (reply[overviewO
 	var b strings.Builder
 	fmt.Fprintf(&b, "Session %s\n", si.ID)
 	if out.Session.Name != "" {
-		fmt.Fprintf(&b, "Name: %s\n", oneLine(out.Session.Name))
+		fmt.Fprintf(&b, "Name: %s\n", quoted(out.Session.Name))
 	}
-	fmt.Fprintf(&b, "First message: %s\n", text.Cut(text.OneLine(text.Cut(si.FirstMessage, 1200)), 300))
-	fmt.Fprintf(&b, "Project: %s (%s)\nFile: %s (%s)\n", oneLine(out.Session.Project), oneLine(si.Cwd), oneLine(si.Path), text.Bytes(si.SizeBytes))
+	fmt.Fprintf(&b, "First message: %s\n", quoted(text.Cut(text.OneLine(text.Cut(si.FirstMessage, 1200)), 300)))
+	fmt.Fprintf(&b, "Project: %s (cwd %s)\nFile: %s (%s)\n", quoted(out.Session.Project), quoted(si.Cwd), oneLine(si.Path), text.Bytes(si.SizeBytes))
 	created := "unknown"
 	if si.Created != nil {
 		created = shortTime(si.Created)
@@ -304,7 +304,7 @@ func (s *Server) overview(ctx context.Context, in *sessionArgs) (reply[overviewO
 	fmt.Fprintf(&b, "Created %s · last active %s\n", created, shortTime(&si.Modified))
 	fmt.Fprintf(&b, "%s entries, %s messages · current leaf %s\n", count(si.EntryCount), count(si.MessageCount), out.LeafID)
 	if len(si.Models) > 0 {
-		fmt.Fprintf(&b, "Models: %s\n", strings.Join(si.Models, ", "))
+		fmt.Fprintf(&b, "Models: %s\n", oneLine(strings.Join(si.Models, ", ")))
 	}
 	fmt.Fprintf(&b, "Tokens: %s (input %s, output %s, cache read %s, cache write %s)\n", count(si.Tokens.Total),
 		count(si.Tokens.Input), count(si.Tokens.Output), count(si.Tokens.CacheRead), count(si.Tokens.CacheWrite))
@@ -314,7 +314,7 @@ func (s *Server) overview(ctx context.Context, in *sessionArgs) (reply[overviewO
 		fmt.Fprintf(&b, "Cost: %s in all; nothing spent on abandoned branches\n", money(si.Cost))
 	}
 	if out.Session.ParentSession != "" {
-		fmt.Fprintf(&b, "Forked from: %s\n", out.Session.ParentSession)
+		fmt.Fprintf(&b, "Forked from: %s\n", quoted(out.Session.ParentSession))
 	}
 	if si.SpawnedBy != "" {
 		fmt.Fprintf(&b, "Subagent %s, started by: %s\n", oneLine(si.Run), oneLine(si.SpawnedBy))

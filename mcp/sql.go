@@ -51,7 +51,7 @@ func sqlDesc() string {
 
 func (s *Server) addSQL() {
 	addTool(s, toolSpec[sqlArgs, sqlResult]{
-		name: "query_sql", title: "SQL on the session catalog", desc: sqlDesc(),
+		name: "query_sql", title: "SQL on the session catalog", desc: sqlDesc(), quotes: true,
 		rename: map[string]string{"maxRows": "max_rows", "timeout": "timeout_ms", "maxItemChars": "max_value_chars"},
 		patch: func(sc *jsonschema.Schema) {
 			bounds(sc, "max_rows", 1, pidex.MaxSQLRows, pidex.DefaultSQLRows)
@@ -97,20 +97,23 @@ func (s *Server) sql(ctx context.Context, in *sqlArgs) (reply[sqlResult], error)
 	out := sqlResult{Columns: rows.Columns, Rows: [][]any{}, More: rows.More}
 	out.Offset = min(offset, len(rows.Rows))
 	page := &pidex.Rows{Columns: rows.Columns, Rows: rows.Rows[out.Offset:]}
-	cut := 0
+	cuts := make([]int, len(page.Rows)) // values cut, by row
 	for i, row := range page.Rows {
 		vals := make([]any, len(row))
 		for k, v := range row {
 			var c bool
 			vals[k], c = value(v, budget.ItemChars)
 			if c {
-				cut++
+				cuts[i]++
 			}
 		}
 		page.Rows[i] = vals
 		out.Rows = append(out.Rows, vals)
 	}
 	lines := tsvLines(page)
+	for i, l := range lines { // the header and every row, quoted: values are session content
+		lines[i] = quoteLines("", strings.TrimSuffix(l, "\n"))
+	}
 	keep := view.Take(len(out.Rows), budget.Chars-reserve-chars(lines[0]), func(i int) int { return size(lines[i+1], out.Rows[i]) })
 	if keep < len(out.Rows) {
 		out.Rows, page.Rows, lines = out.Rows[:keep], page.Rows[:keep], lines[:keep+1]
@@ -118,6 +121,10 @@ func (s *Server) sql(ctx context.Context, in *sqlArgs) (reply[sqlResult], error)
 		out.Truncated = budgetNote(keep, budget.Chars) + " Fewer columns, a shorter max_value_chars or a narrower WHERE fit more."
 	}
 	out.Returned = keep
+	cut := 0 // of the rows returned: the ones past the budget are not shown
+	for _, n := range cuts[:keep] {
+		cut += n
+	}
 	if out.More {
 		out.NextCursor = encodeCursor("query_sql", cursorKey(*in), out.Offset+keep, "")
 	}
@@ -126,7 +133,7 @@ func (s *Server) sql(ctx context.Context, in *sqlArgs) (reply[sqlResult], error)
 	if out.More {
 		b.WriteString("; the statement has more")
 	}
-	b.WriteString(". Tab-separated; tab, newline and backslash in values are written \\t, \\n, \\\\; NULL is empty.\n\n")
+	b.WriteString(". Tab-separated after │; tab, newline and backslash in values are written \\t, \\n, \\\\; NULL is empty.\n\n")
 	b.WriteString(strings.Join(lines, ""))
 	if cut > 0 {
 		fmt.Fprintf(&b, "\n%d %s cut at %s characters (max_value_chars).\n", cut, text.Plural(cut, "value was", "values were"), count(budget.ItemChars))

@@ -49,6 +49,7 @@ func TestTeamCatalog(t *testing.T) {
 		t.Fatalf("no tool %s", tool)
 		return false
 	}
+	checkUnknownArgument(t, team) // machine among the arguments it lists (issue 39, item 10)
 	for _, tool := range []string{"search_sessions", "list_sessions", "get_session", "read_session", "get_context", "cost_report", "activity_report"} {
 		if machineArg(local, tool) {
 			t.Errorf("%s on a local catalog has a machine argument", tool)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -60,10 +59,21 @@ func shortTime(t *pidex.Time) string {
 func chars(s string) int { return utf8.RuneCountInString(s) }
 
 // size is what an item takes of a budget: the larger of its text and its
-// JSON, since the result carries both and a client may show either.
+// JSON, since the result carries both and a client may show either, each
+// as it is written, its hidden characters escaped (render.ForAgent).
 func size(textPart string, data any) int {
 	b, _ := json.Marshal(data)
-	return max(chars(textPart), utf8.RuneCount(b))
+	return max(render.ForAgentLen(textPart), jsonChars(string(b)))
+}
+
+// jsonChars is the length of JSON once its strings are escaped for a
+// model: each escape's backslash is doubled in JSON.
+func jsonChars(j string) int {
+	esc := render.ForAgent(j)
+	if len(esc) == len(j) {
+		return utf8.RuneCountInString(j)
+	}
+	return utf8.RuneCountInString(esc) + strings.Count(esc, `\`) - strings.Count(j, `\`)
 }
 
 // money is a cost in dollars for reading, as every face writes it
@@ -72,9 +82,6 @@ func money(v float64) string { return text.Money(v) }
 
 // count is a whole number for reading, digits grouped.
 func count[T int | int64 | float64](n T) string { return text.Count(int64(n)) }
-
-// quoted is a value quoted for a call the text suggests.
-func quoted(s string) string { return strconv.Quote(s) }
 
 // session resolves a session argument, with suggestions when it matches
 // none (see sessionNotFound). A path names a session only when the

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pidex-dev/pidex/internal/files"
 	"github.com/pidex-dev/pidex/internal/js"
 	"github.com/pidex-dev/pidex/internal/text"
 	"github.com/pidex-dev/pidex/schema"
@@ -78,19 +78,34 @@ var artifactRef = text.LazyRegexp(`\b(artifact|agent)://([A-Za-z0-9_.-]+)|"artif
 // prefixes in the session's artifacts folder: "0." for artifact://0 (the
 // file is <n>.<tool>.log), "Scout.md" for agent://Scout.
 func Artifacts(line []byte) []string {
+	return artifactsFrom(line, func(int, int) bool { return true })
+}
+
+// artifactsFrom is Artifacts of the references in line that take says to
+// take (by where they are).
+func artifactsFrom(line []byte, take func(from, to int) bool) []string {
 	if !bytes.Contains(line, []byte("artifact://")) && !bytes.Contains(line, []byte("agent://")) && !bytes.Contains(line, []byte(`"artifactId"`)) {
 		return nil
 	}
 	var out []string
-	for _, m := range artifactRef().FindAllSubmatch(line, -1) {
+	for _, at := range artifactRef().FindAllSubmatchIndex(line, -1) {
+		if !take(at[0], at[1]) {
+			continue
+		}
+		group := func(i int) string {
+			if at[2*i] < 0 {
+				return ""
+			}
+			return string(line[at[2*i]:at[2*i+1]])
+		}
 		var name string
 		switch {
-		case len(m[3]) > 0:
-			name = string(m[3]) + "."
-		case string(m[1]) == "artifact":
-			name = strings.TrimSuffix(string(m[2]), ".") + "."
+		case group(3) != "":
+			name = group(3) + "."
+		case group(1) == "artifact":
+			name = strings.TrimSuffix(group(2), ".") + "."
 		default:
-			name = strings.TrimSuffix(string(m[2]), ".") + ".md"
+			name = strings.TrimSuffix(group(2), ".") + ".md"
 		}
 		if !slices.Contains(out, name) {
 			out = append(out, name)
@@ -104,12 +119,16 @@ func Artifacts(line []byte) []string {
 // .jsonl, artifactsDirectoryFor), at most maxArtifact bytes of each; an
 // artifact that is gone adds nothing.
 func ArtifactText(path string, line []byte) string {
-	names := Artifacts(line)
+	return artifactText(path, Artifacts(line))
+}
+
+// artifactText is the text of the named artifacts (Artifacts).
+func artifactText(path string, names []string) string {
 	if len(names) == 0 {
 		return ""
 	}
 	dir := strings.TrimSuffix(path, ".jsonl")
-	ents, err := os.ReadDir(dir)
+	ents, err := files.ReadDir(dir)
 	if err != nil {
 		return ""
 	}
@@ -124,7 +143,7 @@ func ArtifactText(path string, line []byte) string {
 			if strings.HasSuffix(n, ".md") && e.Name() != n {
 				continue
 			}
-			f, err := os.Open(filepath.Join(dir, e.Name()))
+			f, err := files.OpenRegular(filepath.Join(dir, e.Name()))
 			if err != nil {
 				continue
 			}

@@ -144,12 +144,16 @@ type pushedFile struct {
 	Format     string
 }
 
-// job is one file's work.
+// job is one file's work. The reader's local is the local catalog's row
+// (the real path, to open the session file); the writer's is the row as
+// it left the machine (fileHead: path, root and last id redacted with
+// --redact).
 type job struct {
 	act    action
 	local  localFile
 	pushed *pushedFile
-	id     int64 // the team catalog's file id
+	id     int64    // the team catalog's file id
+	out    outbound // the reader's: what its values go through on the way out
 }
 
 // decide says what a file needs: the local catalog's row against what
@@ -302,7 +306,7 @@ func newPusher(ctx context.Context, local *sqlite.DB, o PushOptions) (p *pusher,
 // pushFormat is how a push writes a file's rows (files.format): a file
 // pushed with another is pushed again whole.
 func pushFormat(derivation int, redact bool) string {
-	return fmt.Sprintf("derivation %d, push %d, redact %t", derivation, FormatVersion, redact)
+	return fmt.Sprintf("derivation %d, push %d, redact %s", derivation, FormatVersion, redactFormat(redact))
 }
 
 // checkMachine refuses a name that could not be told apart in a listing.
@@ -357,9 +361,16 @@ func (p *pusher) run(ctx context.Context) error {
 	var removed []*pushedFile
 	seen := map[string]bool{}
 	for _, l := range locals {
-		seen[l.Path] = true
-		pf := pushed[l.Path]
-		j := job{act: decide(l, pf, p.catalogID, p.format), local: l, pushed: pf}
+		out := p.outboundFor(l)
+		path := out.path(l.Path) // the path in the team catalog
+		if seen[path] {
+			// Two files whose paths differ only by a secret, redacted.
+			p.st.Skipped = append(p.st.Skipped, l.Path)
+			continue
+		}
+		seen[path] = true
+		pf := pushed[path]
+		j := job{act: decide(l, pf, p.catalogID, p.format), local: l, pushed: pf, out: out}
 		if pf != nil {
 			j.id = pf.ID
 		}

@@ -1,11 +1,13 @@
 package postgres
 
 // A push's reads, file by file: a file's rows from the local catalog, its
-// lines from the session file, as they leave the machine (redacted with
-// --redact), handed on as parts (wire.go) to the writer of the team
-// catalog: fileWriter in this process for a direct push, a team server
-// over HTTP for a push with a token (pushhttp.go). Both write the same
-// parts the same way.
+// lines from the session file, as they leave the machine (through the
+// file's outbound, pushredact.go: redacted with --redact), handed on as
+// parts (wire.go) to the writer of the team catalog: fileWriter in this
+// process for a direct push, a team server over HTTP for a push with a
+// token (pushhttp.go). Both write the same parts the same way; neither
+// ever sees a value before redaction, and the count of what was redacted
+// is the reader's (the client's summary).
 
 import (
 	"context"
@@ -19,7 +21,6 @@ import (
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/internal/pgsearch"
-	"github.com/pidex-dev/pidex/internal/redact"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/schema"
 )
@@ -79,7 +80,7 @@ func (p *pusher) readFile(ctx context.Context, j *job, st *PushStats, emit emitF
 		j.act = decide(l, j.pushed, p.catalogID, p.format)
 	}
 	j.local = l
-	if err := emit(ctx, &pushPart{File: &fileHead{Act: j.act, Local: l, Pushed: j.pushed}}); err != nil {
+	if err := emit(ctx, &pushPart{File: outHead(j, st)}); err != nil {
 		return err
 	}
 	if j.act == actTouch || j.act == actNone {
@@ -99,11 +100,34 @@ func (p *pusher) readFile(ctx context.Context, j *job, st *PushStats, emit emitF
 		if err != nil {
 			return err
 		}
-		if err := emit(ctx, &pushPart{Rows: &tableRows{Table: t.name, Rows: p.outRows(t, r, st)}}); err != nil {
+		if err := emit(ctx, &pushPart{Rows: &tableRows{Table: t.name, Rows: outRows(j, t, r, st)}}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// outHead is the file's head as it leaves the machine: its path (the key
+// the team catalog finds it by), root, name and last id through its
+// outbound, and no working directory (the writer has no use for it). The
+// count is of the markers written: the path is written when the file is
+// added, the rest with its cursor.
+func outHead(j *job, st *PushStats) *fileHead {
+	l := j.local
+	var none int64
+	pathN, cursorN := &none, &none
+	if j.act == actNew {
+		pathN = &st.Redacted
+	}
+	if j.act != actNone {
+		cursorN = &st.Redacted
+	}
+	base := j.out.base(l.Path, cursorN)
+	l.Path = j.out.text(l.Path, pathN) // as out.path computes it
+	l.Root = j.out.text(l.Root, cursorN)
+	l.LastID = j.out.text(l.LastID, cursorN)
+	l.Cwd = nil
+	return &fileHead{Act: j.act, Local: l, Base: base, Pushed: j.pushed}
 }
 
 // readEntries reads a file's entries from offset from on, with everything
@@ -123,7 +147,7 @@ func (p *pusher) readEntries(ctx context.Context, conn *sqlx.Conn, j *job, from 
 		if len(r) == 0 {
 			continue
 		}
-		if err := emit(ctx, &pushPart{Rows: &tableRows{Table: t.name, Rows: p.outRows(t, r, st)}}); err != nil {
+		if err := emit(ctx, &pushPart{Rows: &tableRows{Table: t.name, Rows: outRows(j, t, r, st)}}); err != nil {
 			return err
 		}
 	}
@@ -158,14 +182,12 @@ func (p *pusher) readLines(ctx context.Context, j *job, ents [][]any, st *PushSt
 		if l == nil {
 			return errChanged // the bytes there are not the entry's line any more
 		}
-		if p.o.Redact {
-			red, n := redact.Line(raw)
-			if n > 0 {
-				if l, _ = schema.DecodeLineFast(red); l == nil {
+		if before := st.Redacted; p.o.Redact {
+			raw = j.out.line(raw, &st.Redacted)
+			if st.Redacted != before {
+				if l, _ = schema.DecodeLineFast(raw); l == nil {
 					return fmt.Errorf("redact line at offset %d: the result is not JSON", off)
 				}
-				raw = red
-				st.Redacted += int64(n)
 			}
 		}
 		row := lineRow{Offset: off, Raw: raw}
@@ -174,7 +196,13 @@ func (p *pusher) readLines(ctx context.Context, j *job, ents [][]any, st *PushSt
 		st.Bytes += length
 		// The text the local text pass indexes (omp's lines also name the
 		// artifacts they point to).
-		if t := pi.SearchText(j.local.Path, l, j.local.Source != nil && *j.local.Source == pidex.SourceOmp); t != "" {
+		omp := j.local.Source != nil && *j.local.Source == pidex.SourceOmp
+		if t := pi.SearchText(j.local.Path, l, omp); t != "" {
+			if omp {
+				// omp's text adds that of the artifacts the line names,
+				// read from their files: not redacted with the line.
+				t = j.out.text(t, &st.Redacted)
+			}
 			row.Text = pgText(t)
 			toks := fts.Tokens(row.Text)
 			rows := pgsearch.ToRows(toks)
@@ -203,22 +231,20 @@ func (p *pusher) readLines(ctx context.Context, j *job, ents [][]any, st *PushSt
 	return emit(ctx, &pushPart{Lines: chunk})
 }
 
-// outRows are a table's rows as they leave the machine: the text that
-// --redact goes over, redacted (each replacement counted).
-func (p *pusher) outRows(t table, rows [][]any, st *PushStats) [][]any {
-	if !p.o.Redact {
-		return rows
+// outRows are a table's rows as they leave the machine: every string
+// (but the placeholders, flags and sums) through the file's outbound,
+// each replacement counted.
+func outRows(j *job, t table, rows [][]any, st *PushStats) [][]any {
+	if !j.out.redact {
+		return rows // readRows made every string valid text
 	}
 	for i, c := range t.cols {
-		if c.kind != colRedact {
+		if c.kind != colPlain {
 			continue
 		}
 		for _, r := range rows {
 			if s, ok := r[i].(string); ok {
-				var n int
-				if r[i], n = redact.String(s); n > 0 {
-					st.Redacted += int64(n)
-				}
+				r[i] = j.out.text(s, &st.Redacted)
 			}
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,10 +31,12 @@ type fileWriter struct {
 	textRows, textTokens int64
 }
 
-// fileRows is a file of the transaction: its job (act, cursor, the team
-// catalog's id) and its small tables' rows.
+// fileRows is a file of the transaction: its job (act, cursor as it left
+// the machine, the team catalog's id), its name and its small tables'
+// rows.
 type fileRows struct {
 	job   job
+	base  string
 	small map[string][][]any
 }
 
@@ -43,7 +44,10 @@ type fileRows struct {
 // account is named by a fileError.
 func (w *fileWriter) put(ctx context.Context, pt *pushPart) error {
 	if pt.File != nil {
-		f := &fileRows{job: job{act: pt.File.Act, local: pt.File.Local, pushed: pt.File.Pushed}, small: map[string][][]any{}}
+		if pt.File.Base == "" {
+			return fmt.Errorf("%w: a file without its name", errProtocol)
+		}
+		f := &fileRows{job: job{act: pt.File.Act, local: pt.File.Local, pushed: pt.File.Pushed}, base: pt.File.Base, small: map[string][][]any{}}
 		w.files = append(w.files, f)
 		if err := w.start(ctx, &f.job); err != nil {
 			return &fileError{len(w.files) - 1, err}
@@ -140,7 +144,7 @@ func (w *fileWriter) finish(ctx context.Context) error {
 		return err
 	}
 	for i, f := range w.files {
-		if err := w.cursor(ctx, &f.job); err != nil {
+		if err := w.cursor(ctx, &f.job, f.base); err != nil {
 			return &fileError{i, err}
 		}
 	}
@@ -207,15 +211,16 @@ func (w *fileWriter) small(ctx context.Context, j *job, rows map[string][][]any)
 	return touched, nil
 }
 
-// cursor writes the file's row as the local catalog has it, checking that
-// the team catalog's row is still the one the push planned from.
-func (w *fileWriter) cursor(ctx context.Context, j *job) error {
+// cursor writes the file's row as the local catalog has it (as it left
+// the machine), its name base, checking that the team catalog's row is
+// still the one the push planned from.
+func (w *fileWriter) cursor(ctx context.Context, j *job, base string) error {
 	if j.act == actNone {
 		return nil
 	}
 	l := j.local
 	args := []any{j.id, w.p.machine, pgText(l.Root), l.Kind, l.Size, l.MtimeNs, l.Offset, l.HeadHash, l.TailHash, l.OpenTail, l.Lines,
-		l.Seq, l.Version, pgText(l.LastID), l.Warnings, l.Generation, l.DerivedSeq, pgText(filepath.Base(l.Path)), w.p.catalogID, w.p.format}
+		l.Seq, l.Version, pgText(l.LastID), l.Warnings, l.Generation, l.DerivedSeq, pgText(base), w.p.catalogID, w.p.format}
 	q := `UPDATE files SET root = $3, kind = $4, size = $5, mtime_ns = $6, "offset" = $7, head_hash = $8, tail_hash = $9,
 		open_tail = $10, lines = $11, seq = $12, version = $13, last_id = $14, warnings = $15, text_offset = $7,
 		generation = $16, derived_seq = $17, base = $18, catalog = $19, format = $20
@@ -255,16 +260,16 @@ func (w *fileWriter) lines(ctx context.Context, id int64, chunk []lineRow) error
 		w.textRows++
 		w.textTokens += int64(l.Index[0].Tokens)
 	}
-	if err := w.copyBinary(ctx, "entry_lines", entryLinesTable.names(), lines); err != nil {
+	if err := w.sendBinary(ctx, "entry_lines", entryLinesTable.names(), lines); err != nil {
 		return fmt.Errorf("send lines: %w", err)
 	}
 	if len(texts) > 0 {
-		if err := w.copyBinary(ctx, "entry_text", entryTextTable.names(), texts); err != nil {
+		if err := w.sendBinary(ctx, "entry_text", entryTextTable.names(), texts); err != nil {
 			return fmt.Errorf("send text: %w", err)
 		}
 	}
 	if index.b.Len() > 0 {
-		if err := w.copyText(ctx, "text_index", textIndexTable.names(), &index.b); err != nil {
+		if err := w.sendText(ctx, "text_index", textIndexTable.names(), &index.b); err != nil {
 			return fmt.Errorf("send search rows: %w", err)
 		}
 	}
@@ -281,7 +286,7 @@ func pgText(s string) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
-// copyRows sends rows of a table (read by readRows, redacted by outRows)
+// copyRows sends rows of a table (read by readRows, as outRows let them out)
 // with COPY, for the team's file id and the machine.
 func (w *fileWriter) copyRows(ctx context.Context, t table, id int64, rows [][]any) error {
 	if len(rows) == 0 {
@@ -306,7 +311,7 @@ func (w *fileWriter) copyRows(ctx context.Context, t table, id int64, rows [][]a
 		}
 		c.row(vals...)
 	}
-	if err := w.copyText(ctx, t.name, t.names(), &c.b); err != nil {
+	if err := w.sendText(ctx, t.name, t.names(), &c.b); err != nil {
 		return fmt.Errorf("send %s: %w", t.name, err)
 	}
 	return nil

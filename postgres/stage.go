@@ -57,14 +57,14 @@ func createStage(ctx context.Context, pc *pgx.Conn) error {
 	return nil
 }
 
-// copyText sends rows in COPY's text format into table's columns.
-func (w *fileWriter) copyText(ctx context.Context, table string, cols []string, data io.Reader) error {
+// sendText sends rows in COPY's text format into table's columns.
+func (w *fileWriter) sendText(ctx context.Context, table string, cols []string, data io.Reader) error {
 	_, err := w.tx.Conn().PgConn().CopyFrom(ctx, data, `COPY `+w.target(table)+` (`+colList(cols)+`) FROM STDIN`)
 	return err
 }
 
-// copyBinary sends rows in COPY's binary format into table's columns.
-func (w *fileWriter) copyBinary(ctx context.Context, table string, cols []string, rows [][]any) error {
+// sendBinary sends rows in COPY's binary format into table's columns.
+func (w *fileWriter) sendBinary(ctx context.Context, table string, cols []string, rows [][]any) error {
 	_, err := w.tx.CopyFrom(ctx, pgx.Identifier{w.target(table)}, cols, pgx.CopyFromRows(rows))
 	return err
 }

@@ -20,7 +20,6 @@ const (
 	colMachine         // the machine's id
 	colBool            // a SQLite 0/1 flag, a boolean here
 	colNumeric         // a rollup sum, exact here (see cost.go)
-	colRedact          // text that --redact goes over
 )
 
 type column struct {
@@ -49,7 +48,7 @@ func cols(spec string) []column {
 		c := column{name: f}
 		if name, kind, ok := strings.Cut(f, ":"); ok {
 			c.name = name
-			c.kind = map[string]colKind{"b": colBool, "n": colNumeric, "r": colRedact}[kind]
+			c.kind = map[string]colKind{"b": colBool, "n": colNumeric}[kind]
 		}
 		switch c.name {
 		case "file_id":
@@ -64,7 +63,7 @@ func cols(spec string) []column {
 
 var (
 	entriesTable = table{"entries", cols(`file_id offset machine_id length line seq id parent_id type role ts msg_ts ts_ms
-		provider model target_id first_kept stop_reason error:r tokens_before command`), true}
+		provider model target_id first_kept stop_reason error tokens_before command`), true}
 	edgesTable = table{"edges", cols(`file_id child_id machine_id parent_id offset`), true}
 	// The lines, their text and search rows: sent by lines (pushrows.go),
 	// from the session file, not read from a local table.
@@ -74,23 +73,23 @@ var (
 	toolCallsTable  = table{"tool_calls", cols(`file_id call_id offset idx machine_id name is_error:b command size`), true}
 	// smallTables are replaced whole whenever a file changes.
 	smallTables = []table{
-		{"sessions", cols(`file_id machine_id session_id version cwd parent_session branched_from created created_ms name:r
-			last_activity_ms message_count first_message:r entry_count leaf_id leaf_offset branch_points models input output
+		{"sessions", cols(`file_id machine_id session_id version cwd parent_session branched_from created created_ms name
+			last_activity_ms message_count first_message entry_count leaf_id leaf_offset branch_points models input output
 			cache_read cache_write total_tokens cost source subagent:b spawned_by family run`), false},
-		{"labels", cols(`file_id target_id machine_id label:r ts offset`), false},
+		{"labels", cols(`file_id target_id machine_id label ts offset`), false},
 		{"usage", cols(`file_id offset machine_id source entry_id ts_ms provider model kind response_id input output cache_read
 			cache_write total_tokens cost_input cost_output cost_cache_read cost_cache_write cost_total cache_write_1h reasoning
 			attr_provider attr_model on_path:b is_copy:b call_active:b`), false},
 		{"usage_rollup", rollupCols, false},
 		{"usage_rollup_hour", rollupCols, false},
-		{"warnings", cols(`file_id machine_id line message:r`), false},
+		{"warnings", cols(`file_id machine_id line message`), false},
 		{"session_activity", cols(`file_id machine_id counted_from first_ms last_ms active_ms entries`), false},
 		{"activity", cols(`file_id bucket provider model active:b machine_id entries user_turns assistant_calls tool_calls
 			tool_results tool_errors user_commands stop_error stop_aborted stop_length active_ms turns_timed latency_ms
 			max_latency_ms compactions context_before max_context_before prompt_input prompt_cache_read prompt_cache_write`), false},
 		{"activity_tools", cols(`file_id bucket kind name provider model active:b machine_id calls results errors result_bytes
 			timed duration_ms max_duration_ms`), false},
-		{"activity_events", cols(`file_id offset kind bucket provider model active:b machine_id text:r duration_ms`), false},
+		{"activity_events", cols(`file_id offset kind bucket provider model active:b machine_id text duration_ms`), false},
 		{"activity_file", cols(`file_id provider model active:b machine_id entries user_turns assistant_calls tool_calls
 			tool_results tool_errors user_commands stop_error stop_aborted stop_length active_ms turns_timed latency_ms
 			max_latency_ms compactions context_before max_context_before prompt_input prompt_cache_read prompt_cache_write`), false},

@@ -39,11 +39,14 @@ type groupHead struct {
 }
 
 // fileHead is a file's plan and cursor: what to do, the local catalog's
-// row to record, and the team catalog's row it was planned from (nil for
-// a new file).
+// row to record as it leaves the machine (pushread.go, outHead: its path,
+// root and last id redacted with --redact, no working directory), the
+// file's name as it leaves, and the team catalog's row it was planned
+// from (nil for a new file).
 type fileHead struct {
 	Act    action      `json:"act"`
 	Local  localFile   `json:"local"`
+	Base   string      `json:"base"`
 	Pushed *pushedFile `json:"pushed,omitempty"`
 }
 

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/files"
 	"github.com/pidex-dev/pidex/internal/text"
 )
 
@@ -63,7 +63,7 @@ const maxIndex = 64 << 20
 // "" when there is no such index or key (it is OpenClaw's file, not
 // pidex's: anything unreadable only means no key).
 func openClawKey(path, id string) (key string, checkpoint bool) {
-	f, err := os.Open(filepath.Join(filepath.Dir(path), "sessions.json"))
+	f, err := files.OpenRegular(filepath.Join(filepath.Dir(path), "sessions.json"))
 	if err != nil {
 		return "", false
 	}

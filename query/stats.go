@@ -68,6 +68,11 @@ type statsQuery struct {
 	whole bool
 	// joinS, joinF: the conditions or keys need the session, the file.
 	joinS, joinF bool
+	// total: the report is over the whole history, with no group and no
+	// condition but the branch (a plain `pidex stats`), on a catalog that
+	// keeps the whole history's sums (Dialect.ActivityTotals): its
+	// statements read those few rows instead of one per file.
+	total bool
 }
 
 // from is the tables of a statement over table, aliased x, with the
@@ -91,6 +96,9 @@ func (q *statsQuery) from(table string) string {
 // sums is the table of activity sums a statement reads: per file when
 // it needs no time, else per quarter hour (tools: kind "_tools").
 func (q *statsQuery) sums(kind string, needsTime bool) string {
+	if q.total && !needsTime {
+		return "activity" + kind + "_all"
+	}
 	if q.whole && !needsTime {
 		return "activity" + kind + "_file"
 	}
@@ -142,6 +150,7 @@ func (rd *Reader) statsQuery(ctx context.Context, f pidex.StatsFilter) (*statsQu
 	}
 	q.cond, q.args = cs.SQL(q.d)
 	q.whole = f.Since.IsZero() && f.Until.IsZero()
+	q.total = q.d.ActivityTotals && q.whole && len(f.By) == 0 && cs.only("call.active")
 	q.joinS = cs.needs("s") || slices.ContainsFunc(f.By, func(k string) bool { return k == "project" || k == "session" || k == "agent" })
 	q.joinF = cs.needs("f") || slices.Contains(f.By, "machine") || f.Machine != "" || q.family() // familyJoin: s and f
 	if q.cond == "" {
@@ -218,9 +227,12 @@ func (rd *Reader) statsRows(ctx context.Context, q *statsQuery, r *pidex.StatsRe
 	// days are folded into weeks or months here (then per file).
 	fold := slices.Contains(q.f.By, "week") || slices.Contains(q.f.By, "month")
 	sel := slices.Clone(keys)
-	if fold {
+	switch {
+	case fold:
 		sel = append(sel, "x.file_id")
-	} else {
+	case q.total: // one group: its sessions are statsSessions'
+		sel = append(sel, "0")
+	default:
 		sel = append(sel, "count(DISTINCT x.file_id)")
 	}
 	groupBy := make([]string, len(keys), len(sel)) // the day's expression holds arguments: said once, grouped by place
@@ -364,6 +376,15 @@ func (rd *Reader) statsSessions(ctx context.Context, q *statsQuery, r *pidex.Sta
 	stmt := `SELECT a.first_ms, a.last_ms, a.active_ms, s.branch_points FROM session_activity a
 		JOIN sessions s ON s.file_id = a.file_id
 		WHERE a.file_id IN (SELECT DISTINCT x.file_id` + q.from(q.sums("", false)) + ` WHERE ` + q.cond + `)`
+	if q.total {
+		// The branch points kept beside; every session with a counted
+		// entry (those are the ones with activity rows) unless a branch
+		// is asked for.
+		stmt = `SELECT a.first_ms, a.last_ms, a.active_ms, a.branch_points FROM session_activity a WHERE a.entries > 0`
+		if q.cond != "1 = 1" {
+			stmt += ` AND a.file_id IN (SELECT DISTINCT x.file_id FROM activity_file x WHERE ` + q.cond + `)`
+		}
+	}
 	rows, err := db.QueryContext(ctx, db.Rebind(stmt), q.args...)
 	if err != nil {
 		return err
@@ -574,6 +595,15 @@ func (rd *Reader) statsHeatmap(ctx context.Context, q *statsQuery, r *pidex.Stat
 	hour, hargs := q.days.HourSQL("x.bucket")
 	stmt := `SELECT ` + hour + `, CAST(sum(x.active_ms) AS BIGINT), CAST(sum(x.user_turns) AS BIGINT)` + q.from("activity") +
 		` WHERE x.bucket >= 0 AND ` + q.cond + ` GROUP BY 1`
+	// The whole history's sums are by hour, or by quarter hour for a zone
+	// with other offsets: the hour of the week each is is HourOf's.
+	inGo := q.total
+	switch {
+	case inGo && q.days.wholeHours():
+		stmt, hargs = `SELECT x.hour * 4, sum(x.active_ms), sum(x.user_turns) FROM activity_hours x WHERE `+q.cond+` GROUP BY x.hour`, nil
+	case inGo:
+		stmt, hargs = `SELECT x.bucket, sum(x.active_ms), sum(x.user_turns) FROM activity_quarters x WHERE x.bucket >= 0 AND `+q.cond+` GROUP BY x.bucket`, nil
+	}
 	rows, err := db.QueryContext(ctx, db.Rebind(stmt), append(hargs, q.args...)...)
 	if err != nil {
 		return err
@@ -583,6 +613,9 @@ func (rd *Reader) statsHeatmap(ctx context.Context, q *statsQuery, r *pidex.Stat
 		var h, active, turns int64
 		if err := rows.Scan(&h, &active, &turns); err != nil {
 			return err
+		}
+		if inGo {
+			h = q.days.HourOf(h)
 		}
 		c := &r.Heatmap[h/24][h%24]
 		c.ActiveMs += active

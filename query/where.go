@@ -23,6 +23,12 @@ type Dialect struct {
 	// Machines: the catalog holds several machines' files (a team
 	// catalog): statements join machines mm to files f.
 	Machines bool
+	// ActivityTotals: the catalog keeps the activity rows summed over the
+	// whole history (SQLite's migration 00020: activity_all,
+	// activity_tools_all, activity_hours, activity_quarters and
+	// session_activity.branch_points), kept equal to them by triggers. A
+	// team catalog does not: its pushes would all meet on those rows.
+	ActivityTotals bool
 	// contains writes "col contains the argument", ASCII letters folded
 	// as SQLite's lower() folds them.
 	contains func(col string) string
@@ -31,7 +37,8 @@ type Dialect struct {
 // The two catalogs' dialects.
 var (
 	SQLite = Dialect{
-		contains: func(col string) string { return "instr(lower(" + col + "), lower(?)) > 0" },
+		ActivityTotals: true,
+		contains:       func(col string) string { return "instr(lower(" + col + "), lower(?)) > 0" },
 	}
 	// PostgreSQL's lower() of a COLLATE "C" value folds ASCII only, as
 	// SQLite's does.
@@ -283,6 +290,11 @@ func (cs Conds) SQL(d Dialect) (string, []any) {
 
 // needs reports whether a condition's field needs the table t joined (see
 // field.needs).
+// only says every condition is on one of the fields named.
+func (cs Conds) only(names ...string) bool {
+	return !slices.ContainsFunc(cs, func(c Cond) bool { return !slices.Contains(names, c.name) })
+}
+
 func (cs Conds) needs(t string) bool {
 	return slices.ContainsFunc(cs, func(c Cond) bool { return strings.Contains(c.field.needs, t) })
 }

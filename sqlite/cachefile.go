@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/pidex-dev/pidex/internal/files"
 )
 
 // A read cache's blob lives in a file beside the catalog
@@ -145,7 +147,7 @@ var errNoCacheFile = errors.New("no valid cache file")
 // readCacheFile returns the data of the file at path if it holds token:
 // mapped (and never unmapped) when mapped is set, else read into memory.
 func readCacheFile(path string, token []byte, mapped bool) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := files.OpenRegular(path)
 	if err != nil {
 		return nil, errNoCacheFile
 	}

@@ -29,6 +29,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/files"
 	"github.com/pidex-dev/pidex/migrations"
 )
 
@@ -125,11 +126,18 @@ const CachePragma = "cache_size(-8000)"
 // reads of 4 KiB; on a machine whose page faults cost 11 µs, `pidex cost`
 // 100 → 81 ms). Writers turn it off on their connection (conn.BeginTx):
 // a cold index maps most of the file and its pages count in the process's
-// memory (peak RSS 310 → 367 MB, and slower, measured). 32-bit builds do
-// without: a gigabyte of address space is too much to ask there.
+// memory (peak RSS 310 → 367 MB, and slower, measured).
+//
+// The map is bounded at 64 MB, so that what a command touches of the file
+// is not its memory (issue 38: memory must not grow with the history). At
+// a gigabyte, a search of a common word over 3,000 sessions touched its
+// way to 154–174 MB of RSS (`search error --sessions-only`, `search the
+// --sessions-only`), 53–71 MB without the map, in the same time within the
+// noise (BENCHMARKS.md); past the first 64 MB of the file, pages are read
+// into the bounded page cache (CachePragma). 32-bit builds do without.
 var MmapPragma = fmt.Sprintf("mmap_size(%d)", mmapSize)
 
-const mmapSize = 1 << 30 * (strconv.IntSize / 64)
+const mmapSize = 64 << 20 * (strconv.IntSize / 64)
 
 // maxOpenConns bounds the pool, which database/sql leaves unbounded (one
 // connection per concurrent query) while each connection may hold up to
@@ -632,7 +640,7 @@ func inspectHeader(path string) (header, error) {
 		return header{}, fmt.Errorf("inspect catalog %s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return header{}, fmt.Errorf("%s is %w: it is %s, not a regular file; pidex keeps its catalog in a regular file (choose another --db)", path, pidex.ErrNotCatalog, modeName(fi.Mode()))
+		return header{}, fmt.Errorf("%s is %w: it is %s, not a regular file; pidex keeps its catalog in a regular file (choose another --db)", path, pidex.ErrNotCatalog, files.Kind(fi.Mode()))
 	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -705,23 +713,6 @@ func isPidex(tables []string) bool {
 		}
 	}
 	return true
-}
-
-// modeName names what a non-regular file is, for the error.
-func modeName(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 // tablesSQL lists a database's tables, SQLite's own aside: what kindOf

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/files"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/query"
 )
@@ -16,7 +16,7 @@ import (
 // stored offsets, and decodes them: the catalog holds no content, the
 // file stays the source of truth.
 func (r *Reader) Lines(_ context.Context, ref pidex.SessionRef, rows []pidex.Entry, maxLine int64, maxString int) ([]pi.Entry, error) {
-	f, err := os.Open(ref.Path)
+	f, err := files.OpenRegular(ref.Path)
 	if err != nil {
 		return nil, fmt.Errorf("open session file: %w", err)
 	}
@@ -81,7 +81,12 @@ func (r *Reader) blob(ref pidex.SessionRef) func(hash string) ([]byte, bool) {
 		if filepath.Base(hash) != hash {
 			return nil, false // a name, never a path
 		}
-		b, err := os.ReadFile(filepath.Join(dir, hash))
+		f, err := files.OpenRegular(filepath.Join(dir, hash))
+		if err != nil {
+			return nil, false
+		}
+		defer f.Close()
+		b, err := io.ReadAll(f)
 		return b, err == nil
 	}
 }

@@ -38,6 +38,10 @@ func ReadOnlyURI(path string, pragmas ...string) (string, error) {
 	return "file:" + path + "?" + q.Encode(), nil
 }
 
+// OpenReadOnly opens the catalog at path for reading it as it is, though
+// this process could write it: a catalog a newer pidex built (engine.Open).
+func OpenReadOnly(ctx context.Context, path string) (*DB, error) { return openReadOnly(ctx, path) }
+
 // openReadOnly opens a catalog this process cannot write, for reading it
 // as it is. Nothing is written: not the WAL switch, not the application
 // id, not a migration — a catalog that needs one is refused.

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/files"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/query"
@@ -132,14 +134,27 @@ func newConfirmer(q fts.Node) *confirmer {
 func (c *confirmer) match(path string, offset, length int64) bool {
 	fh, ok := c.files[path]
 	if !ok {
-		fh, _ = os.Open(path)
+		fh, _ = files.OpenRegular(path)
 		c.files[path] = fh
 	}
 	if fh == nil {
 		return false
 	}
-	// Whole, never cut: the phrase may lie anywhere in the entry. The
-	// indexer's decoder (DecodeLineFast): read as the indexer read it.
+	// Whole, never cut: the phrase may lie anywhere in the entry. A line
+	// over pidex.ReadCutLine is read as a stream, its text handed to the
+	// matcher in pieces (confirming a phrase in a 100 MB line held a
+	// gigabyte); a shorter one as the indexer read it (DecodeLineFast).
+	// A line whose text the stream gives only in part (pi.StreamSearchText:
+	// a million short strings) matches as the index says, unconfirmed:
+	// better a hit too many than one lost.
+	if length > pidex.ReadCutLine {
+		c.m.Reset()
+		whole, err := pi.StreamSearchText(path, fh, offset, length, func(s string) error { c.m.Feed(s); return nil })
+		if err != nil {
+			return false
+		}
+		return c.m.Close() || !whole
+	}
 	if int64(cap(c.buf)) < length {
 		c.buf = make([]byte, length)
 	}
@@ -151,11 +166,7 @@ func (c *confirmer) match(path string, offset, length int64) bool {
 	if l == nil {
 		return false
 	}
-	ok = c.m.Match(pi.SearchText(path, l, true))
-	if length > 1<<20 {
-		c.buf = nil // a huge line's buffer is not kept
-	}
-	return ok
+	return c.m.Match(pi.SearchText(path, l, true))
 }
 
 func (c *confirmer) close() {
@@ -274,8 +285,10 @@ func (rd *Reader) hits(ctx context.Context, q string, args []any, cf *confirmer,
 // A hit's line longer than snippetCutLine (one huge tool result) is read
 // as a stream into a cut copy whose strings keep their first
 // snippetCutString bytes, as show reads it: reading and decoding a 300 MB
-// line whole for a 160-character snippet cost gigabytes. The snippet then
-// comes from the kept part (its start when the match lies beyond it).
+// line whole for a 160-character snippet cost gigabytes. The snippet
+// comes from the kept part; when the match lies beyond it, from a window
+// around the first match in the line's text read as a stream
+// (streamWindow), else the text's start.
 const (
 	snippetCutLine   = pidex.ReadCutLine
 	snippetCutString = 16 << 10
@@ -285,18 +298,18 @@ const (
 // around the match (the index holds no text). A line that cannot be read
 // (the file changed since the last refresh) gets an empty snippet.
 func snippets(hits []pidex.Hit, lengths []int64, terms []fts.Term) {
-	files := map[string]*os.File{}
+	opened := map[string]*os.File{}
 	defer func() {
-		for _, f := range files {
+		for _, f := range opened {
 			f.Close()
 		}
 	}()
 	for i := range hits {
 		h := &hits[i]
-		f, ok := files[h.Path]
+		f, ok := opened[h.Path]
 		if !ok {
-			f, _ = os.Open(h.Path)
-			files[h.Path] = f
+			f, _ = files.OpenRegular(h.Path)
+			opened[h.Path] = f
 		}
 		if f == nil {
 			continue
@@ -307,7 +320,32 @@ func snippets(hits []pidex.Hit, lengths []int64, terms []fts.Term) {
 			continue
 		}
 		query.Snippet(h, pi.SearchText(h.Path, e.Decoded, true), terms) // only omp's lines name artifacts
+		if e.Cut && !slices.ContainsFunc(h.Segments, func(s pidex.Segment) bool { return s.Hit }) {
+			if text, ok := streamWindow(h.Path, f, h.Offset, lengths[i], terms); ok {
+				query.Snippet(h, text, terms)
+			}
+		}
 	}
+}
+
+// errWindow stops reading a line once its snippet's window is complete.
+var errWindow = errors.New("window complete")
+
+// streamWindow is the text around the first match of terms in the line
+// at [off, off+length) of f, its searchable text read as a stream
+// (pi.StreamSearchText) only as far as the window needs.
+func streamWindow(path string, f *os.File, off, length int64, terms []fts.Term) (string, bool) {
+	w := fts.NewSnippetWindow(terms)
+	_, err := pi.StreamSearchText(path, f, off, length, func(s string) error {
+		if w.Feed(s) {
+			return errWindow
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errWindow) {
+		return "", false
+	}
+	return w.Text()
 }
 
 // SearchSessions returns one row per session with its number of matching
@@ -325,9 +363,20 @@ func (rd *Reader) SearchSessions(ctx context.Context, p *query.SearchPlan) ([]pi
 	if m.loose {
 		return rd.searchSessionsLoose(ctx, p, m)
 	}
-	stmt := m.with + `SELECT f.path, s.session_id, s.name, COALESCE(s.first_message, '(no messages)'), count(*), s.cwd,
+	// Grouped on the file and its best score only: a grouping that
+	// carried the sessions' columns kept each match's copy of them (its
+	// first message, its name) in SQLite's sorter, 300 MB for a common
+	// word over 3,000 sessions. The page's sessions are joined after.
+	if p.Newest {
+		order = "modified DESC, f.path"
+	} else {
+		order = "g.best, modified DESC, f.path"
+	}
+	stmt := m.with + `, g(file_id, hits, best) AS MATERIALIZED (SELECT e.file_id, count(*), min(m.score) FROM ` + from + ` GROUP BY e.file_id)
+		SELECT f.path, s.session_id, s.name, COALESCE(s.first_message, '(no messages)'), g.hits, s.cwd,
 		COALESCE(s.last_activity_ms, s.created_ms, f.mtime_ns / 1000000) AS modified
-		FROM ` + from + ` GROUP BY e.file_id ORDER BY ` + order + ` LIMIT ? OFFSET ?`
+		FROM g JOIN sessions s ON s.file_id = g.file_id JOIN files f ON f.id = g.file_id
+		ORDER BY ` + order + ` LIMIT ? OFFSET ?`
 	args := append(append(m.args, fargs...), p.Limit, p.Offset)
 	rows, err := rd.db.QueryContext(ctx, stmt, args...)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	msqlite "modernc.org/sqlite"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/files"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/jsonl"
 	"github.com/pidex-dev/pidex/pi"
@@ -149,7 +150,7 @@ func entryLine(fn string, args []driver.Value, cut bool) ([]byte, error) {
 	if len(conns) == 0 {
 		return nil, errNotSession(fn)
 	}
-	f, err := openRegular(path)
+	f, err := files.OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", fn, path, pidex.ErrFileChanged)
 	}

@@ -316,11 +316,11 @@ func activityFacts(r *pidex.StatsReport, sessions string) (facts, stops []fact) 
 	busiest := fact{Label: "Busiest hour", Value: "none"}
 	if peak.ActiveMs > 0 {
 		busiest = fact{Label: "Busiest hour", Value: fmt.Sprintf("%s %02d:00", render.Weekdays[day], hour),
-			Note: dur(peak.ActiveMs) + " active, " + c(peak.UserTurns) + " " + text.Plural(int(peak.UserTurns), "turn", "turns") + " begun"}
+			Note: dur(peak.ActiveMs) + " active, " + text.Counted(peak.UserTurns, "turn", "turns") + " begun"}
 	}
 	facts = []fact{
 		{Label: "Sessions", Value: c(s.Count), Note: "wall time median " + dur(s.MedianWallMs) + ", longest " + dur(s.MaxWallMs) + " · " +
-			c(s.BranchPoints) + " branch points", URL: sessions},
+			text.Counted(s.BranchPoints, "branch point", "branch points"), URL: sessions},
 		{Label: "User turns", Value: c(f.UserTurns), Note: c(f.TurnsTimed) + " with a timed reply · " + c(f.UserCommands) + " commands run by hand"},
 		{Label: "Assistant calls", Value: c(f.AssistantCalls), Note: "stopped by error " + c(f.StopError) + ", aborted " + c(f.StopAborted) + ", length " + c(f.StopLength)},
 		{Label: "Tool calls", Value: c(f.ToolCalls), Note: c(f.ToolErrors) + " of " + c(f.ToolResults) + " results are errors: " + render.Percent(f.ErrorRate())},

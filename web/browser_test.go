@@ -175,11 +175,9 @@ func TestBrowserEscapingAndLive(t *testing.T) {
 	catalogtest.AppendFile(t, filepath.Join(f.root, "--evil--", "evil.jsonl"),
 		`{"type":"message","id":"u9","parentId":"l1","timestamp":"2026-10-01T10:02:00.000Z","message":{"role":"user","content":"appended while watching","timestamp":1790848920000}}`+"\n")
 	b.Do("live update", until(`document.body.innerText.includes("appended while watching")`))
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("the page updated after %v, want within a second", d)
-	} else {
-		t.Logf("the page updated after %v", d)
-	}
+	// No timing assertion (a loaded machine is slow, not wrong): until's
+	// bound is the test's; the latency is for the log.
+	t.Logf("the page updated after %v", time.Since(start))
 }
 
 // The session page shows the command that resumes the session, and its

@@ -166,20 +166,28 @@ type chartLegend struct {
 	Class, Name, Cost string
 }
 
+// chart draws cs at width chartW. Every number it writes is finite and
+// inside the drawing, whatever the amounts: sums saturate at the largest
+// double (1.8e308), where plotH*cost or top*4 would overflow to +Inf and
+// the SVG would read y="-Inf" height="+Inf". So the axis is divided
+// before it is multiplied, a bar's share is a ratio first, a stack never
+// rises above the plot (saturated parts can add up past their saturated
+// total), and the axis's amounts are written short (text.MoneyShort).
 func chart(cs *view.CostSeries, chartW float64) *chartView {
 	c := &chartView{W: chartW, H: chartH}
 	top := niceCeil(cs.Max)
+	axis := func(i int) float64 { return top / 4 * float64(i) }
 	// The axis's amounts set the left margin: $12,500.00 needs more than $1.00.
 	left := 0.0
 	for i := 0; i <= 4; i++ {
-		left = max(left, float64(len(text.Money(top*float64(i)/4))))
+		left = max(left, float64(len(text.MoneyShort(axis(i)))))
 	}
 	left = left*labelCell + 10
 	plotW, plotH := chartW-left-chartRight, chartH-chartTop-chartBottom
 	for i := 0; i <= 4; i++ {
 		y := chartTop + plotH - plotH*float64(i)/4
 		c.Grid = append(c.Grid, chartLine{left, y, chartW - chartRight, y})
-		c.Labels = append(c.Labels, chartText{left - 6, y + 4, text.Money(top * float64(i) / 4), "end"})
+		c.Labels = append(c.Labels, chartText{left - 6, y + 4, text.MoneyShort(axis(i)), "end"})
 	}
 	n := len(cs.Periods)
 	if n == 0 {
@@ -196,10 +204,10 @@ func chart(cs *view.CostSeries, chartW float64) *chartView {
 		x := left + slot*float64(pi) + (slot-barW)/2
 		y := chartTop + plotH
 		for si, cost := range cs.Cost[pi] {
-			if cost <= 0 || top <= 0 {
+			if !(cost > 0) || y <= chartTop { // NaN too; a full stack
 				continue
 			}
-			h := plotH * cost / top
+			h := min(plotH*min(cost/top, 1), y-chartTop)
 			y -= h
 			c.Bars = append(c.Bars, chartRect{x, y, barW, h, chartColours[si], p + " · " + seriesName(cs.Series[si]) + " · " + text.Money(cost)})
 		}
@@ -238,7 +246,7 @@ func seriesName(s string) string {
 
 // niceCeil rounds up to 1, 2 or 5 times a power of ten, for the axis.
 func niceCeil(v float64) float64 {
-	if v <= 0 {
+	if !(v > 0) { // NaN too
 		return 1
 	}
 	p := math.Pow(10, math.Floor(math.Log10(v)))

@@ -13,7 +13,7 @@ import (
 // view read every line whole).
 func TestHugeLineCostsLittle(t *testing.T) {
 	const id = "40000000-0000-4000-8000-000000000024"
-	output := "zqxjbegin " + strings.Repeat(`line of tool output\n`, 24<<20/20)
+	output := "zqxjbegin " + strings.Repeat(`line of tool output\n`, 24<<20/20) + "the final stretch"
 	session := strings.Join([]string{
 		`{"type":"session","version":3,"id":"` + id + `","timestamp":"2026-05-01T10:00:00.000Z","cwd":"/w"}`,
 		`{"type":"message","id":"u1","parentId":null,"timestamp":"2026-05-01T10:00:01.000Z","message":{"role":"user","content":"hello","timestamp":1777629601000}}`,
@@ -25,6 +25,12 @@ func TestHugeLineCostsLittle(t *testing.T) {
 	for _, tc := range []struct{ path, want string }{
 		{"/search?q=zqxjbegin", "zqxjbegin"},
 		{"/api/search?q=zqxjbegin", `"snippet":"bash zqxjbegin line of tool output`},
+		// A phrase, confirmed on the line's text read as a stream (issue 39,
+		// item 6: 1.1 GB peak for a 100 MB line), wherever it lies.
+		{"/search?q=%22final+stretch%22", "line of tool output the <mark>final stretch</mark>"},
+		{"/api/search?q=%22final+stretch%22", `line of tool output the final stretch"`},
+		{"/api/search?q=stretch", `line of tool output the final stretch"`},
+		{"/api/search?q=%22line+of+tool%22", `"entryId":"t1"`},
 		{"/s/" + id + "?view=context", "after"},
 		{"/s/" + id, "after"},
 		{"/s/" + id + "?at=t1", "after"},

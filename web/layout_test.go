@@ -92,6 +92,16 @@ func TestBrowserLayout(t *testing.T) {
 				}
 			}
 
+			// The cost table's keys break after a slash or a hyphen, never
+			// inside a word: at 390 px "anthropic/claude-opus-4-5" read
+			// "anthro / pic/cla / ude- / opus- / 4-5" (issue 39, item 13).
+			for _, path := range []string{"/cost?tz=UTC", "/cost?tz=UTC&stack=project&period=week"} {
+				b.Do("cost table", chromedp.Navigate(f.ts.URL+path), chromedp.WaitVisible(css(`table.cost td.key`)))
+				if bad := js[[]string](b, keyBreaksInsideWords); len(bad) > 0 {
+					t.Errorf("%s at %d px: %d keys break inside a word: %s", path, size.Width, len(bad), strings.Join(bad[:min(5, len(bad))], "; "))
+				}
+			}
+
 			// A long session opens at its end and says so, with the way
 			// to its first entries.
 			b.Do("long session", chromedp.Navigate(f.ts.URL+"/s/"+long), chromedp.WaitVisible(css(`#window-top`)))
@@ -162,3 +172,29 @@ func TestBrowserLayout(t *testing.T) {
 		})
 	}
 }
+
+// keyBreaksInsideWords lists the cost table's key cells whose text a line
+// break splits other than after a slash, a hyphen or a space: where each
+// character is drawn, line by line.
+const keyBreaksInsideWords = `(() => {
+	const bad = [];
+	for (const td of document.querySelectorAll("table.cost td.key:not(.period)")) {
+		const chars = [];
+		const w = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+		for (let n = w.nextNode(); n; n = w.nextNode()) {
+			for (let i = 0; i < n.length; i++) {
+				const r = document.createRange();
+				r.setStart(n, i);
+				r.setEnd(n, i + 1);
+				const rect = r.getClientRects()[0];
+				if (rect) chars.push([n.data[i], rect.top]);
+			}
+		}
+		for (let i = 1; i < chars.length; i++) {
+			if (chars[i][1] > chars[i-1][1] + 2 && !"/- ".includes(chars[i-1][0]) && chars[i][0] !== " ") {
+				bad.push(JSON.stringify(td.textContent) + " broken after " + JSON.stringify(chars.slice(0, i).map(c => c[0]).join("")));
+			}
+		}
+	}
+	return bad;
+})()`

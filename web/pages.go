@@ -50,6 +50,24 @@ func parsePages() map[string]*template.Template {
 			}
 			return fmt.Sprint(n)
 		},
+		"counted": func(n any, one, many string) string {
+			switch x := n.(type) {
+			case int:
+				return text.Counted(int64(x), one, many)
+			case int64:
+				return text.Counted(x, one, many)
+			}
+			panic(fmt.Sprintf("counted: a count of type %T", n)) // a template's mistake: fails its test
+		},
+		// slashBreaks lets a line break after each slash of s (a model's
+		// provider/id, a project's path) and nowhere else inside a word.
+		"slashBreaks": func(s string) template.HTML {
+			parts := strings.Split(s, "/")
+			for i, p := range parts {
+				parts[i] = template.HTMLEscapeString(p)
+			}
+			return template.HTML(strings.Join(parts, "/<wbr>"))
+		},
 		"chartArgs": func(c *chartView, id, class string) chartArgs { return chartArgs{c, id, class} },
 		"costSums":  func(s pidex.CostSums, v costView) costSumsArgs { return costSumsArgs{s, v} },
 		"join":      strings.Join,
@@ -372,13 +390,15 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, ref pidex.S
 // reader sees that and how to get to the start.
 func (v *sessionView) windowLinks(link func(...string) string, from, to, n int, at string) {
 	v.From, v.To, v.Of = from+1, to, n
-	what := "entries"
+	one, what := "entry", "entries"
 	if v.Context {
-		what = "messages"
+		one, what = "message", "messages"
 	}
 	switch {
 	case n == 0:
 		v.Where = "No " + what + " on this branch."
+	case n == 1 && to == 1:
+		v.Where = "The one " + one + "."
 	case from == 0 && to == n:
 		v.Where = fmt.Sprintf("All %s %s.", text.Count(int64(n)), what)
 	default:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -225,7 +226,17 @@ func (a *app) readFresh(ctx context.Context, session string, text bool, read fun
 // whether it wrote anything.
 func (a *app) refreshNow(ctx context.Context, eng *engine.Engine, text bool) (wrote bool, err error) {
 	var st *pidex.IndexStats
-	if err := a.drawing(func() (err error) { st, err = eng.Refresh(ctx); return err }); err != nil {
+	err = a.drawing(func() (err error) { st, err = eng.Refresh(ctx); return err })
+	if errors.Is(err, pidex.ErrNewerCatalog) {
+		// A newer pidex replaced the catalog since this one opened it:
+		// answered from as it is, as one it built before (refreshes).
+		if !a.roWarned && !a.quiet {
+			fmt.Fprintf(a.stderr, "pidex: catalog %s was replaced by one a newer pidex built: answering from it as it is, without refreshing\n", eng.DBPath())
+		}
+		a.roWarned = true
+		return false, nil
+	}
+	if err != nil {
 		return false, err
 	}
 	a.report(st, false)
@@ -252,7 +263,7 @@ func (a *app) refreshes(eng *engine.Engine) bool {
 		return true
 	}
 	if !a.roWarned && !a.quiet {
-		fmt.Fprintf(a.stderr, "pidex: catalog %s is read-only: answering from it as it is, without refreshing\n", eng.DBPath())
+		fmt.Fprintf(a.stderr, "pidex: catalog %s %s: answering from it as it is, without refreshing\n", eng.DBPath(), eng.ReadOnlyWhy())
 	}
 	a.roWarned = true
 	return false

@@ -40,8 +40,8 @@ func (a *app) exportCmd() *cobra.Command {
         with --context, the model context pi rebuilds ('pidex show --context --json').
 
 --context writes the model context instead of the branch (md and json).
---redact replaces secrets (API keys, tokens, private keys, passwords in URLs)
-with [REDACTED], as 'pidex push --redact' does.
+--redact replaces secrets (keys, tokens, private keys, passwords, values of a
+secret's name) with [REDACTED], by the redactor of 'pidex push --redact'.
 
 The format is --format's, else the extension of -o's file, else md. Without -o
 the export goes to stdout. Without SESSION, every session the filters select is

@@ -22,6 +22,7 @@ import (
 
 func (a *app) mcpCmd() *cobra.Command {
 	var httpAddr, token string
+	var redact bool
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the session history to a coding agent over the Model Context Protocol (stdio, or --http)",
@@ -54,7 +55,11 @@ carry as "Authorization: Bearer TOKEN".
 The catalog is refreshed when the server starts (tool calls wait for it, and
 search_sessions for the text index too, which takes minutes only on a cold
 catalog) and kept current as by 'pidex index --watch'. The server only reads session files;
-query_sql cannot change the catalog.`,
+query_sql cannot change the catalog.
+
+--redact replaces the secrets found in every result with [REDACTED], by the
+redactor of 'pidex push --redact' (docs/team.md, Redaction): the agent then
+never reads a key that was pasted into a session.`,
 		Args: a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -102,7 +107,7 @@ query_sql cannot change the catalog.`,
 			var once, textOnce sync.Once
 			markReady := func() { once.Do(func() { close(ready) }) }
 			markTextReady := func() { markReady(); textOnce.Do(func() { close(textReady) }) }
-			srv := mcp.New(eng, mcp.Options{Version: version(), Ready: ready, TextReady: textReady, Machine: a.machine,
+			srv := mcp.New(shownCatalog(eng, redact), mcp.Options{Version: version(), Ready: ready, TextReady: textReady, Machine: a.machine,
 				Log: func(msg string) { fmt.Fprintln(a.stderr, "pidex:", msg) }})
 			g, gctx := errgroup.WithContext(ctx)
 			if a.refreshes(eng) {
@@ -156,6 +161,7 @@ query_sql cannot change the catalog.`,
 	f := cmd.Flags()
 	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP on ADDR (host:port, e.g. 127.0.0.1:7374) instead of stdio")
 	f.StringVar(&token, "token", "", "with --http: require \"Authorization: Bearer TOKEN\" on every request (mandatory off loopback)")
+	f.BoolVar(&redact, "redact", false, "replace the secrets found in every result with [REDACTED], as push --redact does")
 	return cmd
 }
 

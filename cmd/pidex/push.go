@@ -44,9 +44,12 @@ team catalog's server holds each role to the machines bound to it: pushing
 another is refused (permission denied). --project SUBSTRING (repeatable) pushes only
 the sessions whose working directory contains one of them, --exclude-project
 leaves some out (a session pushed before and now left out is removed).
---redact replaces API keys and tokens of the common providers, private keys,
-bearer tokens, JSON Web Tokens and the passwords of URLs found in the text with
-` + "[REDACTED]" + ` before they leave the machine, and counts them.
+--redact replaces the secrets found in everything the push sends (text, names,
+paths, model ids, labels, tool arguments and results, the raw lines) with
+` + "[REDACTED]" + ` before they leave the machine, and counts the replacements:
+gitleaks' rules (cloud keys, tokens, API keys, private keys, JWTs…), passwords
+in URLs and values assigned to a secret's name (PASSWORD=…, "api_key": "…");
+see docs/team.md, Redaction.
 
 --to https://HOST/ pushes to a team server (pidex push-server) instead, with
 this machine's token (pidex team add-token), and no database credentials:
@@ -120,7 +123,7 @@ excluded, entries, bytes, redacted, skipped}, one object per push with --watch.`
 	f.StringVar(&tokenFile, "token-file", "", "a team server: the file holding this machine's token (default $PIDEX_PUSH_TOKEN, else the file $PIDEX_PUSH_TOKEN_FILE, else "+defaultTokenFile()+")")
 	f.StringArrayVar(&o.Projects, "project", nil, "push only sessions whose working directory contains SUBSTRING (repeatable)")
 	f.StringArrayVar(&o.Exclude, "exclude-project", nil, "leave out sessions whose working directory contains SUBSTRING (repeatable)")
-	f.BoolVar(&redactText, "redact", false, "replace secrets found in the text (API keys, tokens, private keys, passwords in URLs) with [REDACTED] before they leave")
+	f.BoolVar(&redactText, "redact", false, "replace the secrets found in what is sent (keys, tokens, private keys, passwords, NAME=secret) with [REDACTED] before they leave")
 	f.BoolVar(&watch, "watch", false, "push again after every change under the session roots, until interrupted")
 	return cmd
 }

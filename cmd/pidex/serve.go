@@ -15,6 +15,7 @@ import (
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/engine"
 	"github.com/pidex-dev/pidex/internal/httpguard"
+	"github.com/pidex-dev/pidex/internal/redact"
 	"github.com/pidex-dev/pidex/web"
 )
 
@@ -24,8 +25,8 @@ const defaultAddr = "127.0.0.1:7373"
 
 func (a *app) serveCmd() *cobra.Command {
 	var (
-		addr, token  string
-		open, logAll bool
+		addr, token          string
+		open, logAll, redact bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -47,7 +48,12 @@ only requests addressed to that host or localhost. Listening elsewhere
 The URL is printed on stdout when the server is ready. The log goes to
 stderr: a line for every request that fails or takes over half a second
 (every request with --log-requests), and for an internal error its cause,
-which the browser is not shown.`,
+which the browser is not shown.
+
+--redact shows every page, download and API answer with the secrets found
+in it replaced by [REDACTED], by the redactor of 'pidex push --redact'
+(docs/team.md, Redaction): for serving sessions to people who should not
+see the keys in them.`,
 		Args: a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -86,7 +92,7 @@ which the browser is not shown.`,
 				a.report(st, false)
 			}
 			bound := ln.Addr().String()
-			srv, err := web.New(eng, web.Options{Addr: bound, Token: token, LogRequests: logAll,
+			srv, err := web.New(shownCatalog(eng, redact), web.Options{Addr: bound, Token: token, LogRequests: logAll,
 				Log: func(msg string) { fmt.Fprintln(a.stderr, time.Now().Format("15:04:05"), msg) }})
 			if err != nil {
 				return err
@@ -124,6 +130,7 @@ which the browser is not shown.`,
 	f.StringVar(&addr, "addr", defaultAddr, "address to listen on (host:port; port 0 picks a free one)")
 	f.StringVar(&token, "token", "", "require this token on every request (mandatory when --addr is not loopback)")
 	f.BoolVar(&open, "open", false, "open the URL in the default browser")
+	f.BoolVar(&redact, "redact", false, "replace the secrets found in what is shown with [REDACTED], as push --redact does")
 	f.BoolVar(&logAll, "log-requests", false, "log every request on stderr (by default: those that fail or take over half a second)")
 	return cmd
 }
@@ -152,4 +159,14 @@ func openBrowser(url string) {
 	if err := cmd.Start(); err == nil {
 		go func() { _ = cmd.Wait() }()
 	}
+}
+
+// shownCatalog is what a server shows: the engine, or with --redact the
+// engine's answers redacted (internal/redact, the redactor of push
+// --redact).
+func shownCatalog(eng *engine.Engine, redacted bool) web.Catalog {
+	if redacted {
+		return redact.Wrap(eng)
+	}
+	return eng
 }

@@ -32,31 +32,35 @@ type walked struct {
 	cmds    map[string]*pidex.CommandFigures
 	wallMs  int64
 	// heat: active time (at the later entry) and user turns (at the user
-	// message) by weekday and hour, in heatZone.
-	heat statsHeat
+	// message) by weekday and hour, in each of heatZones.
+	heat [len(heatZones)]statsHeat
 	// errors: the error stops by stop reason and message; durations:
 	// every timed tool result's.
 	errors    map[string]int64
 	durations []int64
 }
 
-// heatZone is the zone the test's heatmap is read in: half an hour off
-// UTC, so that its hours are not the catalog's.
-var heatZone = func() *time.Location {
-	loc, err := time.LoadLocation("Asia/Kolkata")
+// heatZones are the zones the test's heatmap is read in: half an hour
+// off UTC, so that its hours are not the catalog's (a whole-history
+// report reads the sums by quarter hour), and whole hours off with
+// summer time (by hour).
+var heatZones = [...]string{"Asia/Kolkata", "America/New_York"}
+
+func heatZone(i int) *time.Location {
+	loc, err := time.LoadLocation(heatZones[i])
 	if err != nil {
 		panic(err)
 	}
 	return loc
-}()
+}
 
 type statsHeat struct {
 	ActiveMs  [7][24]int64
 	UserTurns [7][24]int64
 }
 
-func (h *statsHeat) cell(ms int64) (*int64, *int64) {
-	t := time.UnixMilli(ms).In(heatZone)
+func (h *statsHeat) cell(zone int, ms int64) (*int64, *int64) {
+	t := time.UnixMilli(ms).In(heatZone(zone))
 	d, hr := (int(t.Weekday())+6)%7, t.Hour()
 	return &h.ActiveMs[d][hr], &h.UserTurns[d][hr]
 }
@@ -212,9 +216,11 @@ func walkSession(t *testing.T, head map[string]json.RawMessage, es []*walkEntry,
 		if e.typ == "message" && e.role == "user" && counted {
 			endTurn()
 			turnAt, turnActive = e, e.offsetsOnPath
-			if e.ts != nil {
-				_, turns := w.heat.cell(*e.ts)
-				*turns++
+			for z := range w.heat {
+				if e.ts != nil {
+					_, turns := w.heat[z].cell(z, *e.ts)
+					*turns++
+				}
 			}
 		}
 		var content []map[string]json.RawMessage
@@ -338,8 +344,10 @@ func walkSession(t *testing.T, head map[string]json.RawMessage, es []*walkEntry,
 					for _, f := range sets {
 						f.ActiveMs += gap
 					}
-					active, _ := w.heat.cell(*e.ts)
-					*active += gap
+					for z := range w.heat {
+						active, _ := w.heat[z].cell(z, *e.ts)
+						*active += gap
+					}
 				}
 			}
 			prev = e.ts
@@ -432,7 +440,7 @@ func TestStatsEqualsAWalkOfTheFiles(t *testing.T) {
 	cmds := map[string]pidex.CommandFigures{}
 	per := map[string]walked{}
 	var walls []int64
-	var heat statsHeat
+	var heat [len(heatZones)]statsHeat
 	errs := map[string]int64{}
 	var durations []int64
 	// Files holding one session id count a shared entry once, in the one
@@ -471,10 +479,12 @@ func TestStatsEqualsAWalkOfTheFiles(t *testing.T) {
 			errs[k] += n
 		}
 		durations = append(durations, w.durations...)
-		for d := range 7 {
-			for h := range 24 {
-				heat.ActiveMs[d][h] += w.heat.ActiveMs[d][h]
-				heat.UserTurns[d][h] += w.heat.UserTurns[d][h]
+		for z := range heat {
+			for d := range 7 {
+				for h := range 24 {
+					heat[z].ActiveMs[d][h] += w.heat[z].ActiveMs[d][h]
+					heat[z].UserTurns[d][h] += w.heat[z].UserTurns[d][h]
+				}
 			}
 		}
 		for n, f := range w.tools {
@@ -554,10 +564,11 @@ func TestStatsEqualsAWalkOfTheFiles(t *testing.T) {
 			if got.Sessions.Count != int64(len(walls)) || got.Sessions.MaxWallMs != slices.Max(walls) {
 				t.Errorf("sessions %+v, want %d with the longest %d ms", got.Sessions, len(walls), slices.Max(walls))
 			}
-			// The heatmap, in a zone half an hour off the catalog's quarter
-			// hours' UTC.
-			if h := read("--tz", heatZone.String()).Heatmap; h != heat {
-				t.Errorf("heatmap in %s:\n got %v\nwant %v", heatZone, h, heat)
+			// The heatmap, in each zone (see heatZones).
+			for z, want := range heat {
+				if h := read("--tz", heatZones[z]).Heatmap; h != want {
+					t.Errorf("heatmap in %s:\n got %v\nwant %v", heatZones[z], h, want)
+				}
 			}
 			// The error messages, each with its count and an entry that
 			// shows it; the slowest tool results.

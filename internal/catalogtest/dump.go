@@ -34,7 +34,14 @@ var queries = []string{
 	`SELECT f.path, e.offset, e.stop_reason, e.error, e.tokens_before, e.command FROM entries e JOIN files f ON f.id = e.file_id
 	   WHERE e.stop_reason IS NOT NULL OR e.error IS NOT NULL OR e.tokens_before IS NOT NULL OR e.command IS NOT NULL ORDER BY f.path, e.offset`,
 	`SELECT f.path, t.call_id, t.offset, t.idx, t.command, t.size FROM tool_calls t JOIN files f ON f.id = t.file_id ORDER BY f.path, t.call_id, t.offset, t.idx`,
-	`SELECT f.path, a.counted_from, a.first_ms, a.last_ms, a.active_ms, a.entries FROM session_activity a JOIN files f ON f.id = a.file_id ORDER BY f.path`,
+	`SELECT f.path, a.counted_from, a.first_ms, a.last_ms, a.active_ms, a.entries, a.branch_points FROM session_activity a JOIN files f ON f.id = a.file_id ORDER BY f.path`,
+	// The whole history's sums (migration 00020).
+	`SELECT active, file_rows, entries, user_turns, assistant_calls, tool_calls, tool_results, tool_errors, user_commands, stop_error,
+	   stop_aborted, stop_length, active_ms, turns_timed, latency_ms, max_latency_ms, compactions, context_before, max_context_before,
+	   printf('%.3f %.3f %.3f', prompt_input, prompt_cache_read, prompt_cache_write) FROM activity_all ORDER BY active`,
+	`SELECT * FROM activity_tools_all ORDER BY kind, name, active`,
+	`SELECT * FROM activity_quarters ORDER BY bucket, active`,
+	`SELECT * FROM activity_hours ORDER BY hour, active`,
 	`SELECT f.path, a.bucket, a.provider, a.model, a.active, a.entries, a.user_turns, a.assistant_calls, a.tool_calls, a.tool_results,
 	   a.tool_errors, a.user_commands, a.stop_error, a.stop_aborted, a.stop_length, a.active_ms, a.turns_timed, a.latency_ms,
 	   a.max_latency_ms, a.compactions, a.context_before, a.max_context_before, printf('%.3f %.3f %.3f', a.prompt_input,

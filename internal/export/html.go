@@ -35,11 +35,12 @@ var assets embed.FS
 // page is the template, parsed on first use.
 var page = sync.OnceValue(func() *template.Template {
 	funcs := template.FuncMap{
-		"money":  text.Money,
-		"tokens": text.Round,
-		"count":  func(n int64) string { return text.Count(n) },
-		"ptime":  func(t pidex.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-		"iso":    func(t pidex.Time) string { return t.String() },
+		"money":   text.Money,
+		"tokens":  text.Round,
+		"count":   func(n int64) string { return text.Count(n) },
+		"counted": text.Counted,
+		"ptime":   func(t pidex.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+		"iso":     func(t pidex.Time) string { return t.String() },
 	}
 	t := template.Must(htmlview.Parse(template.New("page").Funcs(funcs)))
 	return template.Must(t.ParseFS(assets, "assets/page.html"))

@@ -3,6 +3,8 @@ package fts
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
+	"unsafe"
 )
 
 // IndexMatch is q as the local catalog's index can run it. The index
@@ -176,29 +178,56 @@ func RowID(file, line int64) (rowid int64, ok bool) {
 	return file<<LineBits | line, true
 }
 
-// Matcher confirms a query on entries' texts: Eval on the text's tokens,
-// where only the tokens the query can match are kept (the others are
-// gaps, which keep the positions: a phrase still needs its tokens side by
-// side). It answers what Eval(q, Tokens(text)) answers, without a string
-// for every token of a long tool output.
+// Matcher confirms a query on entries' texts: what Eval(q, Tokens(text))
+// answers, without holding the text's tokens. A term is found or not as
+// the tokens stream past (the last few kept, as many as the longest
+// term has), and the query is then evaluated on which terms were found:
+// a 100 MB tool output of 20 million tokens cost a string header each
+// (320 MB, and as much again while the slice grew), now a few.
+//
+// The text may come in pieces (Feed, then Close): a piece is tokenized up
+// to its last ASCII separator, the rest carried to the next, so that the
+// tokens are those of the whole text. A run of more than maxCarry bytes
+// without an ASCII separator (one token, or CJK text without a space) is
+// split there: a term across that cut is not seen.
 type Matcher struct {
 	q      Node
-	vocab  map[string]bool // every token of the query's terms
-	prefix []string        // the last tokens of its prefix terms
-	buf    []byte
-	toks   []string
+	terms  []matcherTerm
+	index  map[Term]int      // a term's place in terms
+	window int               // the tokens the longest term has
+	vocab  map[string]string // every token of the query's terms, to itself
+	prefix []string          // the last tokens of its prefix terms
+	fold   []byte
+	recent []string // the last window tokens, a ring ("" a gap: no query token is empty)
+	seen   int      // tokens so far
+	carry  []byte
 }
+
+type matcherTerm struct {
+	toks   []string
+	prefix bool
+	found  bool
+}
+
+// maxCarry bounds the text a Matcher holds back waiting for a separator.
+const maxCarry = 1 << 20
 
 // NewMatcher returns a Matcher of q.
 func NewMatcher(q Node) *Matcher {
-	m := &Matcher{q: q, vocab: map[string]bool{}}
+	m := &Matcher{q: q, vocab: map[string]string{}, index: map[Term]int{}}
 	var walk func(Node)
 	walk = func(n Node) {
 		switch n := n.(type) {
 		case Term:
+			if _, ok := m.index[n]; ok {
+				return
+			}
 			toks := TermTokens(n)
+			m.index[n] = len(m.terms)
+			m.terms = append(m.terms, matcherTerm{toks: toks, prefix: n.Prefix})
+			m.window = max(m.window, len(toks))
 			for _, t := range toks {
-				m.vocab[t] = true
+				m.vocab[t] = t
 			}
 			if n.Prefix && len(toks) > 0 {
 				m.prefix = append(m.prefix, toks[len(toks)-1])
@@ -217,28 +246,144 @@ func NewMatcher(q Node) *Matcher {
 		}
 	}
 	walk(q)
+	m.recent = make([]string, max(1, m.window))
 	return m
 }
 
 // Match reports whether text (an entry's searchable text, before Prepare)
 // matches the query.
 func (m *Matcher) Match(text string) bool {
-	m.toks = m.toks[:0]
-	z := tokenizer{s: Prepare(text), fold: m.buf}
+	m.Reset()
+	m.Feed(text)
+	return m.Close()
+}
+
+// Reset starts a new text.
+func (m *Matcher) Reset() {
+	for i := range m.terms {
+		m.terms[i].found = false
+	}
+	clear(m.recent)
+	m.seen = 0
+	m.carry = m.carry[:0]
+}
+
+// Feed adds the next piece of the text; the Matcher keeps none of it
+// beyond the call but a carried run.
+func (m *Matcher) Feed(piece string) {
+	cut := lastSeparator(piece) // the carry has none: only the new piece is looked at
+	if cut < 0 {
+		m.carry = append(m.carry, piece...)
+		if len(m.carry) > maxCarry { // a run no term can span: split it
+			all := unsafe.String(unsafe.SliceData(m.carry), len(m.carry))
+			cut = runeStart(all, len(all)-4)
+			m.tokens(all[:cut])
+			m.carry = append(m.carry[:0], all[cut:]...) // append moves the end down
+		}
+		return
+	}
+	if len(m.carry) > 0 {
+		m.carry = append(m.carry, piece[:cut]...)
+		m.tokens(unsafe.String(unsafe.SliceData(m.carry), len(m.carry)))
+	} else {
+		m.tokens(piece[:cut])
+	}
+	m.carry = append(m.carry[:0], piece[cut:]...)
+}
+
+// Close ends the text and reports whether it matched.
+func (m *Matcher) Close() bool {
+	m.tokens(unsafe.String(unsafe.SliceData(m.carry), len(m.carry)))
+	m.carry = m.carry[:0]
+	return m.eval(m.q)
+}
+
+// lastSeparator is the index just past the last ASCII byte of s that is
+// no token character, -1 for none.
+func lastSeparator(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if c := s[i]; c < utf8.RuneSelf && asciiClass[c] == asciiSep {
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// runeStart is i moved back to the start of the character it falls in.
+func runeStart(s string, i int) int {
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
+}
+
+// tokens runs s (a whole number of tokens of the text) past the terms.
+func (m *Matcher) tokens(s string) {
+	z := tokenizer{s: Prepare(s), fold: m.fold}
 	for {
 		tok, _, ok := z.next()
 		if !ok {
 			break
 		}
-		switch {
-		case m.vocab[tok], m.hasPrefix(tok):
-			m.toks = append(m.toks, strings.Clone(tok))
-		default:
-			m.toks = append(m.toks, "") // a gap: no query token is empty
+		slot := &m.recent[m.seen%len(m.recent)]
+		if v, ok := m.vocab[tok]; ok {
+			*slot = v // the query's own string: the tokenizer's lasts until its next token
+		} else if m.hasPrefix(tok) {
+			*slot = strings.Clone(tok)
+		} else {
+			*slot = "" // a gap
 		}
+		m.seen++
+		m.found()
 	}
-	m.buf = z.fold
-	return Eval(m.q, m.toks)
+	m.fold = z.fold
+}
+
+// found marks the terms that end at the token just seen.
+func (m *Matcher) found() {
+	for i := range m.terms {
+		t := &m.terms[i]
+		if t.found || len(t.toks) == 0 || len(t.toks) > m.seen {
+			continue
+		}
+		ok := true
+		for k, w := range t.toks {
+			got := m.recent[(m.seen-len(t.toks)+k)%len(m.recent)]
+			if got != w && !(t.prefix && k == len(t.toks)-1 && strings.HasPrefix(got, w)) {
+				ok = false
+				break
+			}
+		}
+		t.found = ok
+	}
+}
+
+// eval is Eval on the terms found.
+func (m *Matcher) eval(n Node) bool {
+	switch n := n.(type) {
+	case Term:
+		return m.terms[m.index[n]].found
+	case And:
+		for _, c := range n.Pos {
+			if !m.eval(c) {
+				return false
+			}
+		}
+		for _, c := range n.Neg {
+			if m.eval(c) {
+				return false
+			}
+		}
+		return true
+	case Or:
+		for _, c := range n {
+			if m.eval(c) {
+				return true
+			}
+		}
+		return false
+	}
+	panic("fts: unknown query node")
 }
 
 func (m *Matcher) hasPrefix(tok string) bool {

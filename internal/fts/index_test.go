@@ -2,7 +2,9 @@ package fts_test
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -80,5 +82,61 @@ func TestIndexMatchFindsEveryMatch(t *testing.T) {
 	}
 	if loose == 0 {
 		t.Error("no query found a candidate to drop: the test shows nothing")
+	}
+}
+
+// The Matcher fed a text in pieces, cut anywhere (inside a token, a CJK
+// run, a UTF-8 character), answers as it does given the text whole.
+func TestMatcherInPieces(t *testing.T) {
+	texts := append([]string{}, ftstest.TokenTexts...)
+	texts = append(texts, "the quick brown fox", "quick red brown fox", "再構成してから構築します", "インデックスを再構築しました")
+	r := rand.New(rand.NewPCG(39, 6))
+	for range 200 {
+		texts = append(texts, ftstest.RandomText(r))
+	}
+	for _, q := range indexQueries {
+		n, err := fts.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := fts.NewMatcher(n)
+		for _, text := range texts {
+			want := fts.Eval(n, fts.Tokens(text))
+			for range 4 {
+				m.Reset()
+				for rest := text; len(rest) > 0; {
+					k := min(len(rest), 1+r.IntN(12))
+					m.Feed(rest[:k])
+					rest = rest[k:]
+				}
+				if got := m.Close(); got != want {
+					t.Errorf("%q on %q in pieces: %v, Eval %v", q, text, got, want)
+					break
+				}
+			}
+		}
+	}
+}
+
+// Matching a long text holds none of its tokens: 16 MB of tool output
+// (3.2 million tokens, every one a word of the phrase) allocates
+// kilobytes, not a string header a token (51 MB, more as the slice grew).
+func TestMatcherHoldsNoTokens(t *testing.T) {
+	text := strings.Repeat("line of tool output\n", 16<<20/20) + "the end"
+	n, err := fts.Parse(`"tool output the end"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := fts.NewMatcher(n)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	ok := m.Match(text)
+	runtime.ReadMemStats(&after)
+	if !ok {
+		t.Fatal("no match")
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("matching 16 MB allocated %d MB", alloc>>20)
 	}
 }

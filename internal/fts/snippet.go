@@ -1,9 +1,11 @@
 package fts
 
 import (
+	"bytes"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/pidex-dev/pidex"
 	"golang.org/x/text/runes"
@@ -254,4 +256,139 @@ func oneLine(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// SnippetWindow finds, in a text handed over in pieces, the first match
+// of the terms and the text around it, for Snippet: a hit in a line too
+// long to read whole (a 100 MB tool output) is shown where it matches,
+// not by the text's start. It holds windowContext bytes before the match
+// and after it, and the piece being looked at.
+type SnippetWindow struct {
+	terms []Term
+	buf   []byte
+	at    int // where the first match starts in buf; -1 before one is found
+	// Each term's words, folded (nil for a term with a word that is not
+	// ASCII), and a buffer for the text in lower case: the quick test of
+	// ASCII text.
+	need  [][]string
+	lower []byte
+}
+
+// windowContext is the text kept on either side of the match: more than
+// a snippet shows (SnippetLen characters, four bytes at most each, a
+// third of them before the match).
+const windowContext = 2 << 10
+
+// NewSnippetWindow returns a SnippetWindow of the terms.
+func NewSnippetWindow(terms []Term) *SnippetWindow {
+	w := &SnippetWindow{terms: terms, at: -1}
+	for _, t := range terms {
+		var need []string
+		for _, wd := range words(t.Text) {
+			if !isASCII(wd.folded) {
+				need = nil
+				break
+			}
+			need = append(need, wd.folded)
+		}
+		w.need = append(w.need, need)
+	}
+	return w
+}
+
+// Feed adds the next piece of the text and reports whether the window is
+// complete: the rest of the text is not needed.
+func (w *SnippetWindow) Feed(piece string) bool {
+	if w.at >= 0 {
+		w.buf = append(w.buf, piece[:min(len(piece), max(0, w.at+windowContext-len(w.buf)))]...)
+		return len(w.buf) >= w.at+windowContext
+	}
+	w.buf = append(w.buf, piece...)
+	at := w.first(false)
+	if at < 0 { // the tail stays: a match may begin in it
+		w.keepFrom(len(w.buf)-windowContext, len(w.buf))
+		return false
+	}
+	w.at = at - w.keepFrom(at-windowContext, at)
+	w.buf = w.buf[:min(len(w.buf), w.at+windowContext)]
+	return len(w.buf) >= w.at+windowContext
+}
+
+// Text is the window, the first match inside it, for Snippet; ok is false
+// when the text had no match.
+func (w *SnippetWindow) Text() (text string, ok bool) {
+	if w.at < 0 && w.first(true) < 0 {
+		return "", false
+	}
+	return string(w.buf), true
+}
+
+// first is the start of the first match in the buffer, -1 for none; one
+// that reaches the buffer's end is not taken unless the text ended there
+// (the word may go on in the next piece).
+func (w *SnippetWindow) first(ended bool) int {
+	if !w.mayMatch() {
+		return -1
+	}
+	text := unsafe.String(unsafe.SliceData(w.buf), len(w.buf))
+	at := -1
+	for _, s := range matches(text, w.terms) {
+		if (ended || s.to < len(text)) && (at < 0 || s.from < at) {
+			at = s.from
+		}
+	}
+	return at
+}
+
+// mayMatch is false when the buffer cannot hold a match: it is ASCII (its
+// words fold to lower case) and no term has all its words in it. Most of
+// a long tool output is, and matches splits every word (11 s for 100 MB).
+func (w *SnippetWindow) mayMatch() bool {
+	if !isASCII(unsafe.String(unsafe.SliceData(w.buf), len(w.buf))) {
+		return true
+	}
+	w.lower = w.lower[:0]
+	for _, c := range w.buf {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		w.lower = append(w.lower, c)
+	}
+	for _, need := range w.need {
+		all := len(need) > 0
+		for _, wd := range need {
+			all = all && bytes.Contains(w.lower, []byte(wd))
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// keepFrom drops the buffer's bytes before i, moved on to just past white
+// space before limit if there is one (not to start inside a word, which
+// could match a term), and returns how many it dropped.
+func (w *SnippetWindow) keepFrom(i, limit int) int {
+	if i <= 0 {
+		return 0
+	}
+	if j := bytes.IndexAny(w.buf[i:limit], " \n\t"); j >= 0 {
+		i += j + 1
+	} else {
+		for i < len(w.buf) && !utf8.RuneStart(w.buf[i]) {
+			i++
+		}
+	}
+	w.buf = w.buf[:copy(w.buf, w.buf[i:])]
+	return i
 }

@@ -45,7 +45,7 @@ func Hits(w io.Writer, hits []pidex.Hit, tty bool, width int, handles []string) 
 		}
 		head := Safe(fmt.Sprintf("%s  %s  %s  %s %s", hitTime(h, true), where, sessionTitle(h, 200), h.Role, h.EntryID))
 		ew.str(text.CutWidth(head, width) + "\n")
-		ew.str("  " + highlighted(h.Segments) + "\n")
+		ew.str(highlighted(h.Segments, width, "  "))
 		handle := handleOf(handles, i, h.SessionID)
 		ew.str("  " + Safe(openCommand(h, handle)) + "  ·  " + Safe(resumeCommand(h, handle)) + "\n")
 	}
@@ -110,15 +110,33 @@ func hitCommand(verb string, h pidex.Hit, handle string) string {
 	return "pidex " + verb + " " + handle + " --leaf " + h.EntryID
 }
 
-// highlighted joins snippet segments with the matches in bold.
-func highlighted(segs []pidex.Segment) string {
-	var b strings.Builder
+// highlighted writes snippet segments with the matches in bold, wrapped
+// between words to width cells (0: one line), each line after indent:
+// the terminal's own wrap at its edge split words ("docke / r-compose").
+func highlighted(segs []pidex.Segment, width int, indent string) string {
+	var plain strings.Builder
+	var hits [][2]int // the matches' spans in plain
 	for _, s := range segs {
+		t := Safe(s.Text)
 		if s.Hit {
-			b.WriteString(string(styleBold) + Safe(s.Text) + sgrReset)
-		} else {
-			b.WriteString(Safe(s.Text))
+			hits = append(hits, [2]int{plain.Len(), plain.Len() + len(t)})
 		}
+		plain.WriteString(t)
+	}
+	p := plain.String()
+	var b strings.Builder
+	for _, l := range text.Wrap(p, max(0, width-text.Width(indent))) {
+		b.WriteString(indent)
+		at := l[0]
+		for _, h := range hits { // a match broken over two lines is bold on both
+			from, to := max(h[0], l[0]), min(h[1], l[1])
+			if from >= to {
+				continue
+			}
+			b.WriteString(p[at:from] + string(styleBold) + p[from:to] + sgrReset)
+			at = to
+		}
+		b.WriteString(p[at:l[1]] + "\n")
 	}
 	return b.String()
 }

@@ -115,6 +115,16 @@ func Plural(n int, one, many string) string {
 	return many
 }
 
+// Counted is n with thousands separators and the noun that agrees with
+// it ("1 branch point", "2,048 branch points"): the one rule of a count
+// in running text, for every page's templates.
+func Counted(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return Count(n) + " " + many
+}
+
 // ASCIILower folds ASCII capitals only, byte by byte, as SQLite's lower()
 // does: the rule of every substring filter (--project, --name, --model),
 // in SQL and in Go alike.

@@ -12,3 +12,14 @@ func TestGroupDigits(t *testing.T) {
 		}
 	}
 }
+
+func TestCounted(t *testing.T) {
+	for _, tt := range []struct {
+		n    int64
+		want string
+	}{{0, "0 branch points"}, {1, "1 branch point"}, {2, "2 branch points"}, {1234, "1,234 branch points"}} {
+		if got := Counted(tt.n, "branch point", "branch points"); got != tt.want {
+			t.Errorf("Counted(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}

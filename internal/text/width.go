@@ -178,3 +178,74 @@ func Money(v float64) string {
 	}
 	return "$" + s
 }
+
+// MoneyShort is Money where room is short (a chart's axis): an amount of
+// a trillion dollars or more, which only absurd input reaches (sums
+// saturate at 1.8e308, a 309-digit Money), in two significant digits
+// ($1.8e+308).
+func MoneyShort(v float64) string {
+	if math.Abs(v) < 1e12 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return Money(v)
+	}
+	if v < 0 {
+		return "-$" + strconv.FormatFloat(-v, 'g', 2, 64)
+	}
+	return "$" + strconv.FormatFloat(v, 'g', 2, 64)
+}
+
+// Wrap breaks s into lines of at most width terminal cells (Width),
+// between words: after a space, or after a wide (CJK) character where
+// Unicode's line breaking rules allow (UAX #14, by uniseg), so that a
+// terminal's own wrap at its edge never splits a word ("docke /
+// r-compose").
+// The spaces at a break end the line before it and belong to no line; a
+// word wider than width is broken between characters; a newline ends a
+// line. Each line is a span [from, to) of s. width ≤ 0: s is one line.
+func Wrap(s string, width int) [][2]int {
+	if width <= 0 || !strings.Contains(s, "\n") && Width(s) <= width {
+		return [][2]int{{0, len(s)}}
+	}
+	var lines [][2]int
+	start, lineW := 0, 0 // the line being filled and its width so far
+	brk, brkW := -1, 0   // its last break opportunity past start, and the width before it
+	state := -1
+	for pos, rest := 0, s; len(rest) > 0; {
+		var cluster string
+		var boundaries int
+		cluster, rest, boundaries, state = uniseg.StepString(rest, state)
+		w := boundaries >> uniseg.ShiftWidth
+		if cluster == "\n" || cluster == "\r\n" {
+			lines = append(lines, [2]int{start, trimSpaces(s, start, pos)})
+			start, lineW, brk = pos+len(cluster), 0, -1
+			pos += len(cluster)
+			continue
+		}
+		for lineW+w > width && cluster != " " && pos > start {
+			if brk > start { // at the last break opportunity
+				lines = append(lines, [2]int{start, trimSpaces(s, start, brk)})
+				start, lineW = brk, lineW-brkW
+			} else { // a word wider than the line: between characters
+				lines = append(lines, [2]int{start, pos})
+				start, lineW = pos, 0
+			}
+			brk = -1
+		}
+		lineW += w
+		pos += len(cluster)
+		// After every space (UAX #14 keeps "see /usr" together), and where
+		// it allows after a wide character; not after a hyphen or a slash,
+		// which in code would split docker-compose and paths.
+		if cluster == " " || cluster == "\t" || w == 2 && boundaries&uniseg.MaskLine == uniseg.LineCanBreak {
+			brk, brkW = pos, lineW
+		}
+	}
+	return append(lines, [2]int{start, trimSpaces(s, start, len(s))})
+}
+
+// trimSpaces is the end of s[from:to] without its trailing spaces.
+func trimSpaces(s string, from, to int) int {
+	for to > from && s[to-1] == ' ' {
+		to--
+	}
+	return to
+}

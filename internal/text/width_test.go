@@ -1,6 +1,10 @@
 package text
 
-import "testing"
+import (
+	"math"
+	"slices"
+	"testing"
+)
 
 func TestWidth(t *testing.T) {
 	tests := []struct {
@@ -103,6 +107,56 @@ func TestNumbers(t *testing.T) {
 		}
 		if got := Money(tt.f); got != tt.money {
 			t.Errorf("Money(%v) = %q, want %q", tt.f, got, tt.money)
+		}
+	}
+}
+
+func TestMoneyShort(t *testing.T) {
+	for _, tt := range []struct {
+		f    float64
+		want string
+	}{
+		{12.5, "$12.50"},
+		{999_999_999_999, "$999,999,999,999.00"},
+		{1e12, "$1e+12"},
+		{math.MaxFloat64, "$1.8e+308"},
+		{-5e15, "-$5e+15"},
+	} {
+		if got := MoneyShort(tt.f); got != tt.want {
+			t.Errorf("MoneyShort(%v) = %q, want %q", tt.f, got, tt.want)
+		}
+	}
+}
+
+// Wrap breaks between words by display width, never inside one that
+// fits a line (issue 39, item 13: "docke / r-compose" at 80 columns).
+func TestWrap(t *testing.T) {
+	for _, tt := range []struct {
+		s     string
+		width int
+		want  []string
+	}{
+		{"run docker-compose up", 80, []string{"run docker-compose up"}},
+		{"run docker-compose up", 16, []string{"run", "docker-compose", "up"}},
+		{"run docker-compose up", 10, []string{"run", "docker-com", "pose up"}},
+		{"see /usr/local/bin now", 16, []string{"see", "/usr/local/bin", "now"}},
+		{"aaaa bbbb cccc", 9, []string{"aaaa bbbb", "cccc"}},
+		{"aaaa   bbbb", 4, []string{"aaaa", "bbbb"}},
+		{"abcdefghij xy", 4, []string{"abcd", "efgh", "ij", "xy"}},
+		{"検索の結果です", 6, []string{"検索の", "結果で", "す"}},
+		{"zero\nwidth x", 80, []string{"zero", "width x"}},
+		{"", 10, []string{""}},
+		{"one two", 0, []string{"one two"}},
+	} {
+		var got []string
+		for _, l := range Wrap(tt.s, tt.width) {
+			got = append(got, tt.s[l[0]:l[1]])
+			if tt.width > 0 && Width(tt.s[l[0]:l[1]]) > tt.width {
+				t.Errorf("Wrap(%q, %d): line %q wider than %d", tt.s, tt.width, tt.s[l[0]:l[1]], tt.width)
+			}
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Wrap(%q, %d) = %q, want %q", tt.s, tt.width, got, tt.want)
 		}
 	}
 }

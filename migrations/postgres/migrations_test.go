@@ -99,7 +99,6 @@ INSERT INTO usage (file_id, "offset", machine_id, source, entry_id, ts_ms, input
   (3, 30, 2, 'assistant', 'e1', 1000, 11, 20, true,  false, true);
 `
 
-
 func overrides(t *testing.T, db *sql.DB) string {
 	t.Helper()
 	rows, err := db.Query(`SELECT m.name || ':' || f.path || '@' || x."offset" || '=' || x.is_copy || '/' || x.call_active
