@@ -45,13 +45,20 @@ type PushOptions = postgres.PushOptions
 type PushStats = postgres.PushStats
 
 // Push mirrors the local catalog (refresh it first) into the team catalog
-// at url, as o.Machine: only what changed since that machine's last push
-// travels. The team catalog's schema is migrated first when the URL's
+// at url (or behind the team server at url, https://, with o.Token), as
+// o.Machine: only what changed since that machine's last push travels. The team catalog's schema is migrated first when the URL's
 // role owns it; a push by another role needs none pending (and a pidex
 // that lacks one of the catalog's migrations refuses it).
 func (e *Engine) Push(ctx context.Context, url string, o PushOptions) (*PushStats, error) {
 	if err := e.writable(); err != nil { // a team catalog among them
 		return nil, fmt.Errorf("push: %w", err)
+	}
+	if postgres.IsServerURL(url) { // a team server, with the machine's token
+		o.Roots = e.Roots()
+		if o.Progress == nil {
+			o.Progress = e.opts.Progress
+		}
+		return postgres.PushToServer(ctx, e.db, url, o)
 	}
 	st, err := postgres.Open(ctx, url, postgres.Options{Migrate: true, Version: o.Version})
 	if err != nil {

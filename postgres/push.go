@@ -54,6 +54,9 @@ type PushOptions struct {
 	Progress *pidex.Progress
 	// Version names the pidex that pushed (push_state.pushed_by).
 	Version string
+	// Token authenticates the machine to a team server (a push to an
+	// https:// URL: PushToServer); never printed.
+	Token string `json:"-"`
 }
 
 // PushStats say what a push did (`pidex push --json`).
@@ -141,13 +144,16 @@ type pushedFile struct {
 	Format     string
 }
 
-// job is one file's work.
+// job is one file's work. The reader's local is the local catalog's row
+// (the real path, to open the session file); the writer's is the row as
+// it left the machine (fileHead: path, root and last id redacted with
+// --redact).
 type job struct {
 	act    action
 	local  localFile
 	pushed *pushedFile
 	id     int64    // the team catalog's file id
-	out    outbound // what its values go through on the way out
+	out    outbound // the reader's: what its values go through on the way out
 }
 
 // decide says what a file needs: the local catalog's row against what
@@ -206,6 +212,36 @@ type pusher struct {
 	// of the ingest logic its rows were derived with.
 	derivation int
 	st         *PushStats
+	// side is where the push goes: the team catalog (direct) or a team
+	// server (over HTTP).
+	side pushSide
+	// serving: this pusher writes for a team server's client, a
+	// transaction at a time (serve.go): each takes the machine's push lock.
+	serving bool
+}
+
+// pushSide is where a push goes: the team catalog itself, connected as a
+// role that pushes (directSide), or a team server that writes it with a
+// machine's token (httpSide, pushhttp.go). The plan and the reads are the
+// same; each group of files is applied by fileWriter, here or there.
+type pushSide interface {
+	// begin registers the machine, takes its push lock and lists what its
+	// last push left (by path).
+	begin(ctx context.Context) (map[string]*pushedFile, error)
+	// remove removes the machine's files given, in one transaction.
+	remove(ctx context.Context, files []*pushedFile) (int, error)
+	// open gives a connection that applies groups.
+	open(ctx context.Context) (groupConn, error)
+	// finish records the push's end and returns the machine's file count.
+	finish(ctx context.Context) (int, error)
+	close()
+}
+
+// groupConn applies groups of files, each in one transaction: read hands
+// a group's parts to emit (again, when the transaction is retried).
+type groupConn interface {
+	send(ctx context.Context, group []job, read func(context.Context, emitFunc) error) error
+	close()
 }
 
 // Push mirrors the local catalog's files under o.Roots into the team
@@ -217,29 +253,12 @@ type pusher struct {
 // local catalog should be refreshed first; its session files are read for
 // the entries' lines.
 func (s *Store) Push(ctx context.Context, local *sqlite.DB, o PushOptions) (*PushStats, error) {
-	if err := checkMachine(o.Machine); err != nil {
-		return nil, fmt.Errorf("push: %w", err)
-	}
-	catalogID, err := localCatalogID(ctx, local)
+	p, done, err := newPusher(ctx, local, o)
 	if err != nil {
 		return nil, err
 	}
-	// The rows travel as the local catalog's ingest logic derived them.
-	derivation, err := sqlite.Derivation(ctx, local.DB)
-	if err != nil {
-		return nil, err
-	}
-	uri, err := sqlite.ReadOnlyURI(local.Path, "busy_timeout(10000)", sqlite.CachePragma)
-	if err != nil {
-		return nil, fmt.Errorf("read local catalog: %w", err)
-	}
-	ro, err := sqlx.Open("sqlite", uri)
-	if err != nil {
-		return nil, fmt.Errorf("read local catalog: %w", err)
-	}
-	defer ro.Close()
-	p := &pusher{s: s, local: ro, o: o, catalogID: catalogID, derivation: derivation, st: &PushStats{Machine: o.Machine, Skipped: []string{}},
-		format: fmt.Sprintf("derivation %d, push %d, redact %s", derivation, FormatVersion, redactFormat(o.Redact))}
+	defer done()
+	p.s = s
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connect to team catalog %s: %w", s.url, err)
@@ -247,12 +266,47 @@ func (s *Store) Push(ctx context.Context, local *sqlite.DB, o PushOptions) (*Pus
 	defer conn.Close()
 	err = conn.Raw(func(dc any) error {
 		p.pc = dc.(*stdlib.Conn).Conn()
+		p.side = &directSide{p: p}
 		return p.run(ctx)
 	})
 	if err != nil {
 		return p.st, err
 	}
 	return p.st, nil
+}
+
+// newPusher prepares a push of the local catalog: its identity and
+// derivation, and a read-only connection to it (closed by done).
+func newPusher(ctx context.Context, local *sqlite.DB, o PushOptions) (p *pusher, done func(), err error) {
+	if err := checkMachine(o.Machine); err != nil {
+		return nil, nil, fmt.Errorf("push: %w", err)
+	}
+	catalogID, err := localCatalogID(ctx, local)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The rows travel as the local catalog's ingest logic derived them.
+	derivation, err := sqlite.Derivation(ctx, local.DB)
+	if err != nil {
+		return nil, nil, err
+	}
+	uri, err := sqlite.ReadOnlyURI(local.Path, "busy_timeout(10000)", sqlite.CachePragma)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read local catalog: %w", err)
+	}
+	ro, err := sqlx.Open("sqlite", uri)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read local catalog: %w", err)
+	}
+	p = &pusher{local: ro, o: o, catalogID: catalogID, derivation: derivation, st: &PushStats{Machine: o.Machine, Skipped: []string{}},
+		format: pushFormat(derivation, o.Redact)}
+	return p, func() { ro.Close() }, nil
+}
+
+// pushFormat is how a push writes a file's rows (files.format): a file
+// pushed with another is pushed again whole.
+func pushFormat(derivation int, redact bool) string {
+	return fmt.Sprintf("derivation %d, push %d, redact %s", derivation, FormatVersion, redactFormat(redact))
 }
 
 // checkMachine refuses a name that could not be told apart in a listing.
@@ -293,33 +347,12 @@ func localCatalogID(ctx context.Context, local *sqlite.DB) (string, error) {
 }
 
 func (p *pusher) run(ctx context.Context) error {
-	if err := p.register(ctx); err != nil {
-		return err
-	}
-	// The push's own session: a commit need not wait for its WAL to reach
-	// the disk (a crash of the server may lose the last transactions, never
-	// half of one, and their cursors with them: the next push sends them
-	// again); search rows' GIN entries wait in a larger pending list and
-	// are merged in bulk.
-	if _, err := p.pc.Exec(ctx, `SET synchronous_commit = off`); err != nil {
-		return fmt.Errorf("start push: %w", err)
-	}
-	// One push per machine at a time (a --watch and a manual push): the
-	// second waits.
-	unlock, err := p.lockMachine(ctx)
+	pushed, err := p.side.begin(ctx)
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	if _, err := p.pc.Exec(ctx, `UPDATE push_state SET started_ms = $2, finished_ms = NULL WHERE machine_id = $1`,
-		p.machine, time.Now().UnixMilli()); err != nil {
-		return fmt.Errorf("start push: %w", err)
-	}
+	defer p.side.close()
 	locals, excluded, err := p.localFiles(ctx)
-	if err != nil {
-		return err
-	}
-	pushed, err := p.pushedFiles(ctx)
 	if err != nil {
 		return err
 	}
@@ -349,27 +382,91 @@ func (p *pusher) run(ctx context.Context) error {
 		}
 	}
 	sort.Slice(removed, func(a, b int) bool { return removed[a].Path < removed[b].Path })
-	if err := p.remove(ctx, removed); err != nil {
+	n, err := p.side.remove(ctx, removed)
+	p.st.Removed += n
+	if err != nil {
 		return err
 	}
 	if err := p.apply(ctx, jobs); err != nil {
 		return err
 	}
+	files, err := p.side.finish(ctx)
+	p.st.Files = files
+	return err
+}
+
+// directSide is a push straight into the team catalog, on the push's
+// connection (p.pc) and one per worker.
+type directSide struct {
+	p      *pusher
+	unlock func()
+}
+
+func (d *directSide) begin(ctx context.Context) (map[string]*pushedFile, error) {
+	p := d.p
+	if err := p.register(ctx); err != nil {
+		return nil, err
+	}
+	// The push's own session: a commit need not wait for its WAL to reach
+	// the disk (a crash of the server may lose the last transactions, never
+	// half of one, and their cursors with them: the next push sends them
+	// again); search rows' GIN entries wait in a larger pending list and
+	// are merged in bulk.
+	if _, err := p.pc.Exec(ctx, `SET synchronous_commit = off`); err != nil {
+		return nil, fmt.Errorf("start push: %w", err)
+	}
+	// One push per machine at a time (a --watch and a manual push): the
+	// second waits.
+	unlock, err := p.lockMachine(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d.unlock = unlock
+	if err := p.started(ctx); err != nil {
+		return nil, err
+	}
+	return p.pushedFiles(ctx)
+}
+
+func (d *directSide) String() string { return d.p.s.url }
+
+func (d *directSide) close() {
+	if d.unlock != nil {
+		d.unlock()
+	}
+}
+
+func (d *directSide) remove(ctx context.Context, files []*pushedFile) (int, error) {
+	return d.p.remove(ctx, files)
+}
+func (d *directSide) finish(ctx context.Context) (int, error) { return d.p.finish(ctx) }
+
+// started records that the machine's push began.
+func (p *pusher) started(ctx context.Context) error {
+	if _, err := p.pc.Exec(ctx, `UPDATE push_state SET started_ms = $2, finished_ms = NULL WHERE machine_id = $1`,
+		p.machine, time.Now().UnixMilli()); err != nil {
+		return fmt.Errorf("start push: %w", err)
+	}
+	return nil
+}
+
+// finish records the push's end, its pidex and the local catalog it came
+// from, and returns how many files the machine has.
+func (p *pusher) finish(ctx context.Context) (int, error) {
 	var files, bytes int64
 	if err := p.pc.QueryRow(ctx, `SELECT count(*), COALESCE(sum("offset"), 0) FROM files WHERE machine_id = $1`, p.machine).Scan(&files, &bytes); err != nil {
-		return fmt.Errorf("finish push: %w", err)
+		return 0, fmt.Errorf("finish push: %w", err)
 	}
-	p.st.Files = int(files)
-	_, err = p.pc.Exec(ctx, `UPDATE push_state SET finished_ms = $2, catalog_id = $3, derivation = $4, options = $5, pushed_by = $6,
+	_, err := p.pc.Exec(ctx, `UPDATE push_state SET finished_ms = $2, catalog_id = $3, derivation = $4, options = $5, pushed_by = $6,
 		files = $7, bytes = $8 WHERE machine_id = $1`,
 		p.machine, time.Now().UnixMilli(), p.catalogID, p.derivation, p.format, p.o.Version, files, bytes)
 	if err == nil {
 		_, err = p.pc.Exec(ctx, `UPDATE machines SET derivation = $2, text_version = $3 WHERE id = $1`, p.machine, p.derivation, FormatVersion)
 	}
 	if err != nil {
-		return fmt.Errorf("finish push: %w", err)
+		return 0, fmt.Errorf("finish push: %w", err)
 	}
-	return nil
+	return int(files), nil
 }
 
 // localFiles lists the local catalog's files under the roots that the
@@ -443,15 +540,15 @@ func (p *pusher) pushedFiles(ctx context.Context) (map[string]*pushedFile, error
 
 // remove deletes files of the machine that are gone (or filtered out)
 // locally, in one transaction: the cascades remove every row of them.
-func (p *pusher) remove(ctx context.Context, files []*pushedFile) error {
+func (p *pusher) remove(ctx context.Context, files []*pushedFile) (int, error) {
 	if len(files) == 0 {
-		return nil
+		return 0, nil
 	}
 	ids := make([]int64, len(files))
 	for i, f := range files {
 		ids[i] = f.ID
 	}
-	return p.tx(ctx, p.pc, func(tx pgx.Tx) error {
+	err := p.tx(ctx, p.pc, func(tx pgx.Tx) error {
 		var touched []string
 		if err := collect(ctx, tx, &touched, `SELECT DISTINCT entry_id FROM usage WHERE file_id = ANY($1)`, ids); err != nil {
 			return fmt.Errorf("remove files: %w", err)
@@ -473,9 +570,12 @@ func (p *pusher) remove(ctx context.Context, files []*pushedFile) error {
 		if err := p.account(ctx, tx, -n, -toks); err != nil {
 			return err
 		}
-		p.st.Removed += len(files)
 		return nil
 	})
+	if err != nil {
+		return 0, err
+	}
+	return len(files), nil
 }
 
 // tx runs fn in a transaction, again (up to a few times) when PostgreSQL
@@ -483,8 +583,17 @@ func (p *pusher) remove(ctx context.Context, files []*pushedFile) error {
 // machine's push at the same moment can cause.
 func (p *pusher) tx(ctx context.Context, pc *pgx.Conn, fn func(pgx.Tx) error) error {
 	for attempt := 0; ; attempt++ {
-		err := pgx.BeginFunc(ctx, pc, fn)
-		if err == nil || attempt >= 4 || !isCode(err, deadlock, serialization) {
+		err := pgx.BeginFunc(ctx, pc, func(tx pgx.Tx) error {
+			if p.serving {
+				if err := p.lockServed(ctx, tx); err != nil {
+					return err
+				}
+			}
+			return fn(tx)
+		})
+		// A team server's transaction reads its request's body: its client
+		// sends it again.
+		if err == nil || attempt >= 4 || p.serving || !isCode(err, deadlock, serialization) {
 			return err
 		}
 	}
@@ -616,40 +725,79 @@ func pushWorkers() int { return max(2, min(4, runtime.GOMAXPROCS(0))) }
 
 // worker sends groups of files on a connection of its own.
 func (p *pusher) worker(ctx context.Context, work <-chan []job) error {
-	conn, err := p.s.db.Conn(ctx)
+	c, err := p.side.open(ctx)
 	if err != nil {
-		return fmt.Errorf("connect to team catalog %s: %w", p.s.url, err)
+		return err
 	}
-	defer conn.Close()
-	return conn.Raw(func(dc any) error {
-		pc := dc.(*stdlib.Conn).Conn()
-		if _, err := pc.Exec(ctx, `SET synchronous_commit = off`); err != nil { // see run
-			return fmt.Errorf("start push: %w", err)
-		}
-		defer pc.Exec(context.WithoutCancel(ctx), `RESET synchronous_commit`)
-		if p.staged {
-			if err := createStage(ctx, pc); err != nil {
+	defer c.close()
+	for group := range work {
+		for len(group) > 0 {
+			bad, err := p.applyGroup(ctx, c, group)
+			if err == nil {
+				break
+			}
+			if bad < 0 {
 				return err
 			}
+			// One file changed under the push (or its team row moved):
+			// leave it out, send the others.
+			p.mu.Lock()
+			p.st.Skipped = append(p.st.Skipped, group[bad].local.Path)
+			p.mu.Unlock()
+			group = slices.Delete(slices.Clone(group), bad, bad+1)
 		}
-		for group := range work {
-			for len(group) > 0 {
-				bad, err := p.applyGroup(ctx, pc, group)
-				if err == nil {
-					break
-				}
-				if bad < 0 {
-					return err
-				}
-				// One file changed under the push (or its team row moved):
-				// leave it out, send the others.
-				p.mu.Lock()
-				p.st.Skipped = append(p.st.Skipped, group[bad].local.Path)
-				p.mu.Unlock()
-				group = slices.Delete(slices.Clone(group), bad, bad+1)
-			}
+	}
+	return nil
+}
+
+// directConn applies groups on a connection of the team catalog.
+type directConn struct {
+	p    *pusher
+	conn *sql.Conn
+	pc   *pgx.Conn
+}
+
+func (d *directSide) open(ctx context.Context) (groupConn, error) {
+	p := d.p
+	conn, err := p.s.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connect to team catalog %s: %w", p.s.url, err)
+	}
+	c := &directConn{p: p, conn: conn}
+	err = conn.Raw(func(dc any) error {
+		c.pc = dc.(*stdlib.Conn).Conn()
+		if _, err := c.pc.Exec(ctx, `SET synchronous_commit = off`); err != nil { // see directSide.begin
+			return fmt.Errorf("start push: %w", err)
+		}
+		if p.staged {
+			return createStage(ctx, c.pc)
 		}
 		return nil
+	})
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *directConn) close() {
+	_ = c.conn.Raw(func(any) error {
+		_, err := c.pc.Exec(context.Background(), `RESET synchronous_commit`)
+		return err
+	})
+	c.conn.Close()
+}
+
+// send applies a group in one transaction of the connection: the parts
+// written as they are read.
+func (c *directConn) send(ctx context.Context, _ []job, read func(context.Context, emitFunc) error) error {
+	return c.p.tx(ctx, c.pc, func(tx pgx.Tx) error {
+		w := &fileWriter{p: c.p, tx: tx}
+		if err := read(ctx, w.put); err != nil {
+			return err
+		}
+		return w.finish(ctx)
 	})
 }
 
@@ -675,59 +823,18 @@ func (e *fileError) Unwrap() error { return e.err }
 
 // applyGroup sends a group of files in one transaction. bad is the index
 // of the file that made it fail (-1: the transaction itself failed).
-func (p *pusher) applyGroup(ctx context.Context, pc *pgx.Conn, group []job) (bad int, err error) {
+func (p *pusher) applyGroup(ctx context.Context, c groupConn, group []job) (bad int, err error) {
 	var stats PushStats
-	err = p.tx(ctx, pc, func(tx pgx.Tx) error {
+	err = c.send(ctx, group, func(ctx context.Context, emit emitFunc) error {
 		stats = PushStats{}
-		w := &fileWriter{p: p, tx: tx, st: &stats}
-		var readers []*localRows
-		for i := range group {
-			j := &group[i]
-			rows, err := w.big(ctx, j)
-			if err != nil {
-				return &fileError{i, err}
-			}
-			readers = append(readers, rows)
-		}
-		locked := false
-		var touched []string
-		for i := range group {
-			j, rows := &group[i], readers[i]
-			if j.act == actTouch || rows == nil {
-				continue
-			}
-			if !locked {
-				if err := p.lockCalls(ctx, tx); err != nil {
-					return err
-				}
-				locked = true
-			}
-			t, err := w.small(ctx, j, rows)
-			if err != nil {
-				return &fileError{i, err}
-			}
-			touched = append(touched, t...)
-		}
-		if err := w.unstage(ctx); err != nil {
-			return err
-		}
-		for i := range group {
-			if err := w.cursor(ctx, &group[i]); err != nil {
-				return &fileError{i, err}
-			}
-		}
-		slices.Sort(touched)
-		if err := recomputeCalls(ctx, tx, slices.Compact(touched)); err != nil {
-			return err
-		}
-		return p.account(ctx, tx, w.textRows, w.textTokens)
+		return p.readGroup(ctx, group, &stats, emit)
 	})
 	var fe *fileError
 	if errors.As(err, &fe) && (errors.Is(err, errChanged) || errors.Is(err, errConflict)) {
 		return fe.index, err
 	}
 	if err != nil {
-		return -1, fmt.Errorf("push %s: %w", p.s.url, err)
+		return -1, fmt.Errorf("push %s: %w", p.side, err)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/pidex-dev/pidex"
 )
 
@@ -92,4 +94,27 @@ func (p *pusher) lockMachine(ctx context.Context) (func(), error) {
 		return nil, fmt.Errorf("wait for this machine's other push: %w", err)
 	}
 	return release, nil
+}
+
+// lockServed takes, for a team server's transaction, the machine's push
+// lock until the transaction ends, shared: a team server's client pushes
+// a request at a time (each its own transaction, several at once), so a
+// direct push of the machine, which holds the lock exclusively for the
+// push, waits for them, and they for it. (A shared row lock needs UPDATE
+// too: a reader cannot take it.)
+func (p *pusher) lockServed(ctx context.Context, tx pgx.Tx) error {
+	var id int64
+	err := tx.QueryRow(ctx, `SELECT machine_id FROM push_locks WHERE machine_id = $1 FOR SHARE`, p.machine).Scan(&id)
+	if err == nil {
+		_, err = tx.Exec(ctx, `SET LOCAL synchronous_commit = off`) // as a direct push's (directSide.begin)
+	}
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return fmt.Errorf("%w: the team catalog hides machine %q's push lock from the team server's role", pidex.ErrPermission, p.o.Machine)
+	case isCode(err, insufficientPriv):
+		return fmt.Errorf("%w: %v", pidex.ErrPermission, err)
+	case err != nil:
+		return fmt.Errorf("lock the machine's pushes: %w", err)
+	}
+	return nil
 }

@@ -1,110 +1,165 @@
 package postgres
 
-// A push's writes, file by file: a file's rows read from the local
-// catalog, its lines from the session file, all sent with COPY (through
-// staging tables for a role held by row-level security: stage.go).
+// A push's writes, file by file: the parts readGroup hands on (pushread.go),
+// from this process or over HTTP (pushhttp.go), all sent with COPY
+// (through staging tables for a role held by row-level security:
+// stage.go).
 
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jmoiron/sqlx"
-
-	"github.com/pidex-dev/pidex"
-	"github.com/pidex-dev/pidex/internal/fts"
-	"github.com/pidex-dev/pidex/internal/pgsearch"
-	"github.com/pidex-dev/pidex/pi"
-	"github.com/pidex-dev/pidex/schema"
 )
 
-// localRows are a file's rows of the small tables, read with its big
-// ones in one read transaction of the local catalog.
-type localRows struct {
-	tables map[string][][]any
-}
-
-// fileWriter writes a transaction's files.
+// fileWriter writes a transaction's files from their parts (wire.go), in
+// the order readGroup hands them on: each file's head, its entries and
+// lines (written as they come), its small tables' rows (held, and written
+// after every file's big rows, under the calls lock), then finish.
 type fileWriter struct {
 	p                    *pusher
 	tx                   pgx.Tx
-	st                   *PushStats
+	files                []*fileRows
 	textRows, textTokens int64
 }
 
-// big writes a file's new entries with their lines, text and search
-// rows, edges and tool calls (all of them for a new or rewritten file),
-// and reads its small tables' rows for small, all in one read of the
-// local catalog.
-func (w *fileWriter) big(ctx context.Context, j *job) (*localRows, error) {
-	conn, err := w.p.local.Connx(ctx)
+// fileRows is a file of the transaction: its job (act, cursor as it left
+// the machine, the team catalog's id), its name and its small tables'
+// rows.
+type fileRows struct {
+	job   job
+	base  string
+	small map[string][][]any
+}
+
+// put writes a part. A part that concerns a file and fails on its
+// account is named by a fileError.
+func (w *fileWriter) put(ctx context.Context, pt *pushPart) error {
+	if pt.File != nil {
+		if pt.File.Base == "" {
+			return fmt.Errorf("%w: a file without its name", errProtocol)
+		}
+		f := &fileRows{job: job{act: pt.File.Act, local: pt.File.Local, pushed: pt.File.Pushed}, base: pt.File.Base, small: map[string][][]any{}}
+		w.files = append(w.files, f)
+		if err := w.start(ctx, &f.job); err != nil {
+			return &fileError{len(w.files) - 1, err}
+		}
+		return nil
+	}
+	if len(w.files) == 0 {
+		return fmt.Errorf("%w: rows before any file", errProtocol)
+	}
+	f := w.files[len(w.files)-1]
+	switch {
+	case pt.Rows != nil:
+		t, ok := pushTables[pt.Rows.Table]
+		if !ok {
+			return fmt.Errorf("%w: no table %q", errProtocol, pt.Rows.Table)
+		}
+		for _, r := range pt.Rows.Rows {
+			if len(r) != len(t.cols) {
+				return fmt.Errorf("%w: a row of %s has %d columns, want %d", errProtocol, t.name, len(r), len(t.cols))
+			}
+		}
+		if !t.offset {
+			f.small[t.name] = append(f.small[t.name], pt.Rows.Rows...)
+			return nil
+		}
+		if t.name == edgesTable.name && f.job.act == actAppend && len(pt.Rows.Rows) > 0 {
+			// A later duplicate id wins: an appended edge replaces the pushed one.
+			ids := make([]string, len(pt.Rows.Rows))
+			for i, e := range pt.Rows.Rows {
+				ids[i], _ = e[1].(string)
+			}
+			if _, err := w.tx.Exec(ctx, `DELETE FROM edges WHERE file_id = $1 AND child_id = ANY($2)`, f.job.id, ids); err != nil {
+				return fmt.Errorf("replace edges: %w", err)
+			}
+		}
+		return w.copyRows(ctx, t, f.job.id, pt.Rows.Rows)
+	case pt.Lines != nil:
+		return w.lines(ctx, f.job.id, pt.Lines)
+	}
+	return nil
+}
+
+// start begins a file's writes: a new file's row, or the team catalog's
+// id of a pushed one (found by path among the machine's files: the parts
+// never name another machine's), and a rewritten file's rows cleared.
+func (w *fileWriter) start(ctx context.Context, j *job) error {
+	switch {
+	case j.act < actNone || j.act > actNew:
+		return fmt.Errorf("%w: act %d", errProtocol, j.act)
+	case j.act == actNone: // refreshed since the plan, back to what was pushed
+		return nil
+	case j.act == actNew:
+		return w.insertFile(ctx, j)
+	case j.pushed == nil:
+		return fmt.Errorf("%w: a file pushed before without its pushed cursor", errProtocol)
+	}
+	err := w.tx.QueryRow(ctx, `SELECT id FROM files WHERE machine_id = $1 AND path = $2`, w.p.machine, pgText(j.local.Path)).Scan(&j.id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return errConflict
+	}
 	if err != nil {
-		return nil, fmt.Errorf("read local catalog: %w", err)
+		return fmt.Errorf("find file: %w", err)
 	}
-	defer conn.Close()
-	// One snapshot of the local catalog for the file: a refresh running
-	// beside the push commits before or after it, never in its middle.
-	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
-		return nil, fmt.Errorf("read local catalog: %w", err)
+	if j.act == actRewrite {
+		return w.clear(ctx, j.id)
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-	var l localFile
-	if err := conn.GetContext(ctx, &l, localFileSQL+` WHERE f.id = ?`, j.local.ID); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, errChanged // removed since the plan: the next push removes it
+	return nil
+}
+
+// finish writes the small tables of the files that changed (under the
+// calls lock), moves staged rows on, writes the cursors (checking each
+// file's team row is the one the push planned from), derives the calls
+// the usage rows touched and counts the text.
+func (w *fileWriter) finish(ctx context.Context) error {
+	locked := false
+	var touched []string
+	for i, f := range w.files {
+		if f.job.act == actTouch || f.job.act == actNone {
+			continue
 		}
-		return nil, fmt.Errorf("read local catalog: %w", err)
-	}
-	if l.Offset != j.local.Offset || l.Generation != j.local.Generation || l.DerivedSeq != j.local.DerivedSeq {
-		// Refreshed since the plan: plan the file again from this snapshot.
-		j.act = decide(l, j.pushed, w.p.catalogID, w.p.format)
-	}
-	j.local = l
-	if j.act == actTouch || j.act == actNone {
-		return nil, nil
-	}
-	from := int64(0)
-	switch j.act {
-	case actNew:
-		if err := w.insertFile(ctx, j); err != nil {
-			return nil, err
+		if !locked {
+			if err := w.p.lockCalls(ctx, w.tx); err != nil {
+				return err
+			}
+			locked = true
 		}
-	case actRewrite:
-		if err := w.clear(ctx, j.id); err != nil {
-			return nil, err
-		}
-	case actAppend:
-		from = j.pushed.Offset
-	}
-	if j.act != actRederive {
-		if err := w.entries(ctx, conn, j, from); err != nil {
-			return nil, err
-		}
-	}
-	rows := &localRows{tables: map[string][][]any{}}
-	for _, t := range smallTables {
-		r, err := readRows(ctx, conn, t, l.ID, -1)
+		t, err := w.small(ctx, &f.job, f.small)
 		if err != nil {
-			return nil, err
+			return &fileError{i, err}
 		}
-		rows.tables[t.name] = r
+		touched = append(touched, t...)
 	}
-	return rows, nil
+	if err := w.unstage(ctx); err != nil {
+		return err
+	}
+	for i, f := range w.files {
+		if err := w.cursor(ctx, &f.job, f.base); err != nil {
+			return &fileError{i, err}
+		}
+	}
+	slices.Sort(touched)
+	if err := recomputeCalls(ctx, w.tx, slices.Compact(touched)); err != nil {
+		return err
+	}
+	return w.p.account(ctx, w.tx, w.textRows, w.textTokens)
 }
 
 // insertFile adds a new file's row (its cursor is set by cursor, in the
 // same transaction) and takes its id.
 func (w *fileWriter) insertFile(ctx context.Context, j *job) error {
 	err := w.tx.QueryRow(ctx, `INSERT INTO files (machine_id, path, root, kind) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (machine_id, path) DO NOTHING RETURNING id`, w.p.machine, w.text(j, j.local.Path), j.out.path(j.local.Root), j.local.Kind).Scan(&j.id)
+		ON CONFLICT (machine_id, path) DO NOTHING RETURNING id`, w.p.machine, pgText(j.local.Path), pgText(j.local.Root), j.local.Kind).Scan(&j.id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return errConflict
 	}
@@ -135,7 +190,7 @@ func (w *fileWriter) clear(ctx context.Context, id int64) error {
 // usage, rollups, warnings): an append moves the leaf, and so the path
 // flags and rollups, and another file's change moves the copy flags. It
 // returns the entry ids of the usage rows it deleted and wrote.
-func (w *fileWriter) small(ctx context.Context, j *job, rows *localRows) ([]string, error) {
+func (w *fileWriter) small(ctx context.Context, j *job, rows map[string][][]any) ([]string, error) {
 	var touched []string
 	if err := collect(ctx, w.tx, &touched, `SELECT DISTINCT entry_id FROM usage WHERE file_id = $1`, j.id); err != nil {
 		return nil, fmt.Errorf("replace usage: %w", err)
@@ -144,11 +199,11 @@ func (w *fileWriter) small(ctx context.Context, j *job, rows *localRows) ([]stri
 		if _, err := w.tx.Exec(ctx, `DELETE FROM `+t.name+` WHERE file_id = $1`, j.id); err != nil {
 			return nil, fmt.Errorf("replace %s: %w", t.name, err)
 		}
-		if err := w.copyRows(ctx, t, j, rows.tables[t.name]); err != nil {
+		if err := w.copyRows(ctx, t, j.id, rows[t.name]); err != nil {
 			return nil, err
 		}
 	}
-	for _, r := range rows.tables["usage"] {
+	for _, r := range rows["usage"] {
 		if id, ok := r[usageEntryID].(string); ok {
 			touched = append(touched, id)
 		}
@@ -156,17 +211,16 @@ func (w *fileWriter) small(ctx context.Context, j *job, rows *localRows) ([]stri
 	return touched, nil
 }
 
-// cursor writes the file's row as the local catalog has it, checking that
-// the team catalog's row is still the one the push planned from.
-func (w *fileWriter) cursor(ctx context.Context, j *job) error {
+// cursor writes the file's row as the local catalog has it (as it left
+// the machine), its name base, checking that the team catalog's row is
+// still the one the push planned from.
+func (w *fileWriter) cursor(ctx context.Context, j *job, base string) error {
 	if j.act == actNone {
 		return nil
 	}
 	l := j.local
-	// The root written by insertFile is written again here, and counted
-	// here.
-	args := []any{j.id, w.p.machine, w.text(j, l.Root), l.Kind, l.Size, l.MtimeNs, l.Offset, l.HeadHash, l.TailHash, l.OpenTail, l.Lines,
-		l.Seq, l.Version, w.text(j, l.LastID), l.Warnings, l.Generation, l.DerivedSeq, j.out.base(l.Path, &w.st.Redacted), w.p.catalogID, w.p.format}
+	args := []any{j.id, w.p.machine, pgText(l.Root), l.Kind, l.Size, l.MtimeNs, l.Offset, l.HeadHash, l.TailHash, l.OpenTail, l.Lines,
+		l.Seq, l.Version, pgText(l.LastID), l.Warnings, l.Generation, l.DerivedSeq, pgText(base), w.p.catalogID, w.p.format}
 	q := `UPDATE files SET root = $3, kind = $4, size = $5, mtime_ns = $6, "offset" = $7, head_hash = $8, tail_hash = $9,
 		open_tail = $10, lines = $11, seq = $12, version = $13, last_id = $14, warnings = $15, text_offset = $7,
 		generation = $16, derived_seq = $17, base = $18, catalog = $19, format = $20
@@ -185,134 +239,41 @@ func (w *fileWriter) cursor(ctx context.Context, j *job) error {
 	return nil
 }
 
-// entries sends a file's entries from offset from on, with everything
-// keyed by them: entry rows, edges (a later duplicate id wins, so an
-// appended one replaces the pushed one), tool calls, and, a chunk of
-// lines at a time read from the session file, the raw lines, their text
-// and their search rows.
-func (w *fileWriter) entries(ctx context.Context, conn *sqlx.Conn, j *job, from int64) error {
-	ents, err := readRows(ctx, conn, entriesTable, j.local.ID, from)
-	if err != nil {
-		return err
-	}
-	if err := w.copyRows(ctx, entriesTable, j, ents); err != nil {
-		return err
-	}
-	edges, err := readRows(ctx, conn, edgesTable, j.local.ID, from)
-	if err != nil {
-		return err
-	}
-	if from > 0 && len(edges) > 0 {
-		ids := make([]string, len(edges))
-		for i, e := range edges {
-			ids[i], _ = e[1].(string)
-		}
-		if _, err := w.tx.Exec(ctx, `DELETE FROM edges WHERE file_id = $1 AND child_id = ANY($2)`, j.id, ids); err != nil {
-			return fmt.Errorf("replace edges: %w", err)
-		}
-	}
-	if err := w.copyRows(ctx, edgesTable, j, edges); err != nil {
-		return err
-	}
-	calls, err := readRows(ctx, conn, toolCallsTable, j.local.ID, from)
-	if err != nil {
-		return err
-	}
-	if err := w.copyRows(ctx, toolCallsTable, j, calls); err != nil {
-		return err
-	}
-	return w.lines(ctx, j, ents)
-}
-
-// lineChunk is how many bytes of lines go in one round of COPYs.
-const lineChunk = 8 << 20
-
-// lines reads the entries' lines from the session file, in chunks, and
-// sends each chunk's raw lines (redacted with --redact), text and search
-// rows.
-func (w *fileWriter) lines(ctx context.Context, j *job, ents [][]any) error {
-	if len(ents) == 0 {
-		return nil
-	}
-	f, err := os.Open(j.local.Path)
-	if err != nil {
-		return fmt.Errorf("%w (%v)", errChanged, err)
-	}
-	defer f.Close()
-	// The lines and their text in COPY's binary format (raw bytes, no
-	// escaping); the search rows in its text format (tsvector literals).
+// lines writes a chunk of lines: the raw lines and their text in COPY's
+// binary format (raw bytes, no escaping), the search rows in its text
+// format (tsvector literals).
+func (w *fileWriter) lines(ctx context.Context, id int64, chunk []lineRow) error {
 	var lines, texts [][]any
 	var index copyText
-	pending := 0
-	flush := func() error {
-		if len(lines) > 0 {
-			if err := w.sendBinary(ctx, "entry_lines", entryLinesTable.names(), lines); err != nil {
-				return fmt.Errorf("send lines: %w", err)
-			}
+	for _, l := range chunk {
+		lines = append(lines, []any{id, l.Offset, w.p.machine, l.Raw})
+		if l.Text == "" {
+			continue
 		}
-		if len(texts) > 0 {
-			if err := w.sendBinary(ctx, "entry_text", entryTextTable.names(), texts); err != nil {
-				return fmt.Errorf("send text: %w", err)
-			}
+		if len(l.Index) == 0 {
+			return fmt.Errorf("%w: a text without search rows", errProtocol)
 		}
-		if index.b.Len() > 0 {
-			if err := w.sendText(ctx, "text_index", textIndexTable.names(), &index.b); err != nil {
-				return fmt.Errorf("send search rows: %w", err)
-			}
+		texts = append(texts, []any{id, l.Offset, w.p.machine, pgText(l.Text)})
+		for part, r := range l.Index {
+			index.row(id, l.Offset, part, w.p.machine, r.Win, r.Exact, r.Tokens, r.First, r.TSV)
 		}
-		lines, texts, pending = lines[:0], texts[:0], 0
-		index.b.Reset()
-		return nil
+		w.textRows++
+		w.textTokens += int64(l.Index[0].Tokens)
 	}
-	for _, e := range ents {
-		off, _ := e[entOffset].(int64)
-		length, _ := e[entLength].(int64)
-		raw := make([]byte, length) // held until the chunk is sent
-		if _, err := f.ReadAt(raw, off); err != nil {
-			return fmt.Errorf("%w (%v)", errChanged, err)
-		}
-		l, _ := schema.DecodeLineFast(raw)
-		if l == nil {
-			return errChanged // the bytes there are not the entry's line any more
-		}
-		if before := w.st.Redacted; w.p.o.Redact {
-			raw = j.out.line(raw, &w.st.Redacted)
-			if w.st.Redacted != before {
-				if l, _ = schema.DecodeLineFast(raw); l == nil {
-					return fmt.Errorf("redact line at offset %d: the result is not JSON", off)
-				}
-			}
-		}
-		lines = append(lines, []any{j.id, off, w.p.machine, raw})
-		pending += len(raw)
-		w.st.Entries++
-		w.st.Bytes += length
-		// The text the local text pass indexes (omp's lines also name the
-		// artifacts they point to).
-		if t := pi.SearchText(j.local.Path, l, j.local.Source != nil && *j.local.Source == pidex.SourceOmp); t != "" {
-			t = pgText(t)
-			texts = append(texts, []any{j.id, off, w.p.machine, t})
-			pending += len(t)
-			toks := fts.Tokens(t)
-			rows := pgsearch.ToRows(toks)
-			win := len(rows) > 1 || !rows[0].Exact
-			for part, r := range rows {
-				n := 0
-				if part == 0 {
-					n = len(toks)
-				}
-				index.row(j.id, off, part, w.p.machine, win, r.Exact, n, r.First, r.TSV)
-			}
-			w.textRows++
-			w.textTokens += int64(len(toks))
-		}
-		if pending+index.b.Len() >= 2*lineChunk {
-			if err := flush(); err != nil {
-				return err
-			}
+	if err := w.sendBinary(ctx, "entry_lines", entryLinesTable.names(), lines); err != nil {
+		return fmt.Errorf("send lines: %w", err)
+	}
+	if len(texts) > 0 {
+		if err := w.sendBinary(ctx, "entry_text", entryTextTable.names(), texts); err != nil {
+			return fmt.Errorf("send text: %w", err)
 		}
 	}
-	return flush()
+	if index.b.Len() > 0 {
+		if err := w.sendText(ctx, "text_index", textIndexTable.names(), &index.b); err != nil {
+			return fmt.Errorf("send search rows: %w", err)
+		}
+	}
+	return nil
 }
 
 // pgText is a string PostgreSQL's text can hold: valid UTF-8 without NUL
@@ -325,13 +286,9 @@ func pgText(s string) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
-// text is a value of the job's file as it leaves (outbound), counted.
-func (w *fileWriter) text(j *job, s string) string { return j.out.text(s, &w.st.Redacted) }
-
-// copyRows sends rows of a table (read by readRows) with COPY, for the
-// team's file id and the machine; every string goes through w.text.
-func (w *fileWriter) copyRows(ctx context.Context, t table, j *job, rows [][]any) error {
-	id := j.id
+// copyRows sends rows of a table (read by readRows, as outRows let them out)
+// with COPY, for the team's file id and the machine.
+func (w *fileWriter) copyRows(ctx context.Context, t table, id int64, rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -350,9 +307,6 @@ func (w *fileWriter) copyRows(ctx context.Context, t table, j *job, rows [][]any
 				vals[i] = numeric{r[i]}
 			default:
 				vals[i] = r[i]
-				if s, ok := r[i].(string); ok {
-					vals[i] = w.text(j, s)
-				}
 			}
 		}
 		c.row(vals...)

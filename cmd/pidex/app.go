@@ -108,7 +108,7 @@ func (a *app) rootCmd() *cobra.Command {
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress or warning summary on stderr")
 	f.BoolVar(&a.noRefresh, "no-refresh", false, "answer from the catalog as it is, without refreshing it first")
 	f.BoolVar(&a.noPager, "no-pager", false, "write show and tree directly, not through $PIDEX_PAGER, $PAGER or less")
-	root.AddCommand(a.indexCmd(), a.pathCmd(), a.listCmd(), a.treeCmd(), a.showCmd(), a.searchCmd(), a.costCmd(), a.statsCmd(), a.pricesCmd(), a.sqlCmd(), a.schemaCmd(), a.warningsCmd(), a.rootsCmd(), a.resumeCmd(), a.exportCmd(), a.serveCmd(), a.mcpCmd(), a.pushCmd(), a.teamCmd(), a.versionCmd())
+	root.AddCommand(a.indexCmd(), a.pathCmd(), a.listCmd(), a.treeCmd(), a.showCmd(), a.searchCmd(), a.costCmd(), a.statsCmd(), a.pricesCmd(), a.sqlCmd(), a.schemaCmd(), a.warningsCmd(), a.rootsCmd(), a.resumeCmd(), a.exportCmd(), a.serveCmd(), a.mcpCmd(), a.pushCmd(), a.pushServerCmd(), a.teamCmd(), a.versionCmd())
 	root.SetOut(a.stdout) // before the completion command, which keeps it
 	root.SetErr(a.stderr)
 	a.completions(root)

@@ -73,12 +73,25 @@ var examples = map[string]string{
   pidex push --machine ann-laptop                         # send what changed since the last push
   pidex push --machine ann-laptop --redact --project api
   pidex push --machine ann-laptop --watch                 # keep the team catalog current
-  PIDEX_CATALOG=$PIDEX_PG pidex list --machine ann-laptop # read it back`,
+  PIDEX_CATALOG=$PIDEX_PG pidex list --machine ann-laptop # read it back
+  pidex push --machine ann-laptop --to https://pidex.example:7374/  # through a team server, with a token`,
 	"team": `  export PIDEX_PG=postgres://admin@db.example/pidex        # the owner; its password in ~/.pgpass
   pidex team init --apply                                  # groups, schema, privileges
   pidex team add-machine ann-laptop --role ann --apply --password-stdin
   pidex team add-reader lead --apply --password-stdin
   pidex team revoke ann ann-laptop --apply                 # ann may push ann-laptop no more`,
+	"push-server": `  PIDEX_PG=postgres://pidexd@db.example/pidex pidex push-server        # on loopback, behind a TLS proxy
+  PIDEX_PG=postgres://pidexd@db.example/pidex pidex push-server --addr 0.0.0.0:7374 \
+      --tls-cert /etc/pidex/cert.pem --tls-key /etc/pidex/key.pem
+  pidex push --machine ann-laptop --to https://pidex.example:7374/   # on ann's laptop: its token in ~/.config/pidex/push-token`,
+	"team add-token": `  pidex team add-token ann-laptop --role pidexd > ann-laptop.token   # shown once; the catalog keeps its hash
+  pidex team add-token ci-1 ci-2 --role pidexd --label "CI runners"
+  pidex team add-token ann-laptop --json | jq -r .token`,
+	"team tokens": `  pidex team tokens
+  pidex team tokens --json | jq '.[] | select(.revoked_ms == null) | .machines'`,
+	"team revoke-token": `  pidex team tokens                          # find its ID
+  pidex team revoke-token 3 --apply
+  pidex team revoke-token 3                  # print the SQL`,
 	"team init": `  pidex team init                                          # print the SQL
   PIDEX_PG=postgres://admin@db.example/pidex pidex team init --apply`,
 	"team add-machine": `  pidex team add-machine ann-laptop --role ann             # print the SQL

@@ -18,7 +18,7 @@ import (
 
 func (a *app) pushCmd() *cobra.Command {
 	var (
-		to                string
+		to, tokenFile     string
 		watch, redactText bool
 		o                 engine.PushOptions
 	)
@@ -51,6 +51,13 @@ gitleaks' rules (cloud keys, tokens, API keys, private keys, JWTs…), passwords
 in URLs and values assigned to a secret's name (PASSWORD=…, "api_key": "…");
 see docs/team.md, Redaction.
 
+--to https://HOST/ pushes to a team server (pidex push-server) instead, with
+this machine's token (pidex team add-token), and no database credentials:
+the token comes from PIDEX_PUSH_TOKEN, else the file --token-file,
+PIDEX_PUSH_TOKEN_FILE or ` + defaultTokenFile() + `, never from the command line.
+http:// only to this machine (loopback). The same groups of files travel,
+each applied by the server in one transaction.
+
 The URL comes from --to or PIDEX_PG (postgres://user@host/db?sslmode=…, or
 postgres://?service=NAME); the password from PGPASSWORD, ~/.pgpass or a
 service file, never printed (one in --to with --watch is warned of: anyone on
@@ -74,11 +81,18 @@ excluded, entries, bytes, redacted, skipped}, one object per push with --watch.`
 			if to == "" {
 				return fmt.Errorf("push: no team catalog: give --to postgres://… or set PIDEX_PG: %w", errUsage)
 			}
-			if !postgres.IsURL(to) {
-				return fmt.Errorf("push --to %s: want a postgres:// URL: %w", postgres.Redacted(to), errUsage)
-			}
-			if _, err := postgres.Config(to); err != nil {
-				return err
+			switch {
+			case postgres.IsServerURL(to):
+				var err error
+				if o.Token, err = a.pushToken(cmd, to, tokenFile); err != nil {
+					return err
+				}
+			case !postgres.IsURL(to):
+				return fmt.Errorf("push --to %s: want a postgres:// URL or a team server's https:// URL: %w", postgres.Redacted(to), errUsage)
+			default:
+				if _, err := postgres.Config(to); err != nil {
+					return err
+				}
 			}
 			o.Machine = a.machine
 			if o.Machine == "" {
@@ -91,7 +105,7 @@ excluded, entries, bytes, redacted, skipped}, one object per push with --watch.`
 			o.Redact = redactText
 			o.Version = buildName() // for the team catalog's record of who pushed
 			a.longLived = watch
-			if watch {
+			if watch && !postgres.IsServerURL(to) {
 				a.warnPassword(cmd, "to", to)
 			}
 			eng, err := a.engine(ctx)
@@ -105,7 +119,8 @@ excluded, entries, bytes, redacted, skipped}, one object per push with --watch.`
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&to, "to", "", "the team catalog: a postgres:// URL (env PIDEX_PG)")
+	f.StringVar(&to, "to", "", "the team catalog: a postgres:// URL, or a team server's https:// URL (env PIDEX_PG)")
+	f.StringVar(&tokenFile, "token-file", "", "a team server: the file holding this machine's token (default $PIDEX_PUSH_TOKEN, else the file $PIDEX_PUSH_TOKEN_FILE, else "+defaultTokenFile()+")")
 	f.StringArrayVar(&o.Projects, "project", nil, "push only sessions whose working directory contains SUBSTRING (repeatable)")
 	f.StringArrayVar(&o.Exclude, "exclude-project", nil, "leave out sessions whose working directory contains SUBSTRING (repeatable)")
 	f.BoolVar(&redactText, "redact", false, "replace the secrets found in what is sent (keys, tokens, private keys, passwords, NAME=secret) with [REDACTED] before they leave")

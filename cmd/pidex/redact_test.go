@@ -1,13 +1,22 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"database/sql"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pidex-dev/pidex/internal/catalogtest"
@@ -23,16 +32,7 @@ import (
 // sessions put secrets in every column the test names: the test sees
 // what it looks for.
 func TestPushRedactLeavesNoSecret(t *testing.T) {
-	base := t.TempDir()
-	root := filepath.Join(base, "sessions")
-	var ids []string
-	for i, p := range catalogtest.Planted {
-		rel, lines := catalogtest.PlantedSession(i, p)
-		catalogtest.WriteFile(t, filepath.Join(root, rel), strings.Join(lines, "\n")+"\n")
-		ids = append(ids, strings.TrimSuffix(filepath.Base(rel)[len("2026-05-01T10-00-00-000Z_"):], ".jsonl"))
-	}
-	local := []string{"--db", filepath.Join(base, "local.sqlite"), "--sessions", root, "--machine", "laptop", "-q"}
-	cli(t, 0, append(local, "index")...)
+	local, ids := plantedCatalog(t)
 
 	plain := pgtest.URL(t)
 	cli(t, 0, append(local, "--no-refresh", "push", "--to", plain)...)
@@ -69,6 +69,142 @@ func TestPushRedactLeavesNoSecret(t *testing.T) {
 		noSecret(t, "show "+id, cli(t, 0, append(team, "show", "--json", id)...))
 		noSecret(t, "tree "+id, cli(t, 0, append(team, "tree", "--json", id)...))
 	}
+}
+
+// plantedCatalog indexes the planted sessions (catalogtest.Planted) into
+// a local catalog of machine "laptop": the arguments that name it, and the
+// sessions' ids.
+func plantedCatalog(t *testing.T) (local, ids []string) {
+	t.Helper()
+	base := t.TempDir()
+	root := filepath.Join(base, "sessions")
+	for i, p := range catalogtest.Planted {
+		rel, lines := catalogtest.PlantedSession(i, p)
+		catalogtest.WriteFile(t, filepath.Join(root, rel), strings.Join(lines, "\n")+"\n")
+		ids = append(ids, strings.TrimSuffix(filepath.Base(rel)[len("2026-05-01T10-00-00-000Z_"):], ".jsonl"))
+	}
+	local = []string{"--db", filepath.Join(base, "local.sqlite"), "--sessions", root, "--machine", "laptop", "-q"}
+	cli(t, 0, append(local, "index")...)
+	return local, ids
+}
+
+// push --redact over HTTP holds as a direct push does: the values are
+// redacted before they leave, so the team server is sent no secret (every
+// request body, its raw lines decoded, holds none), the team catalog it
+// writes holds none, and the client's count is the number of markers
+// written.
+func TestPushHTTPRedact(t *testing.T) {
+	local, _ := plantedCatalog(t)
+	tc := newTokenCatalog(t, "laptop")
+	srv := startPushServer(t, tc.server)
+	target, err := url.Parse(srv.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A proxy between client and server keeps every request's body.
+	var mu sync.Mutex
+	var bodies []string
+	forward := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		plain := b
+		if r.Header.Get("Content-Encoding") == "gzip" {
+			zr, err := gzip.NewReader(bytes.NewReader(b))
+			if err == nil {
+				plain, err = io.ReadAll(zr)
+			}
+			if err != nil {
+				t.Errorf("%s: gunzip the body: %v", r.URL.Path, err)
+			}
+		}
+		mu.Lock()
+		bodies = append(bodies, string(plain))
+		mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		forward.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	t.Setenv("PIDEX_PUSH_TOKEN", tc.tokens["laptop"])
+	t.Setenv("PIDEX_PUSH_TOKEN_FILE", "")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	var st struct {
+		Files    int   `json:"files"`
+		Redacted int64 `json:"redacted"`
+	}
+	if err := json.Unmarshal([]byte(cli(t, 0, append(local, "--no-refresh", "push", "--redact", "--json", "--to", proxy.URL)...)), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Files != len(catalogtest.Planted) {
+		t.Fatalf("%d files pushed, want %d", st.Files, len(catalogtest.Planted))
+	}
+	mu.Lock()
+	sent := strings.Join(bodies, "\n")
+	mu.Unlock()
+	text, lines := sentText(t, sent)
+	if lines == 0 || !strings.Contains(text, redact.Marker) {
+		t.Fatalf("%d raw lines, none redacted, among the %d requests sent", lines, len(bodies))
+	}
+	noSecret(t, "sent to the team server", text)
+	dump := pgtest.Dump(t, tc.owner)
+	if !strings.Contains(dump, "COPY public.entry_lines") {
+		t.Fatalf("the dump holds no entry_lines:\n%.2000s", dump)
+	}
+	noSecret(t, "pg_dump", readable(dump))
+	if markers := markersWritten(dump); int64(markers) != st.Redacted {
+		t.Errorf("push said redacted: %d; the catalog holds %d markers (besides the search text derived from the lines)", st.Redacted, markers)
+	}
+	if st.Redacted < int64(15*len(catalogtest.Planted)) {
+		t.Errorf("redacted: %d, want at least 15 a session", st.Redacted)
+	}
+}
+
+// sentText is what a push's requests carried, decoded: every string of
+// their JSON, and the bytes (raw lines "r", byte values "b") that travel
+// as base64; and how many raw lines there were.
+func sentText(t *testing.T, sent string) (text string, lines int) {
+	t.Helper()
+	var b strings.Builder
+	var walk func(key string, v any)
+	walk = func(key string, v any) {
+		switch x := v.(type) {
+		case string:
+			if key == "r" || key == "b" {
+				raw, err := base64.StdEncoding.DecodeString(x)
+				if err != nil {
+					t.Fatalf("a %q value is not base64: %v", key, err)
+				}
+				if key == "r" {
+					lines++
+				}
+				x = string(raw)
+			}
+			b.WriteString(x)
+			b.WriteByte('\n')
+		case []any:
+			for _, e := range x {
+				walk(key, e)
+			}
+		case map[string]any:
+			for k, e := range x {
+				walk(k, e)
+			}
+		}
+	}
+	for _, line := range strings.Split(sent, "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var v any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("a request body's line is not JSON: %v\n%.300s", err, line)
+		}
+		walk("", v)
+	}
+	return b.String(), lines
 }
 
 // noSecret fails for each planted secret (or a piece of one a search

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/render"
 	"github.com/pidex-dev/pidex/postgres"
 )
 
@@ -107,13 +110,70 @@ at every statement: its next statement is refused.`,
 			})
 		},
 	}
+	var serverRole, label string
+	addToken := &cobra.Command{
+		Use:   "add-token MACHINE...",
+		Short: "Make a token that lets a machine push through a team server (shown once)",
+		Long: `Make a token for pidex push --to https://TEAM-SERVER/ (pidex push-server): it
+may push the MACHINEs named, and nothing else. The token is printed once, on
+stdout; the team catalog keeps only its SHA-256. Put it on the machine in
+` + defaultTokenFile() + ` (chmod 600), or in PIDEX_PUSH_TOKEN or a file named by
+PIDEX_PUSH_TOKEN_FILE: never on a command line.
+
+--role names the team server's role (the one in its --to URL): the machines
+are bound to it (as add-machine does), so that PostgreSQL holds the server to
+them too. Always applied (the token is made as its hash is stored), as the
+catalog's owner (--to or PIDEX_PG). --json: {id, machines, token}.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return pidex.Usagef("%s needs the MACHINE names the token may push; see '%s --help'", cmd.Name(), cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return a.addToken(cmd, f, args, serverRole, label) },
+	}
+	addToken.Flags().StringVar(&serverRole, "role", "", "the team server's role, to bind the machines to")
+	addToken.Flags().StringVar(&label, "label", "", "a note to know the token by (pidex team tokens)")
+	revokeToken := &cobra.Command{
+		Use:   "revoke-token ID...",
+		Short: "Revoke push tokens: a team server refuses them from its next request",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return pidex.Usagef("%s needs the ID of a token (pidex team tokens lists them); see '%s --help'", cmd.Name(), cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ids := make([]int64, len(args))
+			for i, s := range args {
+				id, err := strconv.ParseInt(s, 10, 64)
+				if err != nil || id <= 0 {
+					return pidex.Usagef("revoke-token: %q is not a token's ID (pidex team tokens lists them)", s)
+				}
+				ids[i] = id
+			}
+			return a.teamRun(cmd, f, func(postgres.Groups, string, string) (postgres.TeamScript, error) {
+				return postgres.TeamRevokeToken(ids)
+			})
+		},
+	}
+	tokens := &cobra.Command{
+		Use:   "tokens",
+		Short: "List the push tokens: their machines, when made, last used, revoked (never the tokens)",
+		Long: `List the push tokens of the team catalog (--to or PIDEX_PG, as its owner: no
+other role sees them): ID, machines, label, when made, last used and revoked.
+--json: [{id, machines, label, created_ms, used_ms, revoked_ms}].`,
+		Args: a.noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.listTokens(cmd, f) },
+	}
 	for _, c := range []*cobra.Command{addMachine, addReader} {
 		c.Flags().BoolVar(&f.passwordStdin, "password-stdin", false, "with --apply: read the role's password from standard input and set it (as a SCRAM verifier)")
 	}
-	for name, c := range map[string]*cobra.Command{"team init": init, "team add-machine": addMachine, "team add-reader": addReader, "team revoke": revoke} {
+	for name, c := range map[string]*cobra.Command{"team init": init, "team add-machine": addMachine, "team add-reader": addReader, "team revoke": revoke,
+		"team add-token": addToken, "team revoke-token": revokeToken, "team tokens": tokens} {
 		c.Example = examples[name]
 	}
-	cmd.AddCommand(init, addMachine, addReader, revoke)
+	cmd.AddCommand(init, addMachine, addReader, revoke, addToken, revokeToken, tokens)
 	return cmd
 }
 
@@ -229,4 +289,90 @@ func checkPassword(p string) (string, error) {
 		return "", pidex.Usagef("--password-stdin: standard input holds no password")
 	}
 	return p, nil
+}
+
+// teamStore opens the team catalog of --to or PIDEX_PG as its owner.
+func (a *app) teamStore(cmd *cobra.Command, f teamFlags) (*postgres.Store, error) {
+	if f.to == "" {
+		f.to = os.Getenv("PIDEX_PG")
+	}
+	if f.to == "" {
+		return nil, pidex.Usagef("%s: no team catalog: give --to postgres://… or set PIDEX_PG (connected as its owner)", cmd.CommandPath())
+	}
+	return postgres.Open(cmd.Context(), f.to, postgres.Options{Version: buildName()})
+}
+
+// addToken makes a push token, stores its hash (and binds the machines
+// to the server's role), and prints the token once.
+func (a *app) addToken(cmd *cobra.Command, f teamFlags, machines []string, role, label string) error {
+	ctx := cmd.Context()
+	st, err := a.teamStore(cmd, f)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var g postgres.Groups
+	if role != "" {
+		if g, err = st.Groups(ctx); err != nil {
+			return err
+		}
+	}
+	token, err := postgres.NewToken()
+	if err != nil {
+		return err
+	}
+	script, err := postgres.TeamAddToken(g, machines, role, label, token)
+	if err != nil {
+		return err
+	}
+	if err := st.ApplyTeam(ctx, script); err != nil {
+		return err
+	}
+	id, err := st.TokenID(ctx, token)
+	if err != nil {
+		return err
+	}
+	if a.json {
+		return render.WriteJSON(a.jsonOut(), struct {
+			ID       int64    `json:"id"`
+			Machines []string `json:"machines"`
+			Token    string   `json:"token"`
+		}{id, machines, token})
+	}
+	if !a.quiet {
+		fmt.Fprintf(a.stderr, "pidex: token %d may push %s through a team server; shown once (the team catalog keeps its hash only).\n"+
+			"On the machine: save it in %s (chmod 600), or in PIDEX_PUSH_TOKEN; then pidex push --to https://TEAM-SERVER/\n",
+			id, strings.Join(machines, ", "), defaultTokenFile())
+	}
+	_, err = fmt.Fprintln(a.stdout, token)
+	return err
+}
+
+// listTokens lists the push tokens.
+func (a *app) listTokens(cmd *cobra.Command, f teamFlags) error {
+	st, err := a.teamStore(cmd, f)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	toks, err := st.Tokens(cmd.Context())
+	if err != nil {
+		return err
+	}
+	if a.json {
+		return render.WriteJSON(a.jsonOut(), toks)
+	}
+	when := func(ms *int64) string {
+		if ms == nil {
+			return "-"
+		}
+		return time.UnixMilli(*ms).Local().Format("2006-01-02 15:04")
+	}
+	for _, t := range toks {
+		if _, err := fmt.Fprintf(a.stdout, "%d\t%s\t%s\tmade %s\tused %s\trevoked %s\n", t.ID, strings.Join(t.Machines, ","), t.Label,
+			when(&t.CreatedMs), when(t.UsedMs), when(t.RevokedMs)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

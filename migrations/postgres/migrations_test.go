@@ -212,8 +212,9 @@ func TestSearchRows(t *testing.T) {
 // has row-level security with its two policies: every row readable, only
 // the rows of the role's machines writable (docs/team.md, Roles); and no
 // other table has it (pidex_grant gives pushing roles write privileges on
-// exactly the tables with row-level security). A new table of machine
-// rows without them would be open to every pushing role.
+// exactly the tables with row-level security), but push_tokens, which has
+// it with no policy: the owner's alone. A new table of machine rows
+// without them would be open to every pushing role.
 func TestRowSecurityOnEveryMachineTable(t *testing.T) {
 	db := migrated(t)
 	rows, err := db.Query(`SELECT c.relname, c.relrowsecurity,
@@ -238,6 +239,11 @@ func TestRowSecurityOnEveryMachineTable(t *testing.T) {
 			t.Errorf("usage_xm has a machine_id: it is derived across machines, written by pidex_derive_calls only")
 		case owned && (!rls || policies != "pidex_own:* pidex_read:r"):
 			t.Errorf("%s holds a machine's rows: row-level security %v, policies %q, want pidex_own:* pidex_read:r", name, rls, policies)
+		case name == "push_tokens" && (!rls || policies != ""):
+			// Sealed: row-level security and no policy, so that no role but
+			// the owner sees or writes a token's hash (migration 00010).
+			t.Errorf("push_tokens: row-level security %v, policies %q, want true and none", rls, policies)
+		case name == "push_tokens":
 		case !owned && (rls || policies != ""):
 			t.Errorf("%s holds no machine's rows but has row-level security %v, policies %q", name, rls, policies)
 		}
