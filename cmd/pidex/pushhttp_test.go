@@ -2,10 +2,19 @@ package main
 
 import (
 	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	crand "crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"database/sql"
+	"encoding/pem"
+	"math/big"
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -51,9 +60,9 @@ type pushServer struct {
 
 // startPushServer starts a team server writing into catalog (as the role
 // of the URL), on a free loopback port.
-func startPushServer(t *testing.T, catalog string) *pushServer {
+func startPushServer(t *testing.T, catalog string, more ...string) *pushServer {
 	t.Helper()
-	cmd := exec.Command(pidexBin(t), "push-server", "--to", catalog, "--addr", "127.0.0.1:0")
+	cmd := exec.Command(pidexBin(t), append([]string{"push-server", "--to", catalog, "--addr", "127.0.0.1:0"}, more...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -115,6 +124,7 @@ func TestPushHTTP(t *testing.T) {
 			t.Errorf("a second push: %v\n%s", err, out)
 		}
 	})
+	t.Run("over TLS", func(t *testing.T) { httpsPush(t, c) })
 	t.Run("client killed", func(t *testing.T) { httpKills(t, c, false) })
 	t.Run("server killed", func(t *testing.T) { httpKills(t, c, true) })
 }
@@ -333,4 +343,64 @@ func TestPushHTTPRules(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "others may read it") || strings.Contains(out+errOut, "secret456") {
 		t.Errorf("a token file of mode 644: exit %d\n%s%s", code, out, errOut)
 	}
+}
+
+// A team server with a certificate (--tls-cert, --tls-key) and a client
+// that trusts it (SSL_CERT_FILE) push over HTTPS, equal to a direct push;
+// a client that does not trust it is refused by TLS, and writes nothing.
+func httpsPush(t *testing.T, c *pushCorpus) {
+	dir := t.TempDir()
+	cert, key := selfSigned(t, dir)
+	tc := newTokenCatalog(t, "m0", "m1")
+	srv := startPushServer(t, tc.server, "--tls-cert", cert, "--tls-key", key)
+	if !strings.HasPrefix(srv.url, "https://") {
+		t.Fatalf("push-server with a certificate serves %s, want https://", srv.url)
+	}
+	untrusted := c.httpPush(t, 0, srv.url, tc.tokens["m0"])
+	empty := t.TempDir()
+	untrusted.Env = append(untrusted.Env, "SSL_CERT_FILE="+filepath.Join(empty, "none.pem"), "SSL_CERT_DIR="+empty)
+	if out, err := untrusted.CombinedOutput(); err == nil || !strings.Contains(string(out), "certificate") {
+		t.Errorf("a client that does not trust the server's certificate: %v\n%s", err, out)
+	}
+	for m := range c.roots {
+		cmd := c.httpPush(t, m, srv.url, tc.tokens["m"+strconv.Itoa(m)])
+		cmd.Env = append(cmd.Env, "SSL_CERT_FILE="+cert)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("push m%d over HTTPS: %v\n%s", m, err, out)
+		}
+	}
+	if got, want := teamDump(t, tc.owner), c.fresh(t); got != want {
+		t.Fatalf("a push over HTTPS differs from a direct push:\n%s", firstDiff(want, got))
+	}
+}
+
+// selfSigned writes a certificate for 127.0.0.1 and its key as PEM files.
+func selfSigned(t *testing.T, dir string) (cert, key string) {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), crand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "pidex test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(crand.Reader, tmpl, tmpl, &k.PublicKey, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, key = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cert, key
 }
