@@ -17,6 +17,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -46,6 +47,7 @@ type config struct {
 	plant    int    // planted rare words (-1: 50 with -text realistic, else 0)
 	goroot   string // -text realistic source ("": go env GOROOT)
 	forks    int    // sessions that are forks of an earlier one (fork.go)
+	shape    string // "classic" ("" too) or "real" (shape.go)
 }
 
 func main() {
@@ -62,6 +64,7 @@ func main() {
 	flag.StringVar(&cfg.text, "text", "synthetic", "where text comes from: synthetic (small fixed vocabulary) or realistic (Go doc comments, docs, sources and test data from GOROOT, plus CJK chat)")
 	flag.IntVar(&cfg.plant, "plant", -1, "plant N invented rare words and write the ground-truth manifest OUT/../<base>.plants.json (default 50 with -text realistic, 0 otherwise)")
 	flag.IntVar(&cfg.forks, "forks", 0, "make N sessions real forks of an earlier session of their project, as pi's forkFrom and createBranchedSession write them (copies of its entries, then entries of their own)")
+	flag.StringVar(&cfg.shape, "shape", "classic", "sizes and frequencies of entries: classic (as before -shape existed; entries about 40% larger than real ones) or real (tuned to real pi session files; what bench/ scripts use)")
 	flag.StringVar(&cfg.goroot, "goroot", "", "Go installation that -text realistic reads (default: go env GOROOT)")
 	flag.Parse()
 	if cfg.out == "" {
@@ -362,7 +365,7 @@ func (s *stats) add(fs *fileStats, rel string, project int) {
 
 func (s *stats) print(w *os.File, cfg config) {
 	sec := s.elapsed.Seconds()
-	fmt.Fprintf(w, "gencorpus: out=%s seed=%d\n", cfg.out, cfg.seed)
+	fmt.Fprintf(w, "gencorpus: out=%s seed=%d shape=%s\n", cfg.out, cfg.seed, cmp.Or(cfg.shape, "classic"))
 	fmt.Fprintf(w, "  files        %d (in %d project folders)\n", s.files, len(s.projectsUsed))
 	fmt.Fprintf(w, "  bytes        %d (%.1f MB, %.2f GiB; requested %d)\n", s.bytes, float64(s.bytes)/1e6, float64(s.bytes)/(1<<30), cfg.size)
 	fmt.Fprintf(w, "  entries      %d (excluding headers)\n", s.entries)
@@ -400,9 +403,17 @@ func generate(cfg config) (*stats, error) {
 	if cfg.plant > maxPlants {
 		return nil, fmt.Errorf("-plant must be at most %d", maxPlants)
 	}
+	sh, err := shapeByName(cfg.shape)
+	if err != nil {
+		return nil, err
+	}
 	begin := time.Now()
 	plans := makePlan(cfg)
-	if err := planForks(plans, cfg.forks, cfg.seed, cfg.projects); err != nil {
+	minOrig := int64(math.MinInt64)
+	if sh.eras {
+		minOrig = v3Since
+	}
+	if err := planForks(plans, cfg.forks, cfg.seed, cfg.projects, minOrig); err != nil {
 		return nil, err
 	}
 	var pl *pools
@@ -413,7 +424,6 @@ func generate(cfg config) (*stats, error) {
 			cfg.plant = 0
 		}
 	case "realistic":
-		var err error
 		if pl, err = realPools(cfg.seed, cfg.goroot); err != nil {
 			return nil, err
 		}
@@ -443,7 +453,7 @@ func generate(cfg config) (*stats, error) {
 		}
 	}
 	for _, pass := range [][]int{firsts, forks} {
-		if err := writeFiles(cfg, plans, pass, pl, pp, st); err != nil {
+		if err := writeFiles(cfg, plans, pass, pl, sh, pp, st); err != nil {
 			return nil, err
 		}
 	}
@@ -467,7 +477,7 @@ func generate(cfg config) (*stats, error) {
 }
 
 // writeFiles writes the files idxs of plans with cfg.workers writers.
-func writeFiles(cfg config, plans []filePlan, idxs []int, pl *pools, pp *plantPlan, st *stats) error {
+func writeFiles(cfg config, plans []filePlan, idxs []int, pl *pools, sh *shapeParams, pp *plantPlan, st *stats) error {
 	jobs := make(chan int)
 	errc := make(chan error, cfg.workers)
 	var wg sync.WaitGroup
@@ -475,7 +485,7 @@ func writeFiles(cfg config, plans []filePlan, idxs []int, pl *pools, pp *plantPl
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g := newGen(pl, cfg, pp)
+			g := newGen(pl, cfg, sh, pp)
 			for i := range jobs {
 				p := plans[i]
 				rel := filepath.Join(projectDir(p.project, cfg.projects), p.name)
