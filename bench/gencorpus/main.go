@@ -318,6 +318,7 @@ type stats struct {
 	forks        map[byte]int // by fork kind
 	copied       int64        // entries copied by forks
 	projectsUsed map[int]bool
+	formats      [4]int // files by format version
 	elapsed      time.Duration
 
 	users, cjkUsers, texts, cjkTexts int64
@@ -348,6 +349,7 @@ func (s *stats) add(fs *fileStats, rel string, project int) {
 		s.maxFile, s.maxFileName = fs.bytes, rel
 	}
 	s.projectsUsed[project] = true
+	s.formats[fs.format]++
 	if fs.forkKind != 0 {
 		s.forks[fs.forkKind]++
 		s.copied += fs.copied
@@ -373,6 +375,9 @@ func (s *stats) print(w *os.File, cfg config) {
 	fmt.Fprintf(w, "  largest line %d bytes  %s\n", s.maxLine, s.maxLineFile)
 	fmt.Fprintf(w, "  lines >=1MiB %d, image blocks %d, compactions %d, files with in-file branches %d (%d branch points)\n",
 		s.lines1MB, s.images, s.compactions, s.branchFiles, s.branchPoints)
+	if s.formats[3] != s.files {
+		fmt.Fprintf(w, "  formats      %d v1, %d v2, %d v3 files (the format pi wrote at each session's start)\n", s.formats[1], s.formats[2], s.formats[3])
+	}
 	if len(s.forks) > 0 {
 		fmt.Fprintf(w, "  forks        %d whole-file (forkFrom), %d branched before a user message, %d branched at the leaf; %d entries copied\n",
 			s.forks[forkWhole], s.forks[forkBefore], s.forks[forkAt], s.copied)

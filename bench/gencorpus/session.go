@@ -81,6 +81,7 @@ type fileStats struct {
 	users, cjkUsers, texts, cjkTexts                            int64   // user messages and assistant text blocks
 	plants                                                      []int32 // planted words written (may repeat)
 	forkKind                                                    byte    // 0: not a fork
+	format                                                      int     // file format version
 	copied                                                      int64   // entries a fork copied
 }
 
@@ -154,6 +155,7 @@ func (g *gen) writeFile(path string, p filePlan, orig []byte) (*fileStats, error
 	}
 	mt := time.UnixMilli(g.now)
 	_ = os.Chtimes(path, mt, mt)
+	g.st.format = g.format
 	st := g.st
 	return &st, nil
 }

@@ -96,14 +96,14 @@ var realShape = shapeParams{
 	modelWeights: map[string]float64{"claude-sonnet-4-5": 25, "claude-opus-4-5": 22, "claude-haiku-4-5": 3,
 		"gpt-5.1-codex": 8, "gpt-5": 4, "gemini-2.5-pro": 4, "z-ai/glm-4.6": 3, "kimi-k2.5": 8,
 		"us.anthropic.claude-sonnet-4-5-20250929-v1:0": 3, "qwen3-coder:30b": 4, "glm-5.2": 26},
-	sessionName: 0.05, ext: 0.6, cacheWarmer: 0.04,
+	sessionName: 0.05, ext: 1, cacheWarmer: 0.04,
 	// thinking_level_change is 3.5% of real entries (most in one session
 	// whose user cycles the level); model_change 0.5%; labels none.
 	label: 0.01, modelChange: 0.012, thinkingChange: 0.21, thinkingBurst: 0.55, resumeThinking: true,
 	// user 6.8% of entries (p10 line 163, p50 236), assistant 44%, toolResult 42%.
-	meanSteps: 6.8, reserveTokens: 16384, shortUser: 0.75,
+	meanSteps: 7.1, reserveTokens: 16384, shortUser: 0.9,
 	stringUser: 0.03, userText: span{15, 700}, pasteUser: 0.02, pasteText: span{3000, 60000},
-	customMsg: 0.4, customMsg2: 0.3, customMsgText: span{300, 5000}, agentEnd: 0.33,
+	customMsg: 0.24, customMsg2: 0.3, customMsgText: span{300, 5000}, agentEnd: 0.16,
 	// 0.28 thinking blocks, 0.49 text blocks, 0.98 tool calls per
 	// assistant message (p50 line 933).
 	thinking: 0.34, thinkText: span{40, 3000}, sigA: span{150, 1000}, sigO: span{300, 2000}, sigG: span{60, 500},
@@ -167,7 +167,15 @@ var shortReplies = []string{"ok", "yes", "y", "continue", "go on", "do it", "yes
 	"looks good, commit and push", "run the tests", "try again", "no, revert that", "thanks!", "ship it",
 	"fix the lint errors", "what about the edge case when the file is empty?", "and the other callers?",
 	"why?", "keep going", "undo the last change", "now update the docs", "same for the tests", "great",
-	"stop", "use the existing helper instead", "can you explain that?", "/compact", "hm, that broke the build"}
+	"stop", "use the existing helper instead", "can you explain that?", "/compact", "hm, that broke the build",
+	"can you also check that the error message names the file and the line?",
+	"no, keep the old behaviour for empty input and add a test for it",
+	"the CI run failed on windows, can you look at the log?", "rename it to something clearer and update the callers",
+	"ok but don't touch the migration files, they are released", "split this into two commits please",
+	"what happens if the file is deleted while we read it?", "run the whole suite, not only that package",
+	"good. now the same for the postgres side", "that's too slow, can we avoid reading the whole file?",
+	"revert the formatting changes, keep only the fix", "add a comment that says why, not what",
+	"check the benchmarks again after this change", "looks right. update the changelog and open a PR"}
 
 // cjkShortReplies: the same in the sessions of a user who writes Japanese,
 // Chinese or Korean (randomLang's order).

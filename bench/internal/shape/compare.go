@@ -8,11 +8,14 @@ import (
 	"strings"
 )
 
-// Tolerances of Compare: sizes within SizeTolerance of the real figure;
-// a kind's share of entries and a block's rate per message of its role
-// within ShareTolerance of the real one, or within ShareSlack (absolute)
-// when that is wider, so that kinds the real files hold a handful of (or
-// none: labels, names, branch summaries) stay rare rather than absent.
+// Tolerances of Compare: sizes within SizeTolerance of the real figure.
+// A kind's share of entries within ShareTolerance of the real one, or
+// within two standard errors of the real count (Poisson: 2·√n of N
+// entries; the real sample is 7 files, and a kind such as custom comes
+// from two of them), or within ShareSlack (absolute), whichever is widest:
+// kinds the real files hold a handful of (or none: labels, names, branch
+// summaries) stay rare rather than absent. A block's rate per message of
+// its role likewise, with RateSlack.
 const (
 	SizeTolerance  = 0.10
 	ShareTolerance = 0.10
@@ -43,11 +46,14 @@ func Compare(got *Figures, want Sizes, real *Figures) []Row {
 	}
 	for _, k := range unionKeys(got.Kinds, real.Kinds) {
 		g, w := got.share(k), real.share(k)
-		rows = append(rows, Row{"kind " + k, g, w, within(g, w, ShareTolerance, ShareSlack)})
+		slack := max(ShareSlack, twoSE(real.count(k), real.Entries))
+		rows = append(rows, Row{"kind " + k, g, w, within(g, w, ShareTolerance, slack)})
 	}
 	gr, wr := got.BlockRates(), real.BlockRates()
 	for _, b := range unionKeys(gr, wr) {
-		rows = append(rows, Row{"block " + b, gr[b], wr[b], within(gr[b], wr[b], ShareTolerance, RateSlack)})
+		role, _, _ := strings.Cut(b, "/")
+		slack := max(RateSlack, twoSE(real.Blocks[b], real.count("message/"+role)))
+		rows = append(rows, Row{"block " + b, gr[b], wr[b], within(gr[b], wr[b], ShareTolerance, slack)})
 	}
 	return rows
 }
@@ -63,6 +69,21 @@ func (f *Figures) BlockRates() map[string]float64 {
 		}
 	}
 	return m
+}
+
+// twoSE is two standard errors of a count n out of total, as a share.
+func twoSE(n, total int64) float64 {
+	if total <= 0 {
+		return 0
+	}
+	return 2 * math.Sqrt(float64(n)) / float64(total)
+}
+
+func (f *Figures) count(kind string) int64 {
+	if k := f.Kinds[kind]; k != nil {
+		return k.Count
+	}
+	return 0
 }
 
 func (f *Figures) share(kind string) float64 {

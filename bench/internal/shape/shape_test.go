@@ -143,7 +143,7 @@ func TestCompare(t *testing.T) {
 		{"equal", Figures{Sizes: want, Kinds: real.Kinds, Blocks: real.Blocks}, nil},
 		{"within", Figures{Sizes: Sizes{EntriesPerMB: 329, P10: 181, P50: 660, P90: 2701, P99: 32999, Mean: 3299},
 			Kinds: map[string]*Kind{"message/assistant": {Count: 439, Share: 0.439}, "message/user": {Count: 91, Share: 0.091},
-				"custom": {Count: 12, Share: 0.012}, "label": {Count: 2, Share: 0.002}},
+				"custom": {Count: 16, Share: 0.016}, "label": {Count: 2, Share: 0.002}}, // custom: within 2·√10 of 1000
 			Blocks: map[string]int64{"assistant/thinking": 140}}, nil},
 		{"off", Figures{Sizes: Sizes{EntriesPerMB: 331, P10: 200, P50: 539, P90: 3000, P99: 30000, Mean: 3000},
 			Kinds: map[string]*Kind{"message/assistant": {Count: 400, Share: 0.4}, "message/user": {Count: 100, Share: 0.1},
