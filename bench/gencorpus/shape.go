@@ -8,11 +8,14 @@ package main
 // per MB and line-size percentiles within 10% of 146 real files, kinds of
 // entry and content block in the proportions of the real files in
 // /work/shared/fixtures/pi-real (bench/internal/shape; `go run ./bench/shape
-// DIR` compares any corpus with them). Both write the same entry types with
-// the same fields; real changes sizes and frequencies only, so every
-// structural test holds for both.
+// DIR` compares any corpus with them), and writes each session in the file
+// format pi wrote when it started (v1 in 2025: formatAt). Both write the
+// same entry types with the same fields in v3 files.
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // span is a log-uniform range of sizes in bytes.
 type span struct{ lo, hi float64 }
@@ -24,13 +27,11 @@ type tier struct {
 }
 
 type shapeParams struct {
-	name string
-
 	// sessions
 	eras         bool               // each session in the file format pi wrote when it started (formatAt)
 	modelWeights map[string]float64 // by model id (nil: the weights in models)
 	sessionName  float64            // a session_info right after the header
-	ext          float64            // sessions of a user with extensions (custom entries)
+	ext          float64            // sessions with extensions' entries (custom, custom_message)
 	cacheWarmer  float64            // sessions with usage (cache_warm) entries
 
 	// between turns
@@ -71,7 +72,6 @@ type shapeParams struct {
 }
 
 var classicShape = shapeParams{
-	name:        "classic",
 	sessionName: 0.2, ext: 0.2, cacheWarmer: 0.1,
 	label: 0.025, modelChange: 0.025, thinkingChange: 0.015,
 	meanSteps: 4, stringUser: 0.3, userText: span{15, 900}, pasteUser: 0.04, pasteText: span{3000, 60000},
@@ -88,7 +88,6 @@ var classicOut = []tier{{0.70, span{20, 2000}}, {0.93, span{2000, 20000}}, {0.99
 // realShape: see the comment at the top. The figures in the comments are
 // the real files' (line sizes in bytes, shares of entries).
 var realShape = shapeParams{
-	name: "real",
 	eras: true,
 	// Real files: Anthropic 75% of assistant messages, a zero-cost coding
 	// plan (zai glm-5.2) 21%, kimi 4%. Other providers are kept, less often,
@@ -96,6 +95,9 @@ var realShape = shapeParams{
 	modelWeights: map[string]float64{"claude-sonnet-4-5": 25, "claude-opus-4-5": 22, "claude-haiku-4-5": 3,
 		"gpt-5.1-codex": 8, "gpt-5": 4, "gemini-2.5-pro": 4, "z-ai/glm-4.6": 3, "kimi-k2.5": 8,
 		"us.anthropic.claude-sonnet-4-5-20250929-v1:0": 3, "qwen3-coder:30b": 4, "glm-5.2": 26},
+	// Extensions' entries in every v2/v3 session, at a lower rate than
+	// classic's extension users: the real files hold them in two sessions,
+	// but a small corpus would then swing with its few large sessions.
 	sessionName: 0.05, ext: 1, cacheWarmer: 0.04,
 	// thinking_level_change is 3.5% of real entries (most in one session
 	// whose user cycles the level); model_change 0.5%; labels none.
@@ -103,7 +105,7 @@ var realShape = shapeParams{
 	// user 6.8% of entries (p10 line 163, p50 236), assistant 44%, toolResult 42%.
 	meanSteps: 7.1, reserveTokens: 16384, shortUser: 0.9,
 	stringUser: 0.03, userText: span{15, 700}, pasteUser: 0.02, pasteText: span{3000, 60000},
-	customMsg: 0.24, customMsg2: 0.3, customMsgText: span{300, 5000}, agentEnd: 0.16,
+	customMsg: 0.22, customMsg2: 0.3, customMsgText: span{300, 5000}, agentEnd: 0.13,
 	// 0.28 thinking blocks, 0.49 text blocks, 0.98 tool calls per
 	// assistant message (p50 line 933).
 	thinking: 0.34, thinkText: span{40, 3000}, sigA: span{150, 1000}, sigO: span{300, 2000}, sigG: span{60, 500},
@@ -205,13 +207,13 @@ func (g *gen) shortUserText() {
 	g.raw(`"}]`)
 }
 
-// stepTemplates: what an agent says beside a tool call (%[1]s an
-// identifier, %[2]s a path).
-var stepTemplates = []string{"Let me look at `%[1]s`.", "Now I'll update `%[1]s`.", "Let me run the tests.",
-	"Checking `%[1]s`.", "The build passes now.", "Let me read %[2]s.", "That fixed it. Now the callers.",
-	"I'll add a test for `%[1]s`.", "Let me check how `%[1]s` is used.", "Good, now commit.", "Fixed.",
-	"Let me see what %[2]s does first.", "The test still fails; checking the error.", "Now the tests.",
-	"`%[1]s` is only called from %[2]s.", "Let me search for other uses of `%[1]s`.", "Done. Verifying.",
+// stepTemplates: what an agent says beside a tool call ({ident} an
+// identifier, {path} a path).
+var stepTemplates = []string{"Let me look at `{ident}`.", "Now I'll update `{ident}`.", "Let me run the tests.",
+	"Checking `{ident}`.", "The build passes now.", "Let me read {path}.", "That fixed it. Now the callers.",
+	"I'll add a test for `{ident}`.", "Let me check how `{ident}` is used.", "Good, now commit.", "Fixed.",
+	"Let me see what {path} does first.", "The test still fails; checking the error.", "Now the tests.",
+	"`{ident}` is only called from {path}.", "Let me search for other uses of `{ident}`.", "Done. Verifying.",
 	"Let me check the build.", "One more place.", "Now update the docs."}
 
 // shortStepText appends a text block of one short sentence.
@@ -224,6 +226,6 @@ func (g *gen) shortStepText() {
 		ident, path = camel(g.r, 1+g.r.IntN(2)), relPath(g.r)
 	}
 	g.raw(`{"type":"text","text":"`)
-	g.line = appendEscaped(g.line, fmt.Sprintf(pick(g.r, stepTemplates), ident, path))
+	g.line = appendEscaped(g.line, strings.NewReplacer("{ident}", ident, "{path}", path).Replace(pick(g.r, stepTemplates)))
 	g.raw(`"}`)
 }

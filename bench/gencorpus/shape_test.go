@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"maps"
+	"math/rand/v2"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -83,7 +85,38 @@ func TestRealShapeIsValidPi(t *testing.T) {
 	if len(st.forks) == 0 {
 		t.Error("no forks written")
 	}
+
 	t.Logf("files by format %v", versions)
+}
+
+// Narration and short replies are whole sentences: every template filled
+// in, nothing left of the formatting.
+func TestShortTexts(t *testing.T) {
+	g := newGen(buildPools(1), config{}, &realShape, nil)
+	g.r = rand.New(rand.NewPCG(1, 2))
+	g.sh, g.lang = g.shape, -1
+	for i := 0; i < 2000; i++ {
+		g.line = g.line[:0]
+		if i%2 == 0 {
+			g.shortStepText()
+		} else {
+			g.shortUserText()
+		}
+		// a text block, a list of them, or a plain string
+		var block struct{ Text string }
+		var blocks []struct{ Text string }
+		var text string
+		if json.Unmarshal(g.line, &block) == nil {
+			text = block.Text
+		} else if json.Unmarshal(g.line, &blocks) == nil && len(blocks) == 1 {
+			text = blocks[0].Text
+		} else if err := json.Unmarshal(g.line, &text); err != nil {
+			t.Fatalf("%s: %v", g.line, err)
+		}
+		if text == "" || strings.Contains(text, "%!") || strings.Contains(text, "{ident}") || strings.Contains(text, "{path}") {
+			t.Fatalf("not a filled-in sentence: %q", text)
+		}
+	}
 }
 
 // The classic shape (the default) is the corpus gencorpus wrote before
