@@ -2,7 +2,7 @@
 # Compares pidex's daily cost report with ccusage's on one corpus and prints
 # the figures recorded in docs/benchmarks-history.md ("Cost reports (issue 8)"). Usage:
 #   bench/cost.sh CORPUS_DIR [WORK_DIR]
-# CORPUS_DIR: a sessions root (go run ./bench/gencorpus -out DIR ... [-forks N]).
+# CORPUS_DIR: a sessions root (go run ./bench/gencorpus -out DIR -text realistic -shape real ... [-forks N]).
 # CCUSAGE: the ccusage command (default: ccusage on PATH; npm install ccusage).
 # The catalog WORK_DIR/cost.sqlite is indexed (or refreshed) first.
 set -euo pipefail

@@ -6,7 +6,7 @@
 # server's idle CPU. Prints the figures recorded in docs/benchmarks-history.md.
 # Usage:
 #   bench/mcp.sh CORPUS_DIR [WORK_DIR]
-# CORPUS_DIR: e.g. go run ./bench/gencorpus -out /work/scratch/corpus/r3000 -files 3000 -size 1.7GB -seed 1 -text realistic
+# CORPUS_DIR: e.g. go run ./bench/gencorpus -out /work/scratch/corpus/s3000 -files 3000 -size 1.7GB -seed 1 -text realistic -shape real
 # (its planted rare words are in CORPUS_DIR.plants.json). ROUNDS and IDLE
 # (a duration) tune the runs.
 set -euo pipefail

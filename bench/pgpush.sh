@@ -4,7 +4,7 @@
 # figures recorded in docs/benchmarks-history.md ("Team catalog"). Usage:
 #   bench/pgpush.sh WORK_DIR CORPUS...
 # Each CORPUS is one machine's sessions root, e.g. ten of
-#   go run ./bench/gencorpus -out DIR/mN -files 300 -size 170MB -seed N -text realistic
+#   go run ./bench/gencorpus -out DIR/mN -files 300 -size 170MB -seed N -text realistic -shape real
 # WORK_DIR gets the local catalogs, a throwaway PostgreSQL cluster (initdb
 # and postgres from /usr/lib/postgresql/*/bin, Debian's postgresql; run as
 # nobody when this runs as root; a Unix socket in WORK_DIR only; default

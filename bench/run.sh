@@ -2,7 +2,7 @@
 # Measures pidex against pi on one corpus and prints the figures recorded in
 # docs/benchmarks-history.md (the current ones: bench/table.sh). Usage:
 #   bench/run.sh CORPUS_DIR [WORK_DIR]
-# CORPUS_DIR: a sessions root (go run ./bench/gencorpus -out DIR -files 3000 -size 1.7GB).
+# CORPUS_DIR: a sessions root (go run ./bench/gencorpus -out DIR -files 3000 -size 1.7GB -text realistic -shape real).
 # Needs /usr/bin/time (Debian: time) and hyperfine; the pi peer needs
 # `cd bench/pi && npm install` (or PI_PKG_DIR) and is skipped without it.
 set -euo pipefail

@@ -4,7 +4,7 @@
 # docs/benchmarks-history.md (the current ones: bench/table.sh). Usage:
 #   bench/search.sh CORPUS_DIR [WORK_DIR]
 # CORPUS_DIR: a sessions root with realistic text, e.g.
-#   go run ./bench/gencorpus -out /work/scratch/corpus/r3000 -files 3000 -size 1.7GB -seed 1 -text realistic
+#   go run ./bench/gencorpus -out /work/scratch/corpus/s3000 -files 3000 -size 1.7GB -seed 1 -text realistic -shape real
 # (its planted words are in CORPUS_DIR.plants.json). Needs hyperfine, rg,
 # /usr/bin/time; the pi peer needs `cd bench/pi && npm install`.
 set -euo pipefail

@@ -6,7 +6,7 @@
 # it), and the server's idle CPU over a minute. Prints the figures recorded in
 # docs/benchmarks-history.md. Usage:
 #   bench/serve.sh CORPUS_DIR [WORK_DIR]
-# CORPUS_DIR: e.g. go run ./bench/gencorpus -out /tmp/r3000 -files 3000 -size 1.7GB -seed 1 -text realistic
+# CORPUS_DIR: e.g. go run ./bench/gencorpus -out /tmp/s3000 -files 3000 -size 1.7GB -seed 1 -text realistic -shape real
 set -euo pipefail
 corpus=$(cd "$1" && pwd)
 work=${2:-$(mktemp -d)}

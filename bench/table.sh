@@ -3,7 +3,9 @@
 # peer, in one run, printed as Markdown on stdout (progress on stderr).
 #   bench/table.sh PIDEX_BINARY CORPUS_DIR [WORK_DIR]
 # CORPUS_DIR: a sessions root with realistic text and its manifest
-# CORPUS_DIR.plants.json (go run ./bench/gencorpus -out DIR -text realistic ...).
+# CORPUS_DIR.plants.json (go run ./bench/gencorpus -out DIR -text realistic -shape
+# real ...; the table's header says how the corpus's shape compares with
+# real session files, from go run ./bench/shape).
 # WORK_DIR keeps the catalog (default: a temporary folder, removed at exit).
 # Methods, as in BENCHMARKS.md's last rounds:
 # - cold index: pi's listAll() (node bench/pi/listall.mjs, its own seconds)
@@ -71,6 +73,7 @@ for tool in hyperfine rg node jq; do command -v "$tool" >/dev/null || missing+=(
 [ -d "$here/bench/pi/node_modules" ] || [ -n "${PI_PKG_DIR:-}" ] || missing+=("the pi peer (cd bench/pi && npm install)")
 command -v "$ccusage" >/dev/null || missing+=("ccusage (CCUSAGE=…)")
 [ -f "$corpus.plants.json" ] || [ -n "${RARE:-}" ] || missing+=("$corpus.plants.json (gencorpus -text realistic) or RARE")
+command -v go >/dev/null || missing+=("go (go run ./bench/shape)")
 if [ ${#missing[@]} -gt 0 ]; then
 	printf 'table.sh: missing: %s\n' "${missing[@]}" >&2
 	exit 2
@@ -86,6 +89,14 @@ start=$(date +%s)
 steal0=$(steal)
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 log "corpus $corpus: $files files, $bytes bytes; rare word $rare; largest file $largest ($largest_bytes bytes); work $work"
+# The corpus's shape beside real session files' (bench/shape).
+shaped=yes
+(cd "$here" && go run ./bench/shape -json -check "$corpus") >"$work/shape.json" 2>>"$work/shape.log" || shaped=no
+shape_cell=$(jq -r '"\(.entriesPerMB | round) entries/MB, entry lines p10 \(.p10) B, p50 \(.p50) B, p90 \(.p90) B, p99 \(.p99) B, mean \(.mean | round) B"' "$work/shape.json")
+if [ "$shaped" = no ]; then
+	shape_cell="$shape_cell: **not shaped like real sessions** (go run ./bench/shape $corpus; gencorpus -shape real)"
+fi
+log "corpus shape: $shape_cell"
 
 # 1. The cold index between listAll() runs.
 listall() { # sets la_s (listAll()'s own seconds) and la_rss (MB)
@@ -177,6 +188,7 @@ log "done in $elapsed s"
 
 echo "- Machine: nproc $(nproc), $cpu, $(free -g | awk '/^Mem:/ {print $2}') GiB, $(uname -sr), $(command -v go >/dev/null && go version | cut -d' ' -f3- || echo 'go: not installed'); pidex: $ver."
 echo "- Host: steal $steal_s s during the run's $elapsed s ($(calc '%.1f' "100 * $steal_s / ($elapsed * $(nproc))")% of the CPUs' time); load average $load0 before, $(cut -d' ' -f1-3 /proc/loadavg) after."
+echo "- Corpus shape (go run ./bench/shape): $shape_cell; real pi session files: 344 entries/MB, p10 223 B, p50 604 B, p90 3.5 KB, p99 35 KB, mean 2.9 KB."
 echo "- Peers: pi $pi_ver \`SessionManager.listAll()\` on node $(node --version), $(rg --version | head -1), ccusage $($ccusage --version 2>/dev/null | tail -1 | grep -oE '[0-9][0-9.]*' | head -1), $(hyperfine --version). Cold index: $n run(s), each between two \`listAll()\` runs; reads: hyperfine -N medians ($runs runs, refresh $((runs * 3))), output piped, catalog warm."
 echo
 echo "| goal | pidex | peer | ratio | corpus | date | command |"

@@ -46,7 +46,10 @@ const forkMinGap = 2 * 3600 * 1000
 // planForks makes n sessions forks of an earlier session of their project.
 // It draws from its own generator, so -forks 0 leaves the plan as it was.
 // Originals are never forks themselves (they are written in the first pass).
-func planForks(plans []filePlan, n int, seed uint64, projects int) error {
+//
+// Originals start at minOrig or later: with -shape real, v3 sessions only,
+// since a fork's copies keep the original's ids.
+func planForks(plans []filePlan, n int, seed uint64, projects int, minOrig int64) error {
 	if n <= 0 {
 		return nil
 	}
@@ -63,7 +66,7 @@ func planForks(plans []filePlan, n int, seed uint64, projects int) error {
 		// One of the latest few eligible sessions: people fork recent work.
 		var cands []int
 		for j := i - 1; j >= 0 && len(cands) < 5; j-- {
-			if plans[j].project == plans[i].project && plans[j].fork == nil && plans[j].start <= plans[i].start-forkMinGap {
+			if plans[j].project == plans[i].project && plans[j].fork == nil && plans[j].start <= plans[i].start-forkMinGap && plans[j].start >= minOrig {
 				cands = append(cands, j)
 			}
 		}

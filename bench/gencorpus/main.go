@@ -17,6 +17,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -46,6 +47,7 @@ type config struct {
 	plant    int    // planted rare words (-1: 50 with -text realistic, else 0)
 	goroot   string // -text realistic source ("": go env GOROOT)
 	forks    int    // sessions that are forks of an earlier one (fork.go)
+	shape    string // "classic" ("" too) or "real" (shape.go)
 }
 
 func main() {
@@ -62,6 +64,7 @@ func main() {
 	flag.StringVar(&cfg.text, "text", "synthetic", "where text comes from: synthetic (small fixed vocabulary) or realistic (Go doc comments, docs, sources and test data from GOROOT, plus CJK chat)")
 	flag.IntVar(&cfg.plant, "plant", -1, "plant N invented rare words and write the ground-truth manifest OUT/../<base>.plants.json (default 50 with -text realistic, 0 otherwise)")
 	flag.IntVar(&cfg.forks, "forks", 0, "make N sessions real forks of an earlier session of their project, as pi's forkFrom and createBranchedSession write them (copies of its entries, then entries of their own)")
+	flag.StringVar(&cfg.shape, "shape", "classic", "sizes and frequencies of entries: classic (as before -shape existed; entries about 40% larger than real ones) or real (tuned to real pi session files; what bench/ scripts use)")
 	flag.StringVar(&cfg.goroot, "goroot", "", "Go installation that -text realistic reads (default: go env GOROOT)")
 	flag.Parse()
 	if cfg.out == "" {
@@ -315,6 +318,7 @@ type stats struct {
 	forks        map[byte]int // by fork kind
 	copied       int64        // entries copied by forks
 	projectsUsed map[int]bool
+	formats      [4]int // files by format version
 	elapsed      time.Duration
 
 	users, cjkUsers, texts, cjkTexts int64
@@ -345,6 +349,7 @@ func (s *stats) add(fs *fileStats, rel string, project int) {
 		s.maxFile, s.maxFileName = fs.bytes, rel
 	}
 	s.projectsUsed[project] = true
+	s.formats[fs.format]++
 	if fs.forkKind != 0 {
 		s.forks[fs.forkKind]++
 		s.copied += fs.copied
@@ -362,7 +367,7 @@ func (s *stats) add(fs *fileStats, rel string, project int) {
 
 func (s *stats) print(w *os.File, cfg config) {
 	sec := s.elapsed.Seconds()
-	fmt.Fprintf(w, "gencorpus: out=%s seed=%d\n", cfg.out, cfg.seed)
+	fmt.Fprintf(w, "gencorpus: out=%s seed=%d shape=%s\n", cfg.out, cfg.seed, cmp.Or(cfg.shape, "classic"))
 	fmt.Fprintf(w, "  files        %d (in %d project folders)\n", s.files, len(s.projectsUsed))
 	fmt.Fprintf(w, "  bytes        %d (%.1f MB, %.2f GiB; requested %d)\n", s.bytes, float64(s.bytes)/1e6, float64(s.bytes)/(1<<30), cfg.size)
 	fmt.Fprintf(w, "  entries      %d (excluding headers)\n", s.entries)
@@ -370,6 +375,9 @@ func (s *stats) print(w *os.File, cfg config) {
 	fmt.Fprintf(w, "  largest line %d bytes  %s\n", s.maxLine, s.maxLineFile)
 	fmt.Fprintf(w, "  lines >=1MiB %d, image blocks %d, compactions %d, files with in-file branches %d (%d branch points)\n",
 		s.lines1MB, s.images, s.compactions, s.branchFiles, s.branchPoints)
+	if s.formats[3] != s.files {
+		fmt.Fprintf(w, "  formats      %d v1, %d v2, %d v3 files (the format pi wrote at each session's start)\n", s.formats[1], s.formats[2], s.formats[3])
+	}
 	if len(s.forks) > 0 {
 		fmt.Fprintf(w, "  forks        %d whole-file (forkFrom), %d branched before a user message, %d branched at the leaf; %d entries copied\n",
 			s.forks[forkWhole], s.forks[forkBefore], s.forks[forkAt], s.copied)
@@ -400,9 +408,17 @@ func generate(cfg config) (*stats, error) {
 	if cfg.plant > maxPlants {
 		return nil, fmt.Errorf("-plant must be at most %d", maxPlants)
 	}
+	sh, err := shapeByName(cfg.shape)
+	if err != nil {
+		return nil, err
+	}
 	begin := time.Now()
 	plans := makePlan(cfg)
-	if err := planForks(plans, cfg.forks, cfg.seed, cfg.projects); err != nil {
+	minOrig := int64(math.MinInt64)
+	if sh.eras {
+		minOrig = v3Since
+	}
+	if err := planForks(plans, cfg.forks, cfg.seed, cfg.projects, minOrig); err != nil {
 		return nil, err
 	}
 	var pl *pools
@@ -413,7 +429,6 @@ func generate(cfg config) (*stats, error) {
 			cfg.plant = 0
 		}
 	case "realistic":
-		var err error
 		if pl, err = realPools(cfg.seed, cfg.goroot); err != nil {
 			return nil, err
 		}
@@ -443,7 +458,7 @@ func generate(cfg config) (*stats, error) {
 		}
 	}
 	for _, pass := range [][]int{firsts, forks} {
-		if err := writeFiles(cfg, plans, pass, pl, pp, st); err != nil {
+		if err := writeFiles(cfg, plans, pass, pl, sh, pp, st); err != nil {
 			return nil, err
 		}
 	}
@@ -467,7 +482,7 @@ func generate(cfg config) (*stats, error) {
 }
 
 // writeFiles writes the files idxs of plans with cfg.workers writers.
-func writeFiles(cfg config, plans []filePlan, idxs []int, pl *pools, pp *plantPlan, st *stats) error {
+func writeFiles(cfg config, plans []filePlan, idxs []int, pl *pools, sh *shapeParams, pp *plantPlan, st *stats) error {
 	jobs := make(chan int)
 	errc := make(chan error, cfg.workers)
 	var wg sync.WaitGroup
@@ -475,7 +490,7 @@ func writeFiles(cfg config, plans []filePlan, idxs []int, pl *pools, pp *plantPl
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g := newGen(pl, cfg, pp)
+			g := newGen(pl, cfg, sh, pp)
 			for i := range jobs {
 				p := plans[i]
 				rel := filepath.Join(projectDir(p.project, cfg.projects), p.name)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -47,6 +48,17 @@ func TestCorpusIsValidPiV3(t *testing.T) {
 // structure: header, names, ids, parent links, timestamps, message fields.
 func checkPiV3(t *testing.T, dir string, st *stats) {
 	t.Helper()
+	checkPi(t, dir, st, false)
+}
+
+// checkPi is checkPiV3, or with eras (-shape real) each file in the format
+// of its start time (formatAt): v1 headers name the model and have no
+// version, v1 entries no ids (a compaction names its first kept entry by
+// index), v1 and v2 name the parent branchedFrom, usage has no totalTokens
+// before 2025-12-06.
+func checkPi(t *testing.T, dir string, st *stats, eras bool) {
+	t.Helper()
+	formats := map[int]int{}
 	types := map[string]int{}
 	roles := map[string]int{}
 	var total int64
@@ -78,6 +90,8 @@ func checkPiV3(t *testing.T, dir string, st *stats) {
 		}
 		ids := map[string]bool{}
 		prev := ""
+		format, noTotal := 3, false
+		var parsed []string // type/role of each line (v1 compactions point into it)
 		r := bufio.NewReader(bytes.NewReader(data))
 		for ln := 1; ; ln++ {
 			line, err := r.ReadBytes('\n')
@@ -97,14 +111,42 @@ func checkPiV3(t *testing.T, dir string, st *stats) {
 				continue
 			}
 			typ, _ := e["type"].(string)
+			kind := typ
+			if msg, ok := e["message"].(map[string]any); ok {
+				kind += "/" + fmt.Sprint(msg["role"])
+			}
+			parsed = append(parsed, kind)
 			if ln == 1 {
-				if typ != "session" || e["version"] != float64(3) {
-					t.Errorf("%s: first line is not a v3 session header: %s", rel, line[:min(len(line), 200)])
+				ts, _ := e["timestamp"].(string)
+				if eras {
+					start, err := time.Parse(time.RFC3339, ts)
+					if err != nil {
+						t.Errorf("%s: header timestamp: %v", rel, err)
+					}
+					format, noTotal = formatAt(start.UnixMilli()), start.UnixMilli() < totalTokensSince
 				}
-				if !bytes.HasPrefix(line, []byte(`{"type":"session","version":3,"id":"`)) {
+				formats[format]++
+				prefix, version := `{"type":"session","version":3,"id":"`, any(float64(3))
+				switch format {
+				case 2:
+					prefix, version = `{"type":"session","version":2,"id":"`, float64(2)
+				case 1:
+					prefix, version = `{"type":"session","id":"`, nil
+					for _, k := range []string{"provider", "modelId", "thinkingLevel"} {
+						if _, ok := e[k].(string); !ok {
+							t.Errorf("%s: v1 header without %s", rel, k)
+						}
+					}
+				}
+				if typ != "session" || e["version"] != version {
+					t.Errorf("%s: first line is not a v%d session header: %s", rel, format, line[:min(len(line), 200)])
+				}
+				if !bytes.HasPrefix(line, []byte(prefix)) {
 					t.Errorf("%s: header key order differs from pi", rel)
 				}
-				ts, _ := e["timestamp"].(string)
+				if _, ok := e["parentSession"]; ok && format < 3 {
+					t.Errorf("%s: a v%d header names its parent parentSession, not branchedFrom", rel, format)
+				}
 				if strings.NewReplacer(":", "-", ".", "-").Replace(ts) != m[1] || e["id"] != m[2] {
 					t.Errorf("%s: name does not match header ts/id", rel)
 				}
@@ -118,6 +160,13 @@ func checkPiV3(t *testing.T, dir string, st *stats) {
 				t.Errorf("%s:%d: duplicate header", rel, ln)
 			}
 			types[typ]++
+			if format == 1 {
+				checkV1Entry(t, rel, ln, e, parsed, noTotal)
+				continue
+			}
+			if format == 2 && (typ == "session_info" || typ == "usage" || typ == "context_edit") {
+				t.Errorf("%s:%d: %s in a v2 file", rel, ln, typ)
+			}
 			id, _ := e["id"].(string)
 			if !hexID.MatchString(id) {
 				t.Errorf("%s:%d: id %q is not 8 lowercase hex", rel, ln, id)
@@ -156,12 +205,7 @@ func checkPiV3(t *testing.T, dir string, st *stats) {
 					t.Errorf("%s:%d: message.timestamp not a number", rel, ln)
 				}
 				if role == "assistant" {
-					u := msg["usage"].(map[string]any)
-					for _, k := range []string{"input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"} {
-						if _, ok := u[k]; !ok {
-							t.Errorf("%s:%d: usage.%s missing", rel, ln, k)
-						}
-					}
+					checkUsage(t, rel, ln, msg, noTotal)
 				}
 			}
 			ids[id] = true
@@ -185,7 +229,54 @@ func checkPiV3(t *testing.T, dir string, st *stats) {
 			t.Errorf("no %s messages", role)
 		}
 	}
-	t.Logf("types %v roles %v non-linear parents %d", types, roles, nonLinear)
+	if !eras && (len(formats) != 1 || formats[3] == 0) {
+		t.Errorf("formats %v without eras", formats)
+	}
+	t.Logf("types %v roles %v non-linear parents %d, files by format %v", types, roles, nonLinear, formats)
+}
+
+func checkUsage(t *testing.T, rel string, ln int, msg map[string]any, noTotal bool) {
+	t.Helper()
+	u := msg["usage"].(map[string]any)
+	for _, k := range []string{"input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"} {
+		if _, ok := u[k]; ok != (k != "totalTokens" || !noTotal) {
+			t.Errorf("%s:%d: usage.%s present = %v", rel, ln, k, ok)
+		}
+	}
+}
+
+// checkV1Entry: what pi wrote before entries had ids (format 1). parsed
+// holds the kind of every line so far, the header first.
+func checkV1Entry(t *testing.T, rel string, ln int, e map[string]any, parsed []string, noTotal bool) {
+	t.Helper()
+	for _, k := range []string{"id", "parentId"} {
+		if _, ok := e[k]; ok {
+			t.Errorf("%s:%d: a v1 entry with %s", rel, ln, k)
+		}
+	}
+	if _, err := time.Parse("2006-01-02T15:04:05.000Z", fmt.Sprint(e["timestamp"])); err != nil {
+		t.Errorf("%s:%d: timestamp: %v", rel, ln, err)
+	}
+	switch typ := e["type"].(string); typ {
+	case "message":
+		msg := e["message"].(map[string]any)
+		if msg["role"] == "assistant" {
+			checkUsage(t, rel, ln, msg, noTotal)
+		}
+	case "thinking_level_change", "model_change":
+	case "compaction":
+		i, ok := e["firstKeptEntryIndex"].(float64)
+		if !ok || i < 1 || int(i) >= len(parsed)-1 {
+			t.Errorf("%s:%d: firstKeptEntryIndex %v", rel, ln, e["firstKeptEntryIndex"])
+		} else if k := parsed[int(i)]; k != "message/user" && k != "message/assistant" && k != "message/bashExecution" {
+			t.Errorf("%s:%d: firstKeptEntryIndex %v names a %s", rel, ln, i, k)
+		}
+		if _, ok := e["firstKeptEntryId"]; ok {
+			t.Errorf("%s:%d: a v1 compaction with firstKeptEntryId", rel, ln)
+		}
+	default:
+		t.Errorf("%s:%d: %s in a v1 file", rel, ln, typ)
+	}
 }
 
 // Output must not depend on the number of workers.

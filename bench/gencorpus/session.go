@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -34,6 +35,9 @@ var models = []modelInfo{
 	{"openai-completions", "kimchi-dev", "kimi-k2.5", 0, 0, 0, 0, 256000, 0, 'k', "chatcmpl-", 3, false},
 	{"bedrock-converse-stream", "amazon-bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", 3, 15, 0.3, 3.75, 200000, 'a', 'a', "", 3, true},
 	{"openai-completions", "ollama", "qwen3-coder:30b", 0, 0, 0, 0, 128000, 0, 'c', "chatcmpl-", 2, false},
+	// A coding plan billed by subscription: pi records zero costs (as in
+	// the real gjcfork files). Weight 0: -shape real only (shape.go).
+	{"anthropic-messages", "zai", "glm-5.2", 0, 0, 0, 0, 200000, 0, 'c', "msg_", 0, true},
 }
 
 var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh"}
@@ -77,14 +81,17 @@ type fileStats struct {
 	users, cjkUsers, texts, cjkTexts                            int64   // user messages and assistant text blocks
 	plants                                                      []int32 // planted words written (may repeat)
 	forkKind                                                    byte    // 0: not a fork
+	format                                                      int     // file format version
 	copied                                                      int64   // entries a fork copied
 }
 
 type gen struct {
-	pl  *pools
-	cfg config
-	r   *rand.Rand
-	w   *bufio.Writer
+	pl    *pools
+	cfg   config
+	shape *shapeParams // -shape
+	sh    *shapeParams // this session's: shape, or its chat style
+	r     *rand.Rand
+	w     *bufio.Writer
 
 	line  []byte
 	ids   map[uint32]struct{}
@@ -94,6 +101,8 @@ type gen struct {
 	st    fileStats
 
 	plan         filePlan
+	format       int  // session file format version pi wrote at the session's start (3 unless the shape has eras)
+	noTotal      bool // usage without totalTokens (pi before 2025-12-06)
 	cwd          string
 	mi           *modelInfo
 	thinking     string
@@ -113,8 +122,8 @@ type gen struct {
 	due     []plantOcc
 }
 
-func newGen(pl *pools, cfg config, pp *plantPlan) *gen {
-	return &gen{pl: pl, cfg: cfg, pp: pp, line: make([]byte, 0, 1<<16), ids: map[uint32]struct{}{}}
+func newGen(pl *pools, cfg config, sh *shapeParams, pp *plantPlan) *gen {
+	return &gen{pl: pl, cfg: cfg, shape: sh, sh: sh, pp: pp, line: make([]byte, 0, 1<<16), ids: map[uint32]struct{}{}}
 }
 
 // writeFile writes session p; orig is the original's content when p is a fork.
@@ -146,6 +155,7 @@ func (g *gen) writeFile(path string, p filePlan, orig []byte) (*fileStats, error
 	}
 	mt := time.UnixMilli(g.now)
 	_ = os.Chtimes(path, mt, mt)
+	g.st.format = g.format
 	st := g.st
 	return &st, nil
 }
@@ -161,10 +171,21 @@ func (g *gen) reset(p filePlan) {
 	g.cwd = projectCwd(p.project, g.cfg.projects)
 	g.ctx, g.lastCallCtx, g.toolSeq = 0, 0, 0
 	g.readFiles, g.modFiles = g.readFiles[:0], g.modFiles[:0]
+	g.sh = g.shape
+	g.format, g.noTotal = 3, false
+	if g.sh.eras {
+		g.format, g.noTotal = formatAt(p.start), p.start < totalTokensSince
+	}
 	g.branchy = g.r.Float64() < 0.2
-	g.ext = g.r.Float64() < 0.2
-	g.cacheWarmer = g.r.Float64() < 0.1
+	g.ext = g.r.Float64() < g.sh.ext
+	g.cacheWarmer = g.r.Float64() < g.sh.cacheWarmer
 	g.contextEdits = g.r.Float64() < 0.03
+	if g.format == 1 { // no ids yet: no branches, labels, extensions' entries
+		g.branchy, g.ext = false, false
+	}
+	if g.format < 3 { // entry types of pi 1.6.0
+		g.cacheWarmer, g.contextEdits = false, false
+	}
 	g.lang = -1
 	if g.pl.real != nil && g.r.Float64() < 0.04 {
 		g.lang = g.randomLang()
@@ -240,16 +261,22 @@ func (g *gen) bashCommand() string {
 }
 
 func (g *gen) pickModel() *modelInfo {
+	weight := func(i int) float64 {
+		if g.sh.modelWeights != nil {
+			return g.sh.modelWeights[models[i].model]
+		}
+		return models[i].weight
+	}
 	tot := 0.0
 	for i := range models {
-		tot += models[i].weight
+		tot += weight(i)
 	}
 	x := g.r.Float64() * tot
 	for i := range models {
-		if x < models[i].weight {
+		if x < weight(i) {
 			return &models[i]
 		}
-		x -= models[i].weight
+		x -= weight(i)
 	}
 	return &models[0]
 }
@@ -333,6 +360,11 @@ func (g *gen) beginWithParent(typ string, parent uint32, hasParent bool) uint32 
 
 // appendLinks appends ,"id":..,"parentId":..,"timestamp":.. to b.
 func (g *gen) appendLinks(b []byte, id, parent uint32, hasParent bool) []byte {
+	if g.format == 1 { // v1 entries have no id and parentId
+		b = append(b, `,"timestamp":"`...)
+		b = appendISO(b, g.now)
+		return append(b, '"')
+	}
 	b = append(b, `,"id":"`...)
 	b = appendHexID(b, id)
 	b = append(b, `","parentId":`...)
@@ -428,19 +460,17 @@ func (g *gen) imageBlock(n int) {
 // heavy-tailed size helpers
 func (g *gen) lu(lo, hi float64) int { return int(logUniform(g.r, lo, hi)) }
 
-func (g *gen) toolOutputSize() int {
-	var n int
-	switch x := g.r.Float64(); {
-	case x < 0.70:
-		n = g.lu(20, 2000)
-	case x < 0.93:
-		n = g.lu(2000, 20000)
-	case x < 0.9985:
-		n = g.lu(10000, 200000)
-	default:
-		n = g.lu(1e6, 4e6) // rare multi-MB output
+func (g *gen) luSpan(s span) int { return g.lu(s.lo, s.hi) }
+
+// toolOutputSize draws a size from tiers (the last one: rare multi-MB output).
+func (g *gen) toolOutputSize(tiers []tier) int {
+	x := g.r.Float64()
+	for _, t := range tiers[:len(tiers)-1] {
+		if x < t.p {
+			return g.capToBudget(g.luSpan(t.s))
+		}
 	}
-	return g.capToBudget(n)
+	return g.capToBudget(g.luSpan(tiers[len(tiers)-1].s))
 }
 
 func (g *gen) capToBudget(n int) int {
@@ -459,29 +489,61 @@ func (g *gen) capToBudget(n int) int {
 // Session structure.
 
 func (g *gen) session() {
+	if g.format == 1 {
+		// v1 names the model and thinking level in the header, not in entries.
+		g.mi = g.pickModel()
+		g.thinking = thinkingLevels[g.r.IntN(len(thinkingLevels))]
+		g.header()
+		g.advance(20, 400)
+		g.turns()
+		return
+	}
 	g.header()
 	g.mi = g.pickModel()
 	g.thinking = thinkingLevels[g.r.IntN(len(thinkingLevels))]
 	g.advance(20, 400)
 	g.modelChange()
 	g.thinkingChange(g.thinking)
-	if g.r.Float64() < 0.2 {
+	if g.format == 3 && g.r.Float64() < g.sh.sessionName {
 		g.sessionInfo(pick(g.r, sessionNames))
 	}
 	g.turns()
 }
 
+// header writes the first line: v3 (and v2) as pi writes it; v1 with the
+// session's model and thinking level; v1 and v2 name the parent
+// branchedFrom.
 func (g *gen) header() {
 	p := g.plan
-	b := append(g.line[:0], `{"type":"session","version":3,"id":"`...)
+	b := append(g.line[:0], `{"type":"session",`...)
+	switch g.format {
+	case 3:
+		b = append(b, `"version":3,`...)
+	case 2:
+		b = append(b, `"version":2,`...)
+	}
+	b = append(b, `"id":"`...)
 	b = append(b, p.sessionID...)
 	b = append(b, `","timestamp":"`...)
 	b = appendISO(b, p.start)
 	b = append(b, `","cwd":"`...)
 	b = appendEscaped(b, g.cwd)
 	b = append(b, '"')
+	if g.format == 1 {
+		b = append(b, `,"provider":"`...)
+		b = appendEscaped(b, g.mi.provider)
+		b = append(b, `","modelId":"`...)
+		b = appendEscaped(b, g.mi.model)
+		b = append(b, `","thinkingLevel":"`...)
+		b = append(b, g.thinking...)
+		b = append(b, '"')
+	}
 	if p.parentSession != "" {
-		b = append(b, `,"parentSession":"`...)
+		if g.format < 3 {
+			b = append(b, `,"branchedFrom":"`...)
+		} else {
+			b = append(b, `,"parentSession":"`...)
+		}
 		b = appendEscaped(b, p.parentSession)
 		b = append(b, '"')
 	}
@@ -529,6 +591,9 @@ func (g *gen) turn(first bool) {
 			g.advance(240_000, 3_600_000)
 		default:
 			g.advance(3_600_000, 4*86_400_000)
+			if g.sh.resumeThinking {
+				g.thinkingChange(g.thinking) // pi reopened: it writes the level it starts with
+			}
 		}
 	} else {
 		g.advance(2_000, 60_000)
@@ -540,11 +605,14 @@ func (g *gen) turn(first bool) {
 		g.bashExecution()
 		return
 	}
-	g.userMessage()
-	if g.ext && g.r.Float64() < 0.5 {
+	g.userMessage(first)
+	if g.ext && g.r.Float64() < g.sh.customMsg {
 		g.customMessage()
+		if g.sh.customMsg2 > 0 && g.r.Float64() < g.sh.customMsg2 {
+			g.customMessage()
+		}
 	}
-	steps := int(math.Min(40, math.Floor(-math.Log(1-g.r.Float64())*4))) // geometric-ish, mean ~4
+	steps := int(math.Min(40, math.Floor(-math.Log(1-g.r.Float64())*g.sh.meanSteps))) // geometric-ish
 	for s := 0; s < steps; s++ {
 		if !g.assistant(true) {
 			return // aborted / error: turn ends
@@ -554,10 +622,10 @@ func (g *gen) turn(first bool) {
 		}
 	}
 	g.assistant(false)
-	if g.ext && g.r.Float64() < 0.4 {
+	if g.ext && g.r.Float64() < g.sh.agentEnd {
 		g.customEntry("agent_end")
 	}
-	if g.ctx > g.mi.window*3/4 {
+	if g.ctx > g.compactAt() {
 		g.compaction()
 	}
 }
@@ -567,20 +635,26 @@ func (g *gen) sideEntries() {
 	if g.branchy && g.r.Float64() < 0.08 {
 		g.navigate()
 	}
-	if g.r.Float64() < 0.025 {
+	if g.r.Float64() < g.sh.modelChange {
 		g.mi = g.pickModel()
 		g.modelChange()
 		g.advance(100, 5000)
 	}
-	if g.r.Float64() < 0.015 {
+	if g.r.Float64() < g.sh.thinkingChange {
 		g.thinking = thinkingLevels[g.r.IntN(len(thinkingLevels))]
 		g.thinkingChange(g.thinking)
 		g.advance(100, 5000)
+		// Cycling through the levels (shift+tab) writes one entry per step.
+		for g.sh.thinkingBurst > 0 && g.r.Float64() < g.sh.thinkingBurst {
+			g.thinking = thinkingLevels[(slices.Index(thinkingLevels, g.thinking)+1)%len(thinkingLevels)]
+			g.thinkingChange(g.thinking)
+			g.advance(100, 2000)
+		}
 	}
-	if g.r.Float64() < 0.025 {
+	if g.r.Float64() < g.sh.label && g.format >= 2 {
 		g.label()
 	}
-	if g.r.Float64() < 0.008 {
+	if g.r.Float64() < 0.008 && g.format == 3 {
 		name := pick(g.r, sessionNames)
 		if g.r.IntN(10) == 0 {
 			name = "" // explicit clear
@@ -598,18 +672,35 @@ func (g *gen) sideEntries() {
 	}
 }
 
-func (g *gen) userMessage() {
+// compactAt: the context size (estimated tokens) past which the session
+// compacts. pi compacts when the context passes the window less
+// reserveTokens (16384 by default); classic compacts at 3/4 of the window.
+func (g *gen) compactAt() int {
+	if g.sh.reserveTokens > 0 {
+		return g.mi.window - g.sh.reserveTokens
+	}
+	return g.mi.window * 3 / 4
+}
+
+func (g *gen) userMessage(first bool) {
 	ts := g.now
 	g.advance(1, 40)
 	id := g.begin("message")
 	g.raw(`,"message":{"role":"user","content":`)
-	n := g.lu(15, 900)
-	if g.r.Float64() < 0.04 {
-		n = g.lu(3000, 60000) // pasted logs / specs
+	if !first && g.sh.shortUser > 0 && g.r.Float64() < g.sh.shortUser {
+		g.shortUserText()
+		g.int("timestamp", ts)
+		g.raw(`}`)
+		g.end(id, kUser)
+		return
+	}
+	n := g.luSpan(g.sh.userText)
+	if g.r.Float64() < g.sh.pasteUser {
+		n = g.luSpan(g.sh.pasteText) // pasted logs / specs
 	}
 	n = g.capToBudget(n)
 	pp := g.prosePool(slotUser)
-	if g.r.Float64() < 0.3 {
+	if g.r.Float64() < g.sh.stringUser {
 		g.raw(`"`)
 		g.text(pp, n, slotUser)
 		g.raw(`"`)
@@ -633,11 +724,11 @@ func (g *gen) customMessage() {
 	g.str("customType", pick(g.r, []string{"enriched-prompt", "prompt-summary", "volatile-project-context"}))
 	if g.r.IntN(2) == 0 {
 		g.raw(`,"content":"`)
-		g.line = g.pl.prose.appendSlice(g.line, g.r, g.capToBudget(g.lu(200, 6000)))
+		g.line = g.pl.prose.appendSlice(g.line, g.r, g.capToBudget(g.luSpan(g.sh.customMsgText)))
 		g.raw(`"`)
 	} else {
 		g.raw(`,"content":[`)
-		g.textBlock(g.pl.prose, g.capToBudget(g.lu(200, 6000)), 0)
+		g.textBlock(g.pl.prose, g.capToBudget(g.luSpan(g.sh.customMsgText)), 0)
 		g.raw(`]`)
 	}
 	if g.r.IntN(3) == 0 {
@@ -862,14 +953,23 @@ func (g *gen) compaction() {
 	id := g.begin("compaction")
 	g.raw(`,"summary":"## Goal\n`)
 	g.text(g.prosePool(slotSummary), g.lu(1500, 9000), slotSummary)
-	g.raw(`","firstKeptEntryId":"`)
-	g.line = appendHexID(g.line, g.path[cut].id)
-	g.raw(`"`)
-	g.int("tokensBefore", int64(tokensBefore))
-	g.fileDetails()
-	g.raw(`,"usage":`)
-	g.usage(tokensBefore/3, g.lu(800, 4000), tokensBefore/2, 0)
-	g.raw(`,"fromHook":false`)
+	if g.format == 1 {
+		// v1: the index of the first kept entry among the file's parsed
+		// lines (the header is 0; a v1 file never branches, so it is the
+		// entry's place on the path + 1).
+		g.raw(`"`)
+		g.int("firstKeptEntryIndex", int64(cut+1))
+		g.int("tokensBefore", int64(tokensBefore))
+	} else {
+		g.raw(`","firstKeptEntryId":"`)
+		g.line = appendHexID(g.line, g.path[cut].id)
+		g.raw(`"`)
+		g.int("tokensBefore", int64(tokensBefore))
+		g.fileDetails()
+		g.raw(`,"usage":`)
+		g.usage(tokensBefore/3, g.lu(800, 4000), tokensBefore/2, 0)
+		g.raw(`,"fromHook":false`)
+	}
 	kept := 0
 	for _, e := range g.path[cut:] {
 		kept += int(e.tok)
@@ -889,7 +989,7 @@ func (g *gen) bashExecution() {
 	g.raw(`,"message":{"role":"bashExecution"`)
 	g.str("command", cmd)
 	g.raw(`,"output":"`)
-	n := g.toolOutputSize()
+	n := g.toolOutputSize(g.sh.outBash)
 	g.text(g.pl.logs, n, slotBash)
 	g.raw(`"`)
 	code := 0
@@ -982,40 +1082,48 @@ func (g *gen) assistant(withTools bool) bool {
 		blocks++
 	}
 	if stop != "error" {
-		if g.thinking != "off" && g.r.Float64() < 0.65 {
+		if g.thinking != "off" && g.r.Float64() < g.sh.thinking {
 			sep()
 			l0 := len(g.line)
 			g.raw(`{"type":"thinking","thinking":"`)
-			g.text(g.prosePool(slotThinking), g.capToBudget(g.lu(80, 8000)), slotThinking)
+			g.text(g.prosePool(slotThinking), g.capToBudget(g.luSpan(g.sh.thinkText)), slotThinking)
 			g.raw(`","thinkingSignature":"`)
 			switch mi.sig {
 			case 'a':
 				g.raw("Er")
-				g.line = g.pl.b64.appendSlice(g.line, g.r, g.lu(300, 4000))
+				g.line = g.pl.b64.appendSlice(g.line, g.r, g.luSpan(g.sh.sigA))
 			case 'o':
 				g.raw(`{\"id\":\"rs_`)
 				g.line = appendHexID(g.line, g.r.Uint32())
 				g.line = appendHexID(g.line, g.r.Uint32())
 				g.raw(`\",\"type\":\"reasoning\",\"encrypted_content\":\"gAAAAAB`)
-				g.line = g.pl.b64.appendSlice(g.line, g.r, g.lu(800, 6000))
+				g.line = g.pl.b64.appendSlice(g.line, g.r, g.luSpan(g.sh.sigO))
 				g.raw(`\",\"summary\":[]}`)
 			case 'g':
-				g.line = g.pl.b64.appendSlice(g.line, g.r, g.lu(100, 800))
+				g.line = g.pl.b64.appendSlice(g.line, g.r, g.luSpan(g.sh.sigG))
 			}
 			g.raw(`"}`)
 			outBytes += len(g.line) - l0
 		}
-		if !withTools || g.r.Float64() < 0.45 {
+		if !withTools || g.r.Float64() < g.sh.textWithTools {
 			sep()
 			l0 := len(g.line)
-			g.textBlock(g.prosePool(slotAssistant), g.capToBudget(g.lu(40, 3000)), slotAssistant)
+			sp := g.sh.textFinal
+			if withTools {
+				sp = g.sh.textStep
+			}
+			if withTools && g.sh.shortStep > 0 && g.lang < 0 && g.r.Float64() < g.sh.shortStep {
+				g.shortStepText()
+			} else {
+				g.textBlock(g.prosePool(slotAssistant), g.capToBudget(g.luSpan(sp)), slotAssistant)
+			}
 			outBytes += len(g.line) - l0
 		}
 		if withTools && stop == "toolUse" {
 			nc := 1
-			if y := g.r.Float64(); y > 0.93 {
+			if y := g.r.Float64(); y > g.sh.calls3 {
 				nc = 3
-			} else if y > 0.75 {
+			} else if y > g.sh.calls2 {
 				nc = 2
 			}
 			for c := 0; c < nc; c++ {
@@ -1058,7 +1166,7 @@ func (g *gen) assistant(withTools bool) bool {
 		g.str("errorMessage", errMsg)
 	}
 	g.int("timestamp", reqStart)
-	if mi.respPrefix != "" && stop != "error" {
+	if mi.respPrefix != "" && stop != "error" && g.plan.start >= g.sh.responseIDSince {
 		g.raw(`,"responseId":"`)
 		g.raw(mi.respPrefix)
 		g.line = appendHexID(g.line, g.r.Uint32())
@@ -1087,7 +1195,7 @@ func (g *gen) filePath() string {
 }
 
 func (g *gen) toolCall() call {
-	c := call{id: g.toolCallID(), name: pick(g.r, toolNames)}
+	c := call{id: g.toolCallID(), name: pick(g.r, g.sh.tools)}
 	g.raw(`{"type":"toolCall","id":"`)
 	g.raw(c.id)
 	g.raw(`","name":"`)
@@ -1118,9 +1226,9 @@ func (g *gen) toolCall() call {
 		g.raw(`"path":"`)
 		g.line = appendEscaped(g.line, c.path)
 		g.raw(`","oldText":"`)
-		g.line = g.pl.code.appendSlice(g.line, g.r, g.lu(30, 2500))
+		g.line = g.pl.code.appendSlice(g.line, g.r, g.luSpan(g.sh.editOld))
 		g.raw(`","newText":"`)
-		g.line = g.pl.code.appendSlice(g.line, g.r, g.lu(30, 3000))
+		g.line = g.pl.code.appendSlice(g.line, g.r, g.luSpan(g.sh.editNew))
 		g.raw(`"`)
 		if len(g.modFiles) < 40 {
 			g.modFiles = append(g.modFiles, c.path)
@@ -1173,7 +1281,7 @@ func (g *gen) toolResult(c call) {
 		g.raw(`{"type":"text","text":"Read image file [image/png]"},`)
 		g.imageBlock(g.capToBudget(g.lu(40e3, 2e6)))
 	case c.name == "read":
-		g.textBlock(g.pl.code, g.toolOutputSize(), slotTool)
+		g.textBlock(g.pl.code, g.toolOutputSize(g.sh.outRead), slotTool)
 	case c.name == "edit":
 		g.raw(`{"type":"text","text":"Successfully replaced text in `)
 		g.line = appendEscaped(g.line, c.path)
@@ -1186,7 +1294,11 @@ func (g *gen) toolResult(c call) {
 		g.line = appendEscaped(g.line, c.path)
 		g.raw(`"}`)
 	default:
-		n := g.toolOutputSize()
+		tiers := g.sh.outOther
+		if c.name == "bash" {
+			tiers = g.sh.outBash
+		}
+		n := g.toolOutputSize(tiers)
 		p, slot := g.pl.logs, slotTool
 		if c.name == "bash" {
 			slot = slotBash
@@ -1204,7 +1316,7 @@ func (g *gen) toolResult(c call) {
 	switch details {
 	case "diff":
 		g.raw(`,"details":{"diff":"`)
-		g.line = g.pl.code.appendSlice(g.line, g.r, g.lu(100, 4000))
+		g.line = g.pl.code.appendSlice(g.line, g.r, g.luSpan(g.sh.diffText))
 		g.raw(`","firstChangedLine":`)
 		g.line = strconv.AppendInt(g.line, int64(1+g.r.IntN(900)), 10)
 		g.raw(`}`)
@@ -1242,8 +1354,10 @@ func (g *gen) usage(in, out, cacheRead, cacheWrite int) {
 	b = strconv.AppendInt(b, int64(cacheRead), 10)
 	b = append(b, `,"cacheWrite":`...)
 	b = strconv.AppendInt(b, int64(cacheWrite), 10)
-	b = append(b, `,"totalTokens":`...)
-	b = strconv.AppendInt(b, int64(tot), 10)
+	if !g.noTotal {
+		b = append(b, `,"totalTokens":`...)
+		b = strconv.AppendInt(b, int64(tot), 10)
+	}
 	b = append(b, `,"cost":{"input":`...)
 	b = appendNum(b, ci)
 	b = append(b, `,"output":`...)
