@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -109,6 +110,30 @@ func analyze(ctx context.Context, conn *sqlx.Conn) error {
 	return nil
 }
 
+// triggerMade are tables that triggers write from other tables' rows
+// (migration 00020): session_activity's branch points from sessions, the
+// whole history's sums from the per-file activity rows. They are copied
+// after every other table, so that the rebuilt catalog's own rows replace
+// whatever the triggers made of the copying (deleting the live per-file
+// rows subtracts them from sums already copied).
+var triggerMade = []string{"session_activity", "activity_all", "activity_tools_all", "activity_hours", "activity_quarters"}
+
+// derivedLast is tables with triggerMade's at the end, in its order.
+func derivedLast(tables []string) []string {
+	out := make([]string, 0, len(tables))
+	for _, t := range tables {
+		if !slices.Contains(triggerMade, t) {
+			out = append(out, t)
+		}
+	}
+	for _, t := range triggerMade {
+		if slices.Contains(tables, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // copyTables copies every table; a virtual table (the FTS5 index) is
 // copied through its shadow tables, which hold all of its state.
 func copyTables(ctx context.Context, conn *sqlx.Conn) error {
@@ -124,6 +149,7 @@ func copyTables(ctx context.Context, conn *sqlx.Conn) error {
 	if err != nil {
 		return err
 	}
+	tables = derivedLast(tables)
 	// Every file's generation moves past any the live catalog had: a
 	// batch another process planned before the swap must find its file
 	// changed and back off (the indexer checks offset and generation).

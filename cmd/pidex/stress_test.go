@@ -36,12 +36,7 @@ func TestStressFourProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal("pidex not on PATH:", err)
 	}
-	d := 4 * time.Second
-	if s := os.Getenv("PIDEX_STRESS"); s != "" {
-		if d, err = time.ParseDuration(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	d := stressDuration(t)
 	root := t.TempDir()
 	db := filepath.Join(t.TempDir(), "catalog.sqlite")
 	args := func(a ...string) []string { return append([]string{"--db", db, "--sessions", root, "-q"}, a...) }
@@ -148,7 +143,7 @@ func TestStressFourProcesses(t *testing.T) {
 	}
 	live.Close()
 	if want := freshDump(t, root); got != want {
-		t.Errorf("after the stress run the catalog differs from a fresh index")
+		t.Errorf("after the stress run the catalog differs from a fresh index:\n%s", firstDiff(want, got))
 	}
 }
 
@@ -380,3 +375,17 @@ func TestConcurrentFirstIndexesFinishTheText(t *testing.T) {
 
 // internalCause is the line httpError logs for an internal error.
 var internalCause = regexp.MustCompile(` GET \S+: `)
+
+// stressDuration is how long a stress test runs: 4 s, or PIDEX_STRESS.
+func stressDuration(t *testing.T) time.Duration {
+	t.Helper()
+	s := os.Getenv("PIDEX_STRESS")
+	if s == "" {
+		return 4 * time.Second
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

@@ -34,12 +34,7 @@ func TestStressTwoBuilds(t *testing.T) {
 		t.Fatal("pidex not on PATH:", err)
 	}
 	next := nextBuild(t)
-	d := 4 * time.Second
-	if s := os.Getenv("PIDEX_STRESS"); s != "" {
-		if d, err = time.ParseDuration(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	d := stressDuration(t)
 	root := t.TempDir()
 	db := filepath.Join(t.TempDir(), "catalog.sqlite")
 	args := func(a ...string) []string { return append([]string{"--db", db, "--sessions", root}, a...) }
