@@ -2,6 +2,7 @@ package pidex
 
 import (
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -114,6 +115,23 @@ type Marker func(text string) []Segment
 type Segment struct {
 	Text string
 	Hit  bool
+}
+
+// Flatten joins segments and lists the matched ones as character ranges
+// (runes), as a hit's Snippet and Highlights hold them.
+func Flatten(segs []Segment) (string, [][2]int) {
+	var b strings.Builder
+	marks := [][2]int{}
+	n := 0
+	for _, s := range segs {
+		k := len([]rune(s.Text))
+		if s.Hit {
+			marks = append(marks, [2]int{n, n + k})
+		}
+		b.WriteString(s.Text)
+		n += k
+	}
+	return b.String(), marks
 }
 
 // Hit is one matching entry (`pidex search --json`).

@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"strings"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
@@ -18,21 +17,9 @@ func Snippet(h *pidex.Hit, text string, terms []fts.Term) {
 	h.Snippet, h.Highlights = Flatten(h.Segments)
 }
 
-// Flatten joins segments and lists the matched ones as character ranges.
-func Flatten(segs []pidex.Segment) (string, [][2]int) {
-	var b strings.Builder
-	marks := [][2]int{}
-	n := 0
-	for _, s := range segs {
-		k := len([]rune(s.Text))
-		if s.Hit {
-			marks = append(marks, [2]int{n, n + k})
-		}
-		b.WriteString(s.Text)
-		n += k
-	}
-	return b.String(), marks
-}
+// Flatten joins segments and lists the matched ones as character ranges
+// (pidex.Flatten).
+func Flatten(segs []pidex.Segment) (string, [][2]int) { return pidex.Flatten(segs) }
 
 // RankCap bounds the matches a plain search ranks. bm25 costs about 3 µs
 // a match (it reads each entry's length), so ranking every entry with a

@@ -131,7 +131,7 @@ func (w *walker) copy(v reflect.Value) reflect.Value {
 		}
 		if hit { // the snippet again from its redacted pieces
 			h := nv.Addr().Interface().(*pidex.Hit)
-			h.Snippet, h.Highlights = flatten(h.Segments)
+			h.Snippet, h.Highlights = pidex.Flatten(h.Segments)
 		}
 		return nv
 	}
@@ -178,21 +178,4 @@ func segments(segs []pidex.Segment) ([]pidex.Segment, int) {
 		}
 	}
 	return out, len(sp)
-}
-
-// flatten is query.Flatten: the snippet and its matches as character
-// ranges.
-func flatten(segs []pidex.Segment) (string, [][2]int) {
-	var b strings.Builder
-	marks := [][2]int{}
-	n := 0
-	for _, s := range segs {
-		k := len([]rune(s.Text))
-		if s.Hit {
-			marks = append(marks, [2]int{n, n + k})
-		}
-		b.WriteString(s.Text)
-		n += k
-	}
-	return b.String(), marks
 }
