@@ -2,6 +2,8 @@ package web
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -23,6 +25,36 @@ func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, write func(*b
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(buf.Bytes())
+}
+
+// streamJSON answers with what write writes as it writes it, for a
+// document of any size (a session's entries). An error before the first
+// byte is the answer (httpError); one after it can only end the document
+// (render.StreamJSON closes it, valid) and go to the log.
+func (s *Server) streamJSON(w http.ResponseWriter, r *http.Request, write func(io.Writer) error) {
+	out := &lazyJSON{w: w}
+	if err := write(out); err != nil {
+		if !out.started {
+			s.httpError(w, r, err)
+			return
+		}
+		s.log("%s %s: the answer was cut: %v", r.Method, r.URL.Path, err)
+	}
+}
+
+// lazyJSON says the answer is JSON at its first byte, so that an error
+// before it can still be an error's answer.
+type lazyJSON struct {
+	w       http.ResponseWriter
+	started bool
+}
+
+func (l *lazyJSON) Write(p []byte) (int, error) {
+	if !l.started {
+		l.started = true
+		l.w.Header().Set("Content-Type", "application/json")
+	}
+	return l.w.Write(p)
 }
 
 // withSession resolves the URL's {id} before h runs; an unknown or
@@ -101,13 +133,15 @@ func (s *Server) apiEntries(w http.ResponseWriter, r *http.Request, ref pidex.Se
 
 func (s *Server) apiShow(w http.ResponseWriter, r *http.Request, ref pidex.SessionRef, context bool) {
 	leaf := r.URL.Query().Get("leaf")
-	var doc any
-	var err error
-	if context {
-		doc, err = s.cat.Context(r.Context(), ref, leaf)
-	} else {
-		doc, err = s.cat.EntryObjects(r.Context(), ref, leaf)
+	if !context {
+		s.streamJSON(w, r, func(out io.Writer) error {
+			return render.StreamJSON(out, func(add func(any) error) error {
+				return s.cat.EntryObjects(r.Context(), ref, leaf, func(e json.RawMessage) error { return add(e) })
+			})
+		})
+		return
 	}
+	doc, err := s.cat.Context(r.Context(), ref, leaf)
 	if err != nil {
 		s.httpError(w, r, err)
 		return

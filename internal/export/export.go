@@ -78,31 +78,35 @@ func Markdown(ctx context.Context, cat pidex.Catalog, ref pidex.SessionRef, o pi
 // branch, each as pi holds it, or with o.Context the model context pi
 // rebuilds (`pidex show --context --json`).
 func writeJSON(ctx context.Context, cat pidex.Catalog, ref pidex.SessionRef, o pidex.ExportOptions, w io.Writer) error {
-	var v any
-	if o.Context {
-		sc, err := cat.Context(ctx, ref, o.Leaf)
-		if err != nil {
-			return err
-		}
-		v = sc
-	} else {
-		es, err := cat.EntryObjects(ctx, ref, o.Leaf)
-		if err != nil {
-			return err
-		}
-		v = es
+	if !o.Context {
+		// A stream: one entry at a time, each redacted on its own (the
+		// redactor rewrites string literals, which no entry shares).
+		return render.StreamJSON(w, func(add func(any) error) error {
+			return cat.EntryObjects(ctx, ref, o.Leaf, func(e json.RawMessage) error {
+				if o.Redact {
+					if e, _ = redact.Line(e); !json.Valid(e) {
+						return fmt.Errorf("redact session %s: the redacted JSON is not valid", ref.SessionID)
+					}
+				}
+				return add(e)
+			})
+		})
+	}
+	sc, err := cat.Context(ctx, ref, o.Leaf)
+	if err != nil {
+		return err
 	}
 	if !o.Redact {
-		return render.WriteJSON(w, v)
+		return render.WriteJSON(w, sc)
 	}
 	var buf bytes.Buffer
-	if err := render.WriteJSON(&buf, v); err != nil {
+	if err := render.WriteJSON(&buf, sc); err != nil {
 		return err
 	}
 	out, _ := redact.Line(buf.Bytes())
 	if !json.Valid(out) {
 		return fmt.Errorf("redact session %s: the redacted JSON is not valid", ref.SessionID)
 	}
-	_, err := w.Write(out)
+	_, err = w.Write(out)
 	return err
 }

@@ -101,3 +101,44 @@ func (t *termJSON) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// StreamJSON writes, one element at a time as fill adds them, the bytes
+// WriteJSON writes for the whole slice of them (an indented array; "[]"
+// when fill adds none): a document of any size costs the memory of one
+// element. Nothing is written before the first element, so an error
+// before it leaves no output, as WriteJSON's does; an error after it
+// closes the array all the same (what was written stays one valid JSON
+// document) and is returned.
+func StreamJSON(w io.Writer, fill func(add func(v any) error) error) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("  ", "  ") // each element one level in, as in WriteJSON's array
+	enc.SetEscapeHTML(false)
+	ew := &errWriter{w: w}
+	n := 0
+	add := func(v any) error {
+		buf.Reset()
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		if n == 0 {
+			ew.str("[\n  ")
+		} else {
+			ew.str(",\n  ")
+		}
+		n++
+		ew.bytes(buf.Bytes()[:buf.Len()-1]) // the encoder's newline: the separator decides
+		return ew.err
+	}
+	err := fill(add)
+	switch {
+	case n > 0:
+		ew.str("\n]\n")
+	case err == nil:
+		ew.str("[]\n")
+	}
+	if err != nil {
+		return err
+	}
+	return ew.err
+}
