@@ -21,17 +21,21 @@ import (
 )
 
 // Write writes the session ref names to w in o.Format (o filtered first).
-// The export is built whole before the first byte is written: a session
-// that cannot be read leaves w empty, not half a file.
+// Markdown and HTML are built whole before the first byte is written: a
+// session that cannot be read leaves w empty, not half a file. JSON is
+// written as it is read (a session of any size in the memory of a few of
+// its lines); a line that cannot be read after the first entry ends the
+// array there, still one valid JSON document, and is the error.
 func Write(ctx context.Context, cat pidex.Catalog, ref pidex.SessionRef, o pidex.ExportOptions, w io.Writer) error {
 	if err := o.Filter(); err != nil {
 		return err
 	}
+	if o.Format == pidex.FormatJSON {
+		return writeJSON(ctx, cat, ref, o, w)
+	}
 	var buf bytes.Buffer
 	var err error
 	switch o.Format {
-	case pidex.FormatJSON:
-		err = writeJSON(ctx, cat, ref, o, &buf)
 	case pidex.FormatHTML:
 		err = writeHTML(ctx, cat, ref, o, &buf)
 	default:
