@@ -58,3 +58,50 @@ func TestStreamJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestObjectStream checks that an object written a member at a time is
+// WriteJSON's bytes for the whole object, and valid when a row fails.
+func TestObjectStream(t *testing.T) {
+	rows := []map[string]any{{"b": 1, "a": "<x>"}, {"c": []int{}}}
+	var whole bytes.Buffer
+	if err := WriteJSON(&whole, struct {
+		By   []string         `json:"by"`
+		Rows []map[string]any `json:"rows"`
+		None []int            `json:"none"`
+		N    int              `json:"n"`
+	}{[]string{"day"}, rows, []int{}, 3}); err != nil {
+		t.Fatal(err)
+	}
+	write := func(fail error) (string, error) {
+		var out bytes.Buffer
+		o := newObjectStream(&out)
+		err := o.member("by", []string{"day"})
+		if err == nil {
+			err = o.array("rows", func(add func(any) error) error {
+				for _, r := range rows {
+					if fail != nil {
+						return fail
+					}
+					if err := add(r); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}
+		if err == nil {
+			err = o.array("none", func(func(any) error) error { return nil })
+		}
+		if err == nil {
+			err = o.member("n", 3)
+		}
+		return out.String(), errors.Join(err, o.close())
+	}
+	if got, err := write(nil); err != nil || got != whole.String() {
+		t.Errorf("stream (%v):\n%s\nwhole:\n%s", err, got, whole.String())
+	}
+	bad := errors.New("bad row")
+	if got, err := write(bad); !errors.Is(err, bad) || !json.Valid([]byte(got)) {
+		t.Errorf("after a failing row (%v): %q", err, got)
+	}
+}
