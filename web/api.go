@@ -28,11 +28,17 @@ func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, write func(*b
 }
 
 // streamJSON answers with what write writes as it writes it, for a
-// document of any size (a session's entries). An error before the first
-// byte is the answer (httpError); one after it can only end the document
-// (render.StreamJSON closes it, valid) and go to the log.
+// document of any size (a session's entries).
 func (s *Server) streamJSON(w http.ResponseWriter, r *http.Request, write func(io.Writer) error) {
-	out := &lazyJSON{w: w}
+	s.stream(w, r, func(h http.Header) { h.Set("Content-Type", "application/json") }, write)
+}
+
+// stream answers with what write writes as it writes it, with the
+// headers header sets. An error before the first byte is the answer
+// (httpError); one after it can only end the answer (a JSON stream is
+// closed valid, render.StreamJSON) and go to the log.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, header func(http.Header), write func(io.Writer) error) {
+	out := &lazyWriter{w: w, header: header}
 	if err := write(out); err != nil {
 		if !out.started {
 			s.httpError(w, r, err)
@@ -42,17 +48,18 @@ func (s *Server) streamJSON(w http.ResponseWriter, r *http.Request, write func(i
 	}
 }
 
-// lazyJSON says the answer is JSON at its first byte, so that an error
-// before it can still be an error's answer.
-type lazyJSON struct {
+// lazyWriter sets the answer's headers at its first byte, so that an
+// error before it can still be an error's answer.
+type lazyWriter struct {
 	w       http.ResponseWriter
+	header  func(http.Header)
 	started bool
 }
 
-func (l *lazyJSON) Write(p []byte) (int, error) {
+func (l *lazyWriter) Write(p []byte) (int, error) {
 	if !l.started {
 		l.started = true
-		l.w.Header().Set("Content-Type", "application/json")
+		l.header(l.w.Header())
 	}
 	return l.w.Write(p)
 }
