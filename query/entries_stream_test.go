@@ -4,9 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/indexer"
 	"github.com/pidex-dev/pidex/sqlite"
 )
 
@@ -73,4 +79,69 @@ func TestEntryObjectsStream(t *testing.T) {
 		db, _ := ompCorpus(t)
 		sessions(t, db)
 	})
+}
+
+// TestEntryObjectsMemory checks that show --json holds a few lines of a
+// session at a time, not the session: midway through the entries of a
+// generated 40 MB session (320 tool results of 128 KB), the heap holds
+// far less than the session. Built whole, the path's lines alone were its
+// size (and the objects made of them as much again).
+func TestEntryObjectsMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 40 MB session")
+	}
+	ctx := context.Background()
+	root := t.TempDir()
+	dir := filepath.Join(root, "--home-big--")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const n, size = 320, 128 << 10
+	var b bytes.Buffer
+	b.WriteString(`{"type":"session","version":3,"id":"0b160000-0000-4000-8000-000000000001","timestamp":"2026-01-02T03:04:05.000Z","cwd":"/home/big"}` + "\n")
+	parent := "null"
+	body := strings.Repeat("output line of a long tool result\n", size/34)
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("%08x", i+1)
+		text, _ := json.Marshal(fmt.Sprintf("%d %s", i, body))
+		fmt.Fprintf(&b, `{"type":"message","id":"%s","parentId":%s,"timestamp":"2026-01-02T03:04:05.000Z","message":{"role":"toolResult","toolCallId":"c%d","toolName":"bash","content":[{"type":"text","text":%s}],"isError":false,"timestamp":1767323045000}}`+"\n", id, parent, i, text)
+		parent = `"` + id + `"`
+	}
+	file := filepath.Join(dir, "2026-01-02T03-04-05-000Z_0b160000-0000-4000-8000-000000000001.jsonl")
+	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sessionBytes := uint64(b.Len())
+	b = bytes.Buffer{}
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "c.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := (&indexer.Indexer{DB: db, Roots: []string{root}}).Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rd := newReader(db, nil)
+	ref, err := rd.Resolve(ctx, file, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var heap uint64
+	seen := 0
+	err = rd.EntryObjects(ctx, ref, "", func(e json.RawMessage) error {
+		if seen++; seen == n/2 {
+			runtime.GC()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			heap = ms.HeapAlloc
+		}
+		return nil
+	})
+	if err != nil || seen != n {
+		t.Fatalf("%d entries: %v", seen, err)
+	}
+	t.Logf("heap midway %d MB, session %d MB", heap>>20, sessionBytes>>20)
+	if heap > sessionBytes/3 {
+		t.Errorf("midway through a %d MB session, the heap holds %d MB: the entries are not streamed", sessionBytes>>20, heap>>20)
+	}
 }
