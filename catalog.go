@@ -58,10 +58,12 @@ type Catalog interface {
 	BranchThrough(ctx context.Context, ref SessionRef, entryID string) (string, error)
 
 	// Context is the model context pi would rebuild at leaf, exactly;
-	// EntryObjects the path's entries as pi holds them (show --json); Read
-	// a session for reading.
+	// EntryObjects hands each of the path's entries as pi holds them to
+	// each, in order (show --json: a stream, so that a session of any size
+	// is written in the memory of a few of its lines); Read a session for
+	// reading.
 	Context(ctx context.Context, ref SessionRef, leaf string) (*Context, error)
-	EntryObjects(ctx context.Context, ref SessionRef, leaf string) ([]json.RawMessage, error)
+	EntryObjects(ctx context.Context, ref SessionRef, leaf string, each func(json.RawMessage) error) error
 	Read(ctx context.Context, ref SessionRef, o ReadOptions) (*Document, error)
 
 	// Search finds the entries o matches; SearchSessions the sessions with

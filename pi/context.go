@@ -115,6 +115,35 @@ func (p PathItem) MarshalJSON() ([]byte, error) {
 	return o.MarshalJSON()
 }
 
+// NewPathItem is one entry of a pi session's path as BuildContext holds
+// it, pi's load-time migrations applied, without the annotations only the
+// whole path says (see Annotate).
+func NewPathItem(e Entry, version int, firstKept map[int64]string) (PathItem, error) {
+	o, ok := js.ParseObject(e.Raw)
+	if !ok {
+		return PathItem{}, notAnObject(e)
+	}
+	p := PathItem{Entry: e, Object: bytes.TrimSpace(e.Raw)}
+	if migrate(&o, e, version, firstKept) {
+		p.Object, _ = o.MarshalJSON()
+	}
+	p.obj = o
+	return p, nil
+}
+
+// notAnObject is the error of a line that no longer parses.
+func notAnObject(e Entry) error {
+	return fmt.Errorf("line %d: not a JSON object (the file changed; refresh the catalog)", e.Entry.Line)
+}
+
+// Annotate gives p the annotations the whole path gave from, the same
+// entry of a context rebuilt from the path's lines cut: a path is written
+// one whole line at a time (show --json as a stream) with what a first,
+// cut reading of every line said of each.
+func (p *PathItem) Annotate(from *PathItem) {
+	p.Label, p.InContext, p.Compacted, p.EditedBy = from.Label, from.InContext, from.Compacted, from.EditedBy
+}
+
 // BuildContext rebuilds pi's model context from a path already read from
 // the file (root to leaf), the way pi's buildSessionContext does. version
 // is the file's header version; firstKept maps the offsets of v1
@@ -128,15 +157,10 @@ func (p PathItem) MarshalJSON() ([]byte, error) {
 func BuildContext(path []Entry, version int, firstKept map[int64]string) (*SessionContext, error) {
 	sc := &SessionContext{Context: pidex.Context{Messages: []json.RawMessage{}}, Path: make([]PathItem, len(path))}
 	for i, e := range path {
-		o, ok := js.ParseObject(e.Raw)
-		if !ok {
-			return nil, fmt.Errorf("line %d: not a JSON object (the file changed; refresh the catalog)", e.Entry.Line)
+		var err error
+		if sc.Path[i], err = NewPathItem(e, version, firstKept); err != nil {
+			return nil, err
 		}
-		sc.Path[i] = PathItem{Entry: e, Object: bytes.TrimSpace(e.Raw)}
-		if migrate(&o, e, version, firstKept) {
-			sc.Path[i].Object, _ = o.MarshalJSON()
-		}
-		sc.Path[i].obj = o
 	}
 
 	// getSessionContextSettings: over the whole path, last one wins.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/pidex-dev/pidex"
@@ -32,20 +31,10 @@ import (
 func BuildOmpContext(path []Entry, blob func(hash string) ([]byte, bool)) (*SessionContext, error) {
 	sc := &SessionContext{Context: pidex.Context{Messages: []json.RawMessage{}}, Path: make([]PathItem, len(path))}
 	for i, e := range path {
-		raw := bytes.TrimSpace(e.Raw)
-		if resolved, changed := resolveBlobs(raw, blob); changed {
-			// As omp holds it after open(): the reading views show the
-			// image, show --json has its data.
-			raw = resolved
-			if d, _ := schema.DecodeLine(raw); d != nil {
-				e.Decoded = d
-			}
+		var err error
+		if sc.Path[i], err = NewOmpPathItem(e, blob); err != nil {
+			return nil, err
 		}
-		o, ok := js.ParseObject(raw)
-		if !ok {
-			return nil, fmt.Errorf("line %d: not a JSON object (the file changed; refresh the catalog)", e.Entry.Line)
-		}
-		sc.Path[i] = PathItem{Entry: e, Object: raw, obj: o}
 	}
 	sc.ThinkingLevel, sc.Omp = ompSettings(sc.Path)
 	if d, ok := js.StringValue(js.Field(sc.Omp.Models, "default")); ok {
@@ -596,4 +585,23 @@ func walkBlobs(raw json.RawMessage, key string, blob func(string) ([]byte, bool)
 	}
 	out, _ := o.MarshalJSON()
 	return out, true
+}
+
+// NewOmpPathItem is one entry of an oh-my-pi session's path as
+// BuildOmpContext holds it (NewPathItem).
+func NewOmpPathItem(e Entry, blob func(hash string) ([]byte, bool)) (PathItem, error) {
+	raw := bytes.TrimSpace(e.Raw)
+	if resolved, changed := resolveBlobs(raw, blob); changed {
+		// As omp holds it after open(): the reading views show the
+		// image, show --json has its data.
+		raw = resolved
+		if d, _ := schema.DecodeLine(raw); d != nil {
+			e.Decoded = d
+		}
+	}
+	o, ok := js.ParseObject(raw)
+	if !ok {
+		return PathItem{}, notAnObject(e)
+	}
+	return PathItem{Entry: e, Object: raw, obj: o}, nil
 }

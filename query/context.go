@@ -103,6 +103,14 @@ func (rd *Reader) rebuild(ctx context.Context, ref pidex.SessionRef, spec Contex
 	return sc, from, to, err
 }
 
+// pathItem is one whole entry of the path as the context holds it.
+func (f sessionFacts) pathItem(e pi.Entry) (pi.PathItem, error) {
+	if f.Source == pidex.SourceOmp {
+		return pi.NewOmpPathItem(e, f.Blobs)
+	}
+	return pi.NewPathItem(e, f.Version, f.FirstKept)
+}
+
 // contextOf makes the context of the path's entries, with their labels.
 func contextOf(entries []pi.Entry, facts sessionFacts) (*pi.SessionContext, error) {
 	var sc *pi.SessionContext

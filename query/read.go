@@ -39,21 +39,72 @@ func (rd *Reader) Context(ctx context.Context, ref pidex.SessionRef, leaf string
 	return &sc.Context, nil
 }
 
-// EntryObjects are the entries of the path to leaf as pi holds them after
-// loading, each a JSON object with pidex's annotations (`pidex show
-// --json`; see pi.PathItem). Every line is read whole.
-func (rd *Reader) EntryObjects(ctx context.Context, ref pidex.SessionRef, leaf string) ([]json.RawMessage, error) {
-	sc, _, _, err := rd.context(ctx, ref, ContextSpec{Leaf: leaf})
+// EntryObjects hands each entry of the path to leaf to each, in order,
+// as pi holds it after loading, a JSON object with pidex's annotations
+// (`pidex show --json`; see pi.PathItem). Every line is read whole, but a
+// batch of lines at a time (entryBatch), so that a session of any size
+// costs the memory of its rows and of its lines read cut: the annotations
+// come first from a rebuild of the context with every line cut (as a
+// window's reading does), then each entry is read whole and written with
+// them.
+func (rd *Reader) EntryObjects(ctx context.Context, ref pidex.SessionRef, leaf string, each func(json.RawMessage) error) error {
+	src := rd.backend()
+	rows, err := rd.path(ctx, ref.FileID, leaf)
 	if err != nil {
-		return nil, err
+		return entryNotFound(err, ref, leaf)
 	}
-	out := make([]json.RawMessage, len(sc.Path))
-	for i := range sc.Path {
-		if out[i], err = sc.Path[i].MarshalJSON(); err != nil {
-			return nil, fmt.Errorf("write entry at line %d: %w", sc.Path[i].Entry.Line, err)
+	facts, err := rd.facts(ctx, ref)
+	if err != nil {
+		return err
+	}
+	none := func(int) bool { return false }
+	cut, err := readEntries(ctx, src, ref, rows, none, skeletonsOf(rows, none, facts.Source), ContextSpec{Leaf: leaf})
+	if err != nil {
+		return err
+	}
+	sc, err := contextOf(cut, facts)
+	if err != nil {
+		return err
+	}
+	cut = nil
+	for from := 0; from < len(rows); {
+		to := entryBatchEnd(rows, from)
+		es, err := readRows(ctx, src, ref, rows[from:to], 0, 0)
+		if err != nil {
+			return err
 		}
+		for k := range es {
+			item, err := facts.pathItem(es[k])
+			if err != nil {
+				return err
+			}
+			item.Annotate(&sc.Path[from+k])
+			b, err := item.MarshalJSON()
+			if err != nil {
+				return fmt.Errorf("write entry at line %d: %w", item.Entry.Line, err)
+			}
+			if err := each(b); err != nil {
+				return err
+			}
+		}
+		from = to
 	}
-	return out, nil
+	return nil
+}
+
+// entryBatch is how many bytes of lines EntryObjects reads at once: few
+// reads of the file, and a bounded share of memory (one longer line is
+// read alone).
+const entryBatch = 4 << 20
+
+// entryBatchEnd is the end of the batch of rows starting at from.
+func entryBatchEnd(rows []pidex.Entry, from int) int {
+	to, size := from+1, rows[from].Length
+	for to < len(rows) && size+rows[to].Length <= entryBatch {
+		size += rows[to].Length
+		to++
+	}
+	return to
 }
 
 // Read is a session for reading (see pidex.Document): the entries of the

@@ -46,7 +46,7 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) { return openRe
 // as it is. Nothing is written: not the WAL switch, not the application
 // id, not a migration — a catalog that needs one is refused.
 func openReadOnly(ctx context.Context, path string) (*DB, error) {
-	uri, err := ReadOnlyURI(path, "busy_timeout(10000)", CachePragma, "temp_store(MEMORY)", MmapPragma)
+	uri, err := ReadOnlyURI(path, "busy_timeout(10000)", CachePragma, TempPragma, MmapPragma)
 	if err != nil {
 		return nil, fmt.Errorf("open catalog: %w", err)
 	}

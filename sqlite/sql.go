@@ -43,7 +43,7 @@ type SQLConn struct {
 // OpenSQL opens the catalog at path for Query; its views show the
 // sessions under roots (none: every session of the catalog).
 func OpenSQL(ctx context.Context, path string, roots []string) (*SQLConn, error) {
-	uri, err := ReadOnlyURI(path, "busy_timeout(10000)", "temp_store(MEMORY)", MmapPragma)
+	uri, err := ReadOnlyURI(path, "busy_timeout(10000)", TempPragma, MmapPragma)
 	if err != nil {
 		return nil, fmt.Errorf("open catalog read-only: %w", err)
 	}

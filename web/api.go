@@ -2,6 +2,8 @@ package web
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -23,6 +25,43 @@ func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, write func(*b
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(buf.Bytes())
+}
+
+// streamJSON answers with what write writes as it writes it, for a
+// document of any size (a session's entries).
+func (s *Server) streamJSON(w http.ResponseWriter, r *http.Request, write func(io.Writer) error) {
+	s.stream(w, r, func(h http.Header) { h.Set("Content-Type", "application/json") }, write)
+}
+
+// stream answers with what write writes as it writes it, with the
+// headers header sets. An error before the first byte is the answer
+// (httpError); one after it can only end the answer (a JSON stream is
+// closed valid, render.StreamJSON) and go to the log.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, header func(http.Header), write func(io.Writer) error) {
+	out := &lazyWriter{w: w, header: header}
+	if err := write(out); err != nil {
+		if !out.started {
+			s.httpError(w, r, err)
+			return
+		}
+		s.log("%s %s: the answer was cut: %v", r.Method, r.URL.Path, err)
+	}
+}
+
+// lazyWriter sets the answer's headers at its first byte, so that an
+// error before it can still be an error's answer.
+type lazyWriter struct {
+	w       http.ResponseWriter
+	header  func(http.Header)
+	started bool
+}
+
+func (l *lazyWriter) Write(p []byte) (int, error) {
+	if !l.started {
+		l.started = true
+		l.header(l.w.Header())
+	}
+	return l.w.Write(p)
 }
 
 // withSession resolves the URL's {id} before h runs; an unknown or
@@ -101,13 +140,15 @@ func (s *Server) apiEntries(w http.ResponseWriter, r *http.Request, ref pidex.Se
 
 func (s *Server) apiShow(w http.ResponseWriter, r *http.Request, ref pidex.SessionRef, context bool) {
 	leaf := r.URL.Query().Get("leaf")
-	var doc any
-	var err error
-	if context {
-		doc, err = s.cat.Context(r.Context(), ref, leaf)
-	} else {
-		doc, err = s.cat.EntryObjects(r.Context(), ref, leaf)
+	if !context {
+		s.streamJSON(w, r, func(out io.Writer) error {
+			return render.StreamJSON(out, func(add func(any) error) error {
+				return s.cat.EntryObjects(r.Context(), ref, leaf, func(e json.RawMessage) error { return add(e) })
+			})
+		})
+		return
 	}
+	doc, err := s.cat.Context(r.Context(), ref, leaf)
 	if err != nil {
 		s.httpError(w, r, err)
 		return

@@ -51,7 +51,10 @@ func TestAPIMatchesCLIJSON(t *testing.T) {
 	tree, _ := f.eng.Tree(ctx, ref, pidex.TreeOptions{})
 	flatTree, _ := f.eng.Tree(ctx, ref, pidex.TreeOptions{})
 	sc, _ := f.eng.Context(ctx, ref, "")
-	entries, _ := f.eng.EntryObjects(ctx, ref, "")
+	entries := []json.RawMessage{}
+	if err := f.eng.EntryObjects(ctx, ref, "", func(e json.RawMessage) error { entries = append(entries, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
 	path, _ := f.eng.Path(ctx, ref, "")
 	info, _ := f.eng.Info(ctx, ref)
 	hits, _ := f.eng.Search(ctx, pidex.SearchOptions{Query: "login", Limit: 5, Role: "user"})

@@ -1,8 +1,8 @@
 package web
 
 import (
-	"bytes"
 	"cmp"
+	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -32,18 +32,14 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request, ref pidex.Sess
 			return
 		}
 	}
-	var buf bytes.Buffer
-	if err := export.Write(r.Context(), s.cat, ref, o, &buf); err != nil {
-		s.httpError(w, r, err)
-		return
-	}
 	format := cmp.Or(o.Format, pidex.FormatMarkdown)
 	name := export.BaseName(ref.Path) + "." + format
-	h := w.Header()
-	h.Set("Content-Type", contentTypes[format])
-	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
-	h.Set("Cache-Control", "no-store")
-	_, _ = buf.WriteTo(w)
+	// JSON goes out as it is read (export.Write): a session of any size.
+	s.stream(w, r, func(h http.Header) {
+		h.Set("Content-Type", contentTypes[format])
+		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+		h.Set("Cache-Control", "no-store")
+	}, func(out io.Writer) error { return export.Write(r.Context(), s.cat, ref, o, out) })
 }
 
 // download is a link to a download.

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -155,16 +155,20 @@ func (a *app) exportFile(ctx context.Context, cat pidex.Catalog, ref pidex.Sessi
 	if _, err := cat.Resolve(ctx, abs, ""); err == nil {
 		return 0, pidex.Usagef("export to %s: that is a session file; pidex never writes over one", path)
 	}
-	var buf bytes.Buffer
-	if err := export.Write(ctx, cat, ref, o, &buf); err != nil {
-		return 0, err
-	}
+	// Written into a temporary file beside it, renamed when whole: a
+	// session that cannot be read leaves no file (and JSON is written as
+	// it is read, see export.Write).
 	tmp, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".*")
 	if err != nil {
 		return 0, fmt.Errorf("write export: %w", err)
 	}
-	_, err = buf.WriteTo(tmp)
-	err = errors.Join(err, tmp.Close())
+	w := bufio.NewWriterSize(tmp, 64<<10)
+	if err := export.Write(ctx, cat, ref, o, w); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return 0, err
+	}
+	err = errors.Join(w.Flush(), tmp.Close())
 	if err == nil {
 		err = os.Rename(tmp.Name(), abs)
 	}

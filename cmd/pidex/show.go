@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -53,11 +54,9 @@ loads it preceded by "line" and followed by pidex's annotations "currentLabel",
 				}
 				return render.WriteJSON(a.jsonOut(), sc)
 			case a.json:
-				es, err := eng.EntryObjects(ctx, ref, o.Leaf)
-				if err != nil {
-					return err
-				}
-				return render.WriteJSON(a.jsonOut(), es)
+				return render.StreamJSON(a.jsonOut(), func(add func(any) error) error {
+					return eng.EntryObjects(ctx, ref, o.Leaf, func(e json.RawMessage) error { return add(e) })
+				})
 			}
 			o.Whole = opts.Full // only exact output reads a huge line whole; reading cuts it
 			doc, err := eng.Read(ctx, ref, o)

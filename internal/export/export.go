@@ -21,17 +21,21 @@ import (
 )
 
 // Write writes the session ref names to w in o.Format (o filtered first).
-// The export is built whole before the first byte is written: a session
-// that cannot be read leaves w empty, not half a file.
+// Markdown and HTML are built whole before the first byte is written: a
+// session that cannot be read leaves w empty, not half a file. JSON is
+// written as it is read (a session of any size in the memory of a few of
+// its lines); a line that cannot be read after the first entry ends the
+// array there, still one valid JSON document, and is the error.
 func Write(ctx context.Context, cat pidex.Catalog, ref pidex.SessionRef, o pidex.ExportOptions, w io.Writer) error {
 	if err := o.Filter(); err != nil {
 		return err
 	}
+	if o.Format == pidex.FormatJSON {
+		return writeJSON(ctx, cat, ref, o, w)
+	}
 	var buf bytes.Buffer
 	var err error
 	switch o.Format {
-	case pidex.FormatJSON:
-		err = writeJSON(ctx, cat, ref, o, &buf)
 	case pidex.FormatHTML:
 		err = writeHTML(ctx, cat, ref, o, &buf)
 	default:
@@ -78,31 +82,35 @@ func Markdown(ctx context.Context, cat pidex.Catalog, ref pidex.SessionRef, o pi
 // branch, each as pi holds it, or with o.Context the model context pi
 // rebuilds (`pidex show --context --json`).
 func writeJSON(ctx context.Context, cat pidex.Catalog, ref pidex.SessionRef, o pidex.ExportOptions, w io.Writer) error {
-	var v any
-	if o.Context {
-		sc, err := cat.Context(ctx, ref, o.Leaf)
-		if err != nil {
-			return err
-		}
-		v = sc
-	} else {
-		es, err := cat.EntryObjects(ctx, ref, o.Leaf)
-		if err != nil {
-			return err
-		}
-		v = es
+	if !o.Context {
+		// A stream: one entry at a time, each redacted on its own (the
+		// redactor rewrites string literals, which no entry shares).
+		return render.StreamJSON(w, func(add func(any) error) error {
+			return cat.EntryObjects(ctx, ref, o.Leaf, func(e json.RawMessage) error {
+				if o.Redact {
+					if e, _ = redact.Line(e); !json.Valid(e) {
+						return fmt.Errorf("redact session %s: the redacted JSON is not valid", ref.SessionID)
+					}
+				}
+				return add(e)
+			})
+		})
+	}
+	sc, err := cat.Context(ctx, ref, o.Leaf)
+	if err != nil {
+		return err
 	}
 	if !o.Redact {
-		return render.WriteJSON(w, v)
+		return render.WriteJSON(w, sc)
 	}
 	var buf bytes.Buffer
-	if err := render.WriteJSON(&buf, v); err != nil {
+	if err := render.WriteJSON(&buf, sc); err != nil {
 		return err
 	}
 	out, _ := redact.Line(buf.Bytes())
 	if !json.Valid(out) {
 		return fmt.Errorf("redact session %s: the redacted JSON is not valid", ref.SessionID)
 	}
-	_, err := w.Write(out)
+	_, err = w.Write(out)
 	return err
 }

@@ -151,8 +151,11 @@ func (c *Catalog) Context(ctx context.Context, ref pidex.SessionRef, leaf string
 	return clean(c.Catalog.Context(ctx, c.ref(ref), leaf))
 }
 
-func (c *Catalog) EntryObjects(ctx context.Context, ref pidex.SessionRef, leaf string) ([]json.RawMessage, error) {
-	return clean(c.Catalog.EntryObjects(ctx, c.ref(ref), leaf))
+func (c *Catalog) EntryObjects(ctx context.Context, ref pidex.SessionRef, leaf string, each func(json.RawMessage) error) error {
+	return c.Catalog.EntryObjects(ctx, c.ref(ref), leaf, func(o json.RawMessage) error {
+		o, _ = clean(o, nil)
+		return each(o)
+	})
 }
 
 func (c *Catalog) Read(ctx context.Context, ref pidex.SessionRef, o pidex.ReadOptions) (*pidex.Document, error) {

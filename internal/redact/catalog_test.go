@@ -60,7 +60,9 @@ func TestCatalogShowsNoSecret(t *testing.T) {
 			add(cat.Previews(ctx, ref))
 			add(cat.Path(ctx, ref, ""))
 			add(cat.Context(ctx, ref, ""))
-			add(cat.EntryObjects(ctx, ref, ""))
+			var es []json.RawMessage
+			err = cat.EntryObjects(ctx, ref, "", func(e json.RawMessage) error { es = append(es, e); return nil })
+			add(es, err)
 			add(cat.Read(ctx, ref, pidex.ReadOptions{}))
 			add(cat.Resume(ctx, ref, pidex.ResumeOptions{}))
 		}

@@ -101,3 +101,116 @@ func (t *termJSON) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// StreamJSON writes, one element at a time as fill adds them, the bytes
+// WriteJSON writes for the whole slice of them (an indented array; "[]"
+// when fill adds none): a document of any size costs the memory of one
+// element. Nothing is written before the first element, so an error
+// before it leaves no output, as WriteJSON's does; an error after it
+// closes the array all the same (what was written stays one valid JSON
+// document) and is returned.
+func StreamJSON(w io.Writer, fill func(add func(v any) error) error) error {
+	ew := &errWriter{w: w}
+	n, err := streamArray(ew, "", fill)
+	switch {
+	case n > 0:
+		ew.str("\n")
+	case err == nil:
+		ew.str("[]\n")
+	}
+	if err != nil {
+		return err
+	}
+	return ew.err
+}
+
+// streamArray writes the array fill adds to as WriteJSON writes it at the
+// indent prefix, but for "[]" when there is nothing (left to the caller,
+// who may write nothing at all), and returns how many elements it wrote.
+func streamArray(ew *errWriter, prefix string, fill func(add func(v any) error) error) (int, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent(prefix+"  ", "  ") // each element one level in
+	enc.SetEscapeHTML(false)
+	n := 0
+	add := func(v any) error {
+		buf.Reset()
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		if n == 0 {
+			ew.str("[\n" + prefix + "  ")
+		} else {
+			ew.str(",\n" + prefix + "  ")
+		}
+		n++
+		ew.bytes(buf.Bytes()[:buf.Len()-1]) // the encoder's newline: the separator decides
+		return ew.err
+	}
+	err := fill(add)
+	if n > 0 {
+		ew.str("\n" + prefix + "]")
+	}
+	return n, err
+}
+
+// objectStream writes an indented JSON object a member at a time, the
+// bytes WriteJSON writes for the whole object: a member that is a long
+// list is written an element at a time (array).
+type objectStream struct {
+	ew  *errWriter
+	n   int
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func newObjectStream(w io.Writer) *objectStream {
+	o := &objectStream{ew: &errWriter{w: w}}
+	o.enc = json.NewEncoder(&o.buf)
+	o.enc.SetIndent("  ", "  ")
+	o.enc.SetEscapeHTML(false)
+	return o
+}
+
+// key starts the member k (a plain ASCII name).
+func (o *objectStream) key(k string) {
+	if o.n == 0 {
+		o.ew.str("{\n  \"" + k + "\": ")
+	} else {
+		o.ew.str(",\n  \"" + k + "\": ")
+	}
+	o.n++
+}
+
+func (o *objectStream) member(k string, v any) error {
+	o.buf.Reset()
+	if err := o.enc.Encode(v); err != nil {
+		return err
+	}
+	o.key(k)
+	o.ew.bytes(o.buf.Bytes()[:o.buf.Len()-1])
+	return o.ew.err
+}
+
+// array writes the member k, an array of what fill adds (never null).
+func (o *objectStream) array(k string, fill func(add func(v any) error) error) error {
+	o.key(k)
+	n, err := streamArray(o.ew, "  ", fill)
+	if n == 0 { // after an error too: the document stays valid
+		o.ew.str("[]")
+	}
+	if err != nil {
+		return err
+	}
+	return o.ew.err
+}
+
+// close ends the object (and the document).
+func (o *objectStream) close() error {
+	if o.n == 0 {
+		o.ew.str("{}\n")
+	} else {
+		o.ew.str("\n}\n")
+	}
+	return o.ew.err
+}

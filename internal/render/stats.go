@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -367,21 +368,6 @@ func StatsJSON(w io.Writer, r *pidex.StatsReport) error {
 	fig := func(f pidex.StatsFigures) figures {
 		return figures{f, f.ErrorRate(), f.MeanLatencyMs(), f.CacheReadShare()}
 	}
-	rows := make([]map[string]any, 0, len(r.Rows))
-	for _, row := range r.Rows {
-		m := map[string]any{}
-		b, err := jsonObject(fig(row.StatsFigures))
-		if err != nil {
-			return err
-		}
-		for k, v := range b {
-			m[k] = v
-		}
-		for i, k := range r.By {
-			m[k] = row.Keys[i]
-		}
-		rows = append(rows, m)
-	}
 	type tool struct {
 		pidex.ToolFigures
 		ErrorRate       float64 `json:"errorRate"`
@@ -407,18 +393,40 @@ func StatsJSON(w io.Writer, r *pidex.StatsReport) error {
 	if by == nil {
 		by = []string{}
 	}
-	return WriteJSON(w, struct {
-		By          []string               `json:"by"`
-		Rows        []map[string]any       `json:"rows"`
-		Totals      figures                `json:"totals"`
-		Sessions    pidex.SessionFigures   `json:"sessions"`
-		Tools       []tool                 `json:"tools"`
-		Commands    []pidex.CommandFigures `json:"commands"`
-		Errors      []pidex.ErrorFigures   `json:"errors"`
-		Slowest     []pidex.SlowCall       `json:"slowest"`
-		Heatmap     any                    `json:"heatmap"`
-		ActiveGapMs int64                  `json:"activeGapMs"`
-	}{by, rows, fig(r.Totals), r.Sessions, tools, nonNil(r.Commands), nonNil(r.Errors), nonNil(r.Slowest), heat, r.ActiveGapMs})
+	// Written a member, and a row, at a time: a report by session has a
+	// row per session, and its document would be the history's size.
+	o := newObjectStream(w)
+	err := o.member("by", by)
+	if err == nil {
+		err = o.array("rows", func(add func(any) error) error {
+			for _, row := range r.Rows {
+				m, err := jsonObject(fig(row.StatsFigures))
+				if err != nil {
+					return err
+				}
+				for i, k := range r.By {
+					m[k] = row.Keys[i]
+				}
+				if err := add(m); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	for _, mb := range []struct {
+		k string
+		v any
+	}{{"totals", fig(r.Totals)}, {"sessions", r.Sessions}, {"tools", tools}, {"commands", nonNil(r.Commands)},
+		{"errors", nonNil(r.Errors)}, {"slowest", nonNil(r.Slowest)}, {"heatmap", heat}, {"activeGapMs", r.ActiveGapMs}} {
+		if err != nil {
+			break
+		}
+		err = o.member(mb.k, mb.v)
+	}
+	// Closed even after an error, which ends the document early: what
+	// was written stays one valid JSON document.
+	return errors.Join(err, o.close())
 }
 
 func nonNil[T any](s []T) []T {
