@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,8 +33,63 @@ import (
 // has not). Then the roots change (appends, a rewrite, a removal, new
 // forks) and the machines push again: still equal. Before the changes,
 // a part of the commands (all of them with PIDEX_TEAM_FULL=1); after, all.
+// On plain tables, and on a catalog made with team init --partitions 4,
+// whose machine tables are hash-partitioned by machine (there the part of
+// the commands after the changes too, unless PIDEX_TEAM_FULL=1: the
+// suite's time, twice, is the package's longest).
 func TestTeamCatalogEqualsLocal(t *testing.T) {
-	url := pgtest.URL(t)
+	for _, partitions := range []int{0, 4} {
+		t.Run(fmt.Sprintf("partitions=%d", partitions), func(t *testing.T) {
+			url := pgtest.URL(t)
+			if partitions > 0 {
+				pgtest.RequireCreateRole(t, url)
+				cli(t, 0, "-q", "team", "init", "--to", url, "--apply", "--partitions", strconv.Itoa(partitions))
+			}
+			teamCatalogEqualsLocal(t, url, partitions == 0)
+			checkLayout(t, url, partitions)
+		})
+	}
+}
+
+// checkLayout checks that the team catalog's machine tables are laid out
+// as partitions hash partitions by machine (plain tables for 0), and that
+// each machine's rows are in one partition of each.
+func checkLayout(t *testing.T, url string, partitions int) {
+	t.Helper()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var parents, children, strategies int
+	err = db.QueryRow(`SELECT count(*), COALESCE(sum((SELECT count(*) FROM pg_inherits i WHERE i.inhparent = p.partrelid)), 0),
+			count(*) FILTER (WHERE p.partstrat = 'h' AND p.partnatts = 1 AND
+				(SELECT attname FROM pg_attribute WHERE attrelid = p.partrelid AND attnum = p.partattrs[0]) = 'machine_id')
+		FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid
+		WHERE c.relnamespace = current_schema()::regnamespace`).Scan(&parents, &children, &strategies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	if partitions > 0 {
+		want = 20 // pidex_machine_tables()
+	}
+	if parents != want || strategies != want || children != want*partitions {
+		t.Fatalf("%d partitioned tables (%d by hash of machine_id) with %d partitions, want %d with %d each", parents, strategies, children, want, partitions)
+	}
+	if partitions == 0 {
+		return
+	}
+	var machines, split, used int
+	err = db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE n > 1), (SELECT count(DISTINCT tableoid) FROM entries)
+		FROM (SELECT machine_id, count(DISTINCT tableoid) AS n FROM entries GROUP BY machine_id) m`).Scan(&machines, &split, &used)
+	if err != nil || machines < 2 || split != 0 || used < 2 {
+		t.Fatalf("entries of %d machines, %d of them in several partitions, in %d partitions (%v): want each machine's in one, and at least two used",
+			machines, split, used, err)
+	}
+}
+
+func teamCatalogEqualsLocal(t *testing.T, url string, fullAfter bool) {
 	base := t.TempDir()
 	roots := teamCorpus(t, base)
 	machines := []string{"laptop", "desktop", "server"}
@@ -62,12 +118,13 @@ func TestTeamCatalogEqualsLocal(t *testing.T) {
 		t.Fatalf("%d cross-machine overrides (%v): the corpus holds no call on two machines", overrides, err)
 	}
 	eq := &teamEq{t: t, local: append(union, "--no-refresh"), team: []string{"--catalog", url}, machines: machines}
-	eq.all(roots, os.Getenv("PIDEX_TEAM_FULL") != "")
+	full := os.Getenv("PIDEX_TEAM_FULL") != ""
+	eq.all(roots, full)
 
 	// The machines' files change; each pushes again.
 	teamChanges(t, roots)
 	push()
-	eq.all(roots, true)
+	eq.all(roots, full || fullAfter)
 }
 
 // teamEq compares a command's output on the local and the team catalog.
