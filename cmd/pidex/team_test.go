@@ -17,10 +17,12 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
 
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 	"github.com/pidex-dev/pidex/internal/pgtest"
 	"github.com/pidex-dev/pidex/internal/render"
+	pgmigrations "github.com/pidex-dev/pidex/migrations/postgres"
 )
 
 // The team catalog answers as a local catalog over the union of its
@@ -33,21 +35,78 @@ import (
 // has not). Then the roots change (appends, a rewrite, a removal, new
 // forks) and the machines push again: still equal. Before the changes,
 // a part of the commands (all of them with PIDEX_TEAM_FULL=1); after, all.
-// On plain tables, and on a catalog made with team init --partitions 4,
-// whose machine tables are hash-partitioned by machine (there the part of
-// the commands after the changes too, unless PIDEX_TEAM_FULL=1: the
-// suite's time, twice, is the package's longest).
+//
+// Twice: on plain tables, and on a catalog whose machine tables are hash-
+// partitioned by machine. That one is pushed, taken back to migration
+// 00010's schema (rows and all, as a pidex of then left it), and migrated
+// by team init --partitions 4 into machine keys and 4 partitions before
+// it is compared; after the changes, the part of the commands again
+// (all with PIDEX_TEAM_FULL=1: the suite, twice, is the package's
+// longest test).
 func TestTeamCatalogEqualsLocal(t *testing.T) {
 	for _, partitions := range []int{0, 4} {
 		t.Run(fmt.Sprintf("partitions=%d", partitions), func(t *testing.T) {
 			url := pgtest.URL(t)
+			var migrate func()
 			if partitions > 0 {
 				pgtest.RequireCreateRole(t, url)
-				cli(t, 0, "-q", "team", "init", "--to", url, "--apply", "--partitions", strconv.Itoa(partitions))
+				migrate = func() { migrateFrom10(t, url, partitions) }
 			}
-			teamCatalogEqualsLocal(t, url, partitions == 0)
+			teamCatalogEqualsLocal(t, url, migrate)
 			checkLayout(t, url, partitions)
 		})
+	}
+}
+
+// migrateFrom10 takes the team catalog back to migration 00010's schema
+// (keys without the machine, usage_xm without it, files.id an identity),
+// then migrates it with team init --partitions: every row kept, the
+// cross-machine flags with their machine, the layout its own for good.
+func migrateFrom10(t *testing.T, url string, partitions int) {
+	t.Helper()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	count := func(q string) int {
+		t.Helper()
+		var n int
+		if err := db.QueryRow(q).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return n
+	}
+	const rows = `SELECT (SELECT count(*) FROM entries) + (SELECT count(*) FROM usage) + (SELECT count(*) FROM text_index) + (SELECT count(*) FROM files)`
+	entries, overrides := count(rows), count(`SELECT count(*) FROM usage_xm`)
+	p, err := goose.NewProvider(goose.DialectPostgres, db, pgmigrations.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(t.Context(), 10); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DELETE FROM migration_sums WHERE version > 10`); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(`SELECT count(*) FROM information_schema.columns WHERE table_name = 'usage_xm' AND column_name = 'machine_id'`) +
+		count(`SELECT count(*) FROM information_schema.columns WHERE table_name = 'files' AND column_name = 'id' AND is_identity = 'NO'`); n != 0 {
+		t.Fatal("not 00010's schema after the migrations down")
+	}
+	cli(t, 0, "-q", "team", "init", "--to", url, "--apply", "--partitions", strconv.Itoa(partitions))
+	checkLayout(t, url, partitions)
+	if n := count(rows); n != entries {
+		t.Errorf("%d rows after the migration, %d before", n, entries)
+	}
+	if n := count(`SELECT count(*) FROM usage_xm x JOIN usage u USING (machine_id, file_id, "offset")`); n != overrides {
+		t.Errorf("%d cross-machine overrides with their usage row after the migration, %d before", n, overrides)
+	}
+	// The layout is the catalog's own: another is refused.
+	var out, errb bytes.Buffer
+	a := newAppIO(&render.IOStreams{Out: &out, ErrOut: &errb, Width: 120, Height: 40})
+	args := []string{"-q", "team", "init", "--to", url, "--apply", "--partitions", strconv.Itoa(partitions * 2)}
+	if err := a.execute(t.Context(), args); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("laid out as %d partitions", partitions)) {
+		t.Errorf("team init --partitions %d on a catalog of %d: %v", partitions*2, partitions, err)
 	}
 }
 
@@ -89,7 +148,9 @@ func checkLayout(t *testing.T, url string, partitions int) {
 	}
 }
 
-func teamCatalogEqualsLocal(t *testing.T, url string, fullAfter bool) {
+// teamCatalogEqualsLocal runs the suite on the team catalog at url,
+// after migrate (if any) once the machines have pushed.
+func teamCatalogEqualsLocal(t *testing.T, url string, migrate func()) {
 	base := t.TempDir()
 	roots := teamCorpus(t, base)
 	machines := []string{"laptop", "desktop", "server"}
@@ -117,6 +178,9 @@ func teamCatalogEqualsLocal(t *testing.T, url string, fullAfter bool) {
 	if err := db.QueryRow(`SELECT count(*) FROM usage_xm`).Scan(&overrides); err != nil || overrides == 0 {
 		t.Fatalf("%d cross-machine overrides (%v): the corpus holds no call on two machines", overrides, err)
 	}
+	if migrate != nil {
+		migrate()
+	}
 	eq := &teamEq{t: t, local: append(union, "--no-refresh"), team: []string{"--catalog", url}, machines: machines}
 	full := os.Getenv("PIDEX_TEAM_FULL") != ""
 	eq.all(roots, full)
@@ -124,7 +188,7 @@ func teamCatalogEqualsLocal(t *testing.T, url string, fullAfter bool) {
 	// The machines' files change; each pushes again.
 	teamChanges(t, roots)
 	push()
-	eq.all(roots, full || fullAfter)
+	eq.all(roots, full || migrate == nil)
 }
 
 // teamEq compares a command's output on the local and the team catalog.
