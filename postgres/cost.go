@@ -84,7 +84,7 @@ func (r *Reader) rollupParts(ctx context.Context, p *query.CostPlan, parts map[p
 	if !e.All && e.First >= e.Last {
 		return nil // inside one bucket: only records
 	}
-	src := `SELECT * FROM ` + p.Rollup.Table + ` WHERE file_id NOT IN (SELECT file_id FROM usage_xm)`
+	src := `SELECT * FROM ` + p.Rollup.Table + ` WHERE (machine_id, file_id) NOT IN (SELECT machine_id, file_id FROM usage_xm)`
 	var srcArgs []any
 	if !e.All {
 		src += ` AND bucket >= ? AND bucket < ?`
@@ -148,7 +148,7 @@ func (r *Reader) recordParts(ctx context.Context, p *query.CostPlan, parts map[p
 		which = append(which, `(x.ts_ms >= ? AND x.ts_ms < ?)`)
 		wargs = append(wargs, ed.From, ed.To)
 	}
-	whole := "x.file_id IN (SELECT file_id FROM usage_xm)"
+	whole := "(x.machine_id, x.file_id) IN (SELECT machine_id, file_id FROM usage_xm)"
 	if !e.All {
 		if e.First >= e.Last {
 			whole = ""
@@ -174,12 +174,12 @@ func (r *Reader) recordParts(ctx context.Context, p *query.CostPlan, parts map[p
 	q := `SELECT x.file_id, x.ts_ms, x.provider, x.model, x.source, x.is_copy, x.active, x.zero_cost,
 		x.input, x.output, x.cache_read, x.cache_write, x.cache_write_1h, x.total_tokens, x.cost,
 		` + key(p.Keys.Cwd, "s.cwd") + `, ` + key(p.Keys.Session, p.Keys.SessionSQL()) + `, ` + key(p.Keys.Machine, "mm.name") + `, ` + key(p.Keys.Agent, "s.source") + `
-		FROM (SELECT u.file_id, u."offset", u.ts_ms, COALESCE(u.attr_provider, u.provider) AS provider,
+		FROM (SELECT u.machine_id, u.file_id, u."offset", u.ts_ms, COALESCE(u.attr_provider, u.provider) AS provider,
 			COALESCE(u.attr_model, u.model) AS model, u.source, COALESCE(xm.is_copy, u.is_copy) AS is_copy,
 			COALESCE(xm.call_active, u.call_active) AS active, ` + pidex.ZeroCostSQL("u.") + ` AS zero_cost,
 			u.input, u.output, u.cache_read, u.cache_write,
 			u.cache_write_1h, u.total_tokens, u.cost_total AS cost
-			FROM usage u LEFT JOIN usage_xm xm ON xm.file_id = u.file_id AND xm.offset = u.offset) x` + p.Joins(query.Postgres) + `
+			FROM usage u LEFT JOIN usage_xm xm ON xm.machine_id = u.machine_id AND xm.file_id = u.file_id AND xm.offset = u.offset) x` + p.Joins(query.Postgres) + `
 		WHERE (` + strings.Join(which, " OR ") + `)`
 	if cond != "" {
 		q += " AND " + cond

@@ -550,11 +550,11 @@ func (p *pusher) remove(ctx context.Context, files []*pushedFile) (int, error) {
 	}
 	err := p.tx(ctx, p.pc, func(tx pgx.Tx) error {
 		var touched []string
-		if err := collect(ctx, tx, &touched, `SELECT DISTINCT entry_id FROM usage WHERE file_id = ANY($1)`, ids); err != nil {
+		if err := collect(ctx, tx, &touched, `SELECT DISTINCT entry_id FROM usage WHERE machine_id = $1 AND file_id = ANY($2)`, p.machine, ids); err != nil {
 			return fmt.Errorf("remove files: %w", err)
 		}
 		var n, toks int64
-		if err := tx.QueryRow(ctx, `SELECT count(*), COALESCE(sum(tokens), 0) FROM text_index WHERE file_id = ANY($1) AND part = 0`, ids).
+		if err := tx.QueryRow(ctx, `SELECT count(*), COALESCE(sum(tokens), 0) FROM text_index WHERE machine_id = $1 AND file_id = ANY($2) AND part = 0`, p.machine, ids).
 			Scan(&n, &toks); err != nil {
 			return fmt.Errorf("remove files: %w", err)
 		}

@@ -79,7 +79,7 @@ func (w *fileWriter) put(ctx context.Context, pt *pushPart) error {
 			for i, e := range pt.Rows.Rows {
 				ids[i], _ = e[1].(string)
 			}
-			if _, err := w.tx.Exec(ctx, `DELETE FROM edges WHERE file_id = $1 AND child_id = ANY($2)`, f.job.id, ids); err != nil {
+			if _, err := w.tx.Exec(ctx, `DELETE FROM edges WHERE machine_id = $1 AND file_id = $2 AND child_id = ANY($3)`, w.p.machine, f.job.id, ids); err != nil {
 				return fmt.Errorf("replace edges: %w", err)
 			}
 		}
@@ -173,13 +173,13 @@ func (w *fileWriter) insertFile(ctx context.Context, j *job) error {
 // rows cascade), edges and tool calls; the small tables go in small.
 func (w *fileWriter) clear(ctx context.Context, id int64) error {
 	var n, toks int64
-	if err := w.tx.QueryRow(ctx, `SELECT count(*), COALESCE(sum(tokens), 0) FROM text_index WHERE file_id = $1 AND part = 0`, id).
+	if err := w.tx.QueryRow(ctx, `SELECT count(*), COALESCE(sum(tokens), 0) FROM text_index WHERE machine_id = $1 AND file_id = $2 AND part = 0`, w.p.machine, id).
 		Scan(&n, &toks); err != nil {
 		return fmt.Errorf("clear file: %w", err)
 	}
 	w.textRows, w.textTokens = w.textRows-n, w.textTokens-toks
 	for _, t := range []string{"entries", "edges", "tool_calls"} {
-		if _, err := w.tx.Exec(ctx, `DELETE FROM `+t+` WHERE file_id = $1`, id); err != nil {
+		if _, err := w.tx.Exec(ctx, `DELETE FROM `+t+` WHERE machine_id = $1 AND file_id = $2`, w.p.machine, id); err != nil {
 			return fmt.Errorf("clear file: %w", err)
 		}
 	}
@@ -192,11 +192,11 @@ func (w *fileWriter) clear(ctx context.Context, id int64) error {
 // returns the entry ids of the usage rows it deleted and wrote.
 func (w *fileWriter) small(ctx context.Context, j *job, rows map[string][][]any) ([]string, error) {
 	var touched []string
-	if err := collect(ctx, w.tx, &touched, `SELECT DISTINCT entry_id FROM usage WHERE file_id = $1`, j.id); err != nil {
+	if err := collect(ctx, w.tx, &touched, `SELECT DISTINCT entry_id FROM usage WHERE machine_id = $1 AND file_id = $2`, w.p.machine, j.id); err != nil {
 		return nil, fmt.Errorf("replace usage: %w", err)
 	}
 	for _, t := range smallTables {
-		if _, err := w.tx.Exec(ctx, `DELETE FROM `+t.name+` WHERE file_id = $1`, j.id); err != nil {
+		if _, err := w.tx.Exec(ctx, `DELETE FROM `+t.name+` WHERE machine_id = $1 AND file_id = $2`, w.p.machine, j.id); err != nil {
 			return nil, fmt.Errorf("replace %s: %w", t.name, err)
 		}
 		if err := w.copyRows(ctx, t, j.id, rows[t.name]); err != nil {

@@ -60,7 +60,8 @@ func (r *Reader) Lines(ctx context.Context, ref pidex.SessionRef, rows []pidex.E
 	}
 	raw := make(map[int64][]byte, len(whole))
 	if len(whole) > 0 {
-		q, err := r.s.db.QueryContext(ctx, `SELECT "offset", raw FROM entry_lines WHERE file_id = $1 AND "offset" = ANY($2)`, ref.FileID, whole)
+		q, err := r.s.db.QueryContext(ctx, `SELECT "offset", raw FROM entry_lines
+			WHERE (machine_id, file_id) = (SELECT machine_id, id FROM files WHERE id = $1) AND "offset" = ANY($2)`, ref.FileID, whole)
 		if err != nil {
 			return nil, fmt.Errorf("read entry lines: %w", err)
 		}
@@ -113,7 +114,8 @@ func (l *lineReader) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 		var b []byte
-		err := l.r.s.db.QueryRowContext(l.ctx, `SELECT substring(raw FROM $3 FOR $4) FROM entry_lines WHERE file_id = $1 AND "offset" = $2`,
+		err := l.r.s.db.QueryRowContext(l.ctx, `SELECT substring(raw FROM $3 FOR $4) FROM entry_lines
+			WHERE (machine_id, file_id) = (SELECT machine_id, id FROM files WHERE id = $1) AND "offset" = $2`,
 			l.file, l.off, l.pos+1, chunk).Scan(&b)
 		if err != nil {
 			return 0, fmt.Errorf("read entry line: %w", err)

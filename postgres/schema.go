@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 
@@ -57,7 +59,16 @@ func (s *Store) schemaOf(ctx context.Context, migrate bool, fsys fs.FS) error {
 		}
 		opts = append(opts, goose.WithSessionLocker(locker))
 	}
-	p, err := goose.NewProvider(goose.DialectPostgres, s.db.DB, fsys, opts...)
+	db := s.db.DB
+	if migrate && s.partitions > 0 {
+		// The layout is the migrating session's setting pidex.partitions
+		// (migration 00011 reads it).
+		cfg := s.cfg.Copy()
+		cfg.RuntimeParams["pidex.partitions"] = strconv.Itoa(s.partitions)
+		db = stdlib.OpenDB(*cfg)
+		defer db.Close()
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys, opts...)
 	if err != nil {
 		return fmt.Errorf("load team catalog migrations: %w", err)
 	}
@@ -79,7 +90,7 @@ func (s *Store) schemaOf(ctx context.Context, migrate bool, fsys fs.FS) error {
 	}
 	pending := pendingMigrations(mine, have)
 	if len(pending) == 0 {
-		return nil
+		return s.checkPartitions(ctx)
 	}
 	if !migrate {
 		return fmt.Errorf("team catalog %s lacks this pidex's migration(s) %s: its owner applies them (pidex team init --apply with this pidex; a push by the owner does too)",
@@ -98,7 +109,42 @@ func (s *Store) schemaOf(ctx context.Context, migrate bool, fsys fs.FS) error {
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("migrate team catalog %s: %w", s.url, err)
 	}
-	return s.recordMigrations(ctx, mine)
+	if err := s.recordMigrations(ctx, mine); err != nil {
+		return err
+	}
+	return s.checkPartitions(ctx)
+}
+
+// checkPartitions refuses a catalog laid out in other partitions than
+// Options.Partitions asks for: the layout is chosen once (migration
+// 00011), when the catalog is made or migrated to it.
+func (s *Store) checkPartitions(ctx context.Context) error {
+	if s.partitions == 0 {
+		return nil
+	}
+	have, err := s.Partitions(ctx)
+	if err != nil {
+		return err
+	}
+	if have != s.partitions {
+		layout := "plain tables"
+		if have > 0 {
+			layout = fmt.Sprintf("%d partitions", have)
+		}
+		return fmt.Errorf("team catalog %s's tables are laid out as %s, chosen when it was made: its layout does not change (for %d partitions, make a new catalog and push to it)",
+			s.url, layout, s.partitions)
+	}
+	return nil
+}
+
+// Partitions is the number of hash partitions by machine of the team
+// catalog's machine-owned tables (0: plain tables).
+func (s *Store) Partitions(ctx context.Context) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT pidex_partitions()`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("read team catalog layout: %w", err)
+	}
+	return n, nil
 }
 
 // migrationsOf lists the migrations of p's sources with their sums.

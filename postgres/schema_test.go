@@ -83,7 +83,7 @@ func TestSchemaOfAnotherBuild(t *testing.T) {
 func TestSchemaGapFilled(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
-	gap := build(t, []string{"00006_activity.sql", "00007_zero_cost.sql", "00009_roles.sql", "00010_push_tokens.sql"}, nil)
+	gap := build(t, []string{"00006_activity.sql", "00007_zero_cost.sql", "00009_roles.sql", "00010_push_tokens.sql", "00011_machine_keys.sql"}, nil)
 	if _, err := Open(ctx, url, Options{}); err == nil {
 		t.Fatal("an empty catalog opened to read")
 	}
@@ -106,8 +106,8 @@ func TestSchemaGapFilled(t *testing.T) {
 		t.Fatalf("the owner fills the gap: %v", err)
 	}
 	var n int
-	if err := st.db.QueryRowContext(ctx, `SELECT count(*) FROM migration_sums`).Scan(&n); err != nil || n != 10 {
-		t.Errorf("%d migrations recorded (%v), want 10", n, err)
+	if err := st.db.QueryRowContext(ctx, `SELECT count(*) FROM migration_sums`).Scan(&n); err != nil || n != 11 {
+		t.Errorf("%d migrations recorded (%v), want 11", n, err)
 	}
 	if err := st.schemaOf(ctx, false, pgmigrations.FS); err != nil {
 		t.Errorf("after: %v", err)
@@ -147,9 +147,9 @@ func TestSchemaMigratedByTheOwnerOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ann.Close()
-	newer := build(t, nil, map[string]string{"00011_next.sql": "-- +goose Up\nCREATE TABLE next (id int);\n-- +goose Down\nDROP TABLE next;\n"})
+	newer := build(t, nil, map[string]string{"00099_next.sql": "-- +goose Up\nCREATE TABLE next (id int);\n-- +goose Down\nDROP TABLE next;\n"})
 	err = ann.schemaOf(ctx, true, newer)
-	if err == nil || !strings.Contains(err.Error(), "00011_next.sql") || !strings.Contains(err.Error(), "only the owner") {
+	if err == nil || !strings.Contains(err.Error(), "00099_next.sql") || !strings.Contains(err.Error(), "only the owner") {
 		t.Errorf("a newer pidex as another role: %v", err)
 	}
 	if err := st.schemaOf(ctx, true, newer); err != nil {

@@ -189,10 +189,11 @@ func redactErr(err error, raw string) error {
 
 // Store is an open team catalog. Its methods are safe for concurrent use.
 type Store struct {
-	db      *sqlx.DB
-	cfg     *pgx.ConnConfig
-	url     string // redacted, for messages
-	version string // Options.Version
+	db         *sqlx.DB
+	cfg        *pgx.ConnConfig
+	url        string // redacted, for messages
+	version    string // Options.Version
+	partitions int    // Options.Partitions
 }
 
 // Options configure Open.
@@ -206,7 +207,18 @@ type Options struct {
 	// migrated it (migration_sums.applied_by), which a pidex that cannot
 	// read the schema names to its user.
 	Version string
+	// Partitions, when above 0, lays the machine-owned tables out as that
+	// many hash partitions by machine (docs/postgres.md, "Keys and
+	// partitions"): the migration that sets the layout (00011) does so
+	// when it runs, that is when the catalog is made, or migrated from
+	// before it. A catalog laid out otherwise is refused (its layout does
+	// not change). 0 leaves the layout as it is (plain tables when made).
+	Partitions int
 }
+
+// MaxPartitions is the most hash partitions a team catalog's tables may
+// have (migration 00011's pidex_layout).
+const MaxPartitions = 1024
 
 // Open connects to the team catalog at raw (a postgres:// URL).
 func Open(ctx context.Context, raw string, o Options) (*Store, error) {
@@ -214,7 +226,10 @@ func Open(ctx context.Context, raw string, o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{cfg: cfg, url: Redacted(raw), version: o.Version}
+	if o.Partitions < 0 || o.Partitions > MaxPartitions {
+		return nil, pidex.Usagef("partitions: %d is not a number of partitions from 1 to %d", o.Partitions, MaxPartitions)
+	}
+	s := &Store{cfg: cfg, url: Redacted(raw), version: o.Version, partitions: o.Partitions}
 	s.db = sqlx.NewDb(stdlib.OpenDB(*cfg), "pgx")
 	s.db.SetMaxOpenConns(8)
 	s.db.SetMaxIdleConns(4)

@@ -286,7 +286,7 @@ func TestSQLReadOnly(t *testing.T) {
 		"DELETE FROM files",
 		"WITH gone AS (DELETE FROM files RETURNING id) SELECT * FROM gone",
 		"SELECT * FROM files; DELETE FROM files",
-		"SELECT nextval('files_id_seq')",
+		"SELECT nextval('file_ids')",
 		"PRAGMA table_info(files)",
 		"WITH x AS (UPDATE push_state SET files = 0 RETURNING 1) SELECT * FROM x",
 	} {

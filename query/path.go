@@ -11,19 +11,21 @@ import (
 // follows parent_id to the entry that owns that id (the latest one, as in
 // pi). A missing parent ends the walk. The depth bound (the number of
 // entries in the file) stops a parent cycle, which would hang pi.
-const pathSQL = `
+func pathSQL(d Dialect) string {
+	return `
 WITH RECURSIVE walk(id, depth) AS (
 	SELECT CAST(? AS TEXT), 0
 	UNION ALL
 	SELECT ed.parent_id, w.depth + 1
-	FROM walk w JOIN edges ed ON ed.file_id = ? AND ed.child_id = w.id
+	FROM walk w JOIN edges ed ON ` + d.fileIs("ed") + ` AND ed.child_id = w.id
 	WHERE ed.parent_id IS NOT NULL AND w.depth < ?
 )
 SELECT ` + entryColumns + `
 FROM walk w
-JOIN edges ed ON ed.file_id = ? AND ed.child_id = w.id
-JOIN entries en ON en.file_id = ed.file_id AND en."offset" = ed."offset"
+JOIN edges ed ON ` + d.fileIs("ed") + ` AND ed.child_id = w.id
+JOIN entries en ON en.file_id = ed.file_id AND en."offset" = ed."offset"` + d.sameMachine("en", "ed") + `
 ORDER BY w.depth`
+}
 
 // pathWalkAt: a session of this many entries or more has its path walked
 // in Go over its whole id map, read in one scan, instead of by the
@@ -43,8 +45,9 @@ func (rd *Reader) path(ctx context.Context, fileID int64, leafID string) ([]pide
 		Leaf    *string `db:"leaf_id"`
 		Entries int64   `db:"entry_count"`
 	}
+	d := rd.backend().Dialect()
 	db := rd.backend().Rows()
-	if err := db.GetContext(ctx, &s, db.Rebind("SELECT leaf_id, entry_count FROM sessions WHERE file_id = ?"), fileID); err != nil {
+	if err := db.GetContext(ctx, &s, db.Rebind("SELECT leaf_id, entry_count FROM sessions s WHERE "+d.fileIs("s")), fileID); err != nil {
 		return nil, sessionError(fileID, err)
 	}
 	if leafID == "" {
@@ -58,7 +61,7 @@ func (rd *Reader) path(ctx context.Context, fileID int64, leafID string) ([]pide
 	if s.Entries >= rd.walkAt {
 		up, err = rd.walkInGo(ctx, fileID, leafID, s.Entries)
 	} else {
-		up, err = rd.entryRows(ctx, pathSQL, leafID, fileID, s.Entries, fileID)
+		up, err = rd.entryRows(ctx, pathSQL(d), leafID, fileID, s.Entries, fileID)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("walk path: %w", err)
@@ -72,9 +75,10 @@ func (rd *Reader) path(ctx context.Context, fileID int64, leafID string) ([]pide
 // walkInGo is pathSQL's walk: the same steps over the same edges (the
 // entry that owns each id, the latest one), in Go.
 func (rd *Reader) walkInGo(ctx context.Context, fileID int64, leafID string, limit int64) ([]pidex.Entry, error) {
+	d := rd.backend().Dialect()
 	db := rd.backend().Rows()
 	rows, err := db.QueryContext(ctx, db.Rebind(`SELECT ed.child_id, ed.parent_id, `+entryColumns+`
-		FROM edges ed JOIN entries en ON en.file_id = ed.file_id AND en."offset" = ed."offset" WHERE ed.file_id = ?`), fileID)
+		FROM edges ed JOIN entries en ON en.file_id = ed.file_id AND en."offset" = ed."offset"`+d.sameMachine("en", "ed")+` WHERE `+d.fileIs("ed")), fileID)
 	if err != nil {
 		return nil, err
 	}

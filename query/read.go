@@ -173,7 +173,7 @@ func (rd *Reader) Warnings(ctx context.Context) ([]pidex.Warning, error) {
 	}
 	ws := []pidex.Warning{}
 	err := db.SelectContext(ctx, &ws, db.Rebind(`SELECT f.path, w.line, w.message, `+d.machineCol()+` AS machine
-		FROM warnings w JOIN files f ON f.id = w.file_id`+d.machineJoin()+scope+` ORDER BY f.path, w.line, machine, w.message`), args...)
+		FROM warnings w JOIN files f ON f.id = w.file_id`+d.sameMachine("f", "w")+d.machineJoin()+scope+` ORDER BY f.path, w.line, machine, w.message`), args...)
 	if err != nil {
 		return nil, fmt.Errorf("list warnings: %w", err)
 	}

@@ -82,10 +82,10 @@ type statsQuery struct {
 func (q *statsQuery) from(table string) string {
 	j := " FROM " + table + " x"
 	if q.joinS {
-		j += " JOIN sessions s ON s.file_id = x.file_id"
+		j += " JOIN sessions s ON s.file_id = x.file_id" + q.d.sameMachine("s", "x")
 	}
 	if q.joinF {
-		j += " JOIN files f ON f.id = x.file_id" + q.d.machineJoin()
+		j += " JOIN files f ON f.id = x.file_id" + q.d.sameMachine("f", "x") + q.d.machineJoin()
 	}
 	if q.family() {
 		j += familyJoin(q.d)
@@ -374,7 +374,7 @@ func compareStatsRows(by []string, a, b pidex.StatsRow) int {
 func (rd *Reader) statsSessions(ctx context.Context, q *statsQuery, r *pidex.StatsReport) error {
 	db := rd.backend().Rows()
 	stmt := `SELECT a.first_ms, a.last_ms, a.active_ms, s.branch_points FROM session_activity a
-		JOIN sessions s ON s.file_id = a.file_id
+		JOIN sessions s ON s.file_id = a.file_id` + q.d.sameMachine("s", "a") + `
 		WHERE a.file_id IN (SELECT DISTINCT x.file_id` + q.from(q.sums("", false)) + ` WHERE ` + q.cond + `)`
 	if q.total {
 		// The branch points kept beside; every session with a counted
@@ -499,8 +499,9 @@ func (rd *Reader) statsCommands(ctx context.Context, q *statsQuery, r *pidex.Sta
 // eventFrom is activity events with their sessions, files and entries
 // (id, line, time), what a report names them by.
 func (q *statsQuery) eventFrom() string {
-	return " FROM activity_events x JOIN sessions s ON s.file_id = x.file_id JOIN files f ON f.id = x.file_id" +
-		q.d.machineJoin() + ` JOIN entries e ON e.file_id = x.file_id AND e.offset = x.offset`
+	return " FROM activity_events x JOIN sessions s ON s.file_id = x.file_id" + q.d.sameMachine("s", "x") +
+		" JOIN files f ON f.id = x.file_id" + q.d.sameMachine("f", "x") + q.d.machineJoin() +
+		` JOIN entries e ON e.file_id = x.file_id AND e.offset = x.offset` + q.d.sameMachine("e", "x")
 }
 
 const eventRef = `f.path, s.session_id, COALESCE(s.name, ''), ` // + machine, e.id, e.line, e.ts_ms

@@ -125,7 +125,7 @@ func (rd *Reader) sessionCond(ctx context.Context, f pidex.CostFilter) (Conds, e
 // familyJoin joins the file ff and session fs at the top of the chain of
 // the session s of file f (none for a session nobody started).
 func familyJoin(d Dialect) string {
-	return " LEFT JOIN files ff ON ff.path = s.family" + d.sameMachine("ff", "f") + " LEFT JOIN sessions fs ON fs.file_id = ff.id"
+	return " LEFT JOIN files ff ON ff.path = s.family" + d.sameMachine("ff", "f") + " LEFT JOIN sessions fs ON fs.file_id = ff.id" + d.sameMachine("fs", "ff")
 }
 
 // familySessionSQL is the session id of s's family, over familyJoin.
@@ -141,7 +141,7 @@ func (rd *Reader) withSubagents(ctx context.Context, fileID int64) ([]int64, err
 		Path   string `db:"path"`
 		Family string `db:"family"`
 	}
-	err := db.GetContext(ctx, &top, db.Rebind(`SELECT f.path, s.family FROM sessions s JOIN files f ON f.id = s.file_id WHERE s.file_id = ?`), fileID)
+	err := db.GetContext(ctx, &top, db.Rebind(`SELECT f.path, s.family`+d.sessionsFrom()+` WHERE `+d.fileIs("s")), fileID)
 	if err != nil {
 		return nil, sessionError(fileID, err)
 	}
@@ -151,10 +151,10 @@ func (rd *Reader) withSubagents(ctx context.Context, fileID int64) ([]int64, err
 		Path      string `db:"path"`
 		SpawnedBy string `db:"spawned_by"`
 	}
-	q := `SELECT s.file_id, f.path, s.spawned_by FROM sessions s JOIN files f ON f.id = s.file_id WHERE s.family = ?`
+	q := `SELECT s.file_id, f.path, s.spawned_by FROM sessions s JOIN files f ON f.id = s.file_id` + d.sameMachine("f", "s") + ` WHERE s.family = ?`
 	args := []any{family}
 	if d.Machines {
-		q += ` AND f.machine_id = (SELECT machine_id FROM files WHERE id = ?)`
+		q += ` AND s.machine_id = (SELECT machine_id FROM files WHERE id = ?)`
 		args = append(args, fileID)
 	}
 	if err := db.SelectContext(ctx, &rows, db.Rebind(q), args...); err != nil {

@@ -82,9 +82,10 @@ func (rd *Reader) Tree(ctx context.Context, ref pidex.SessionRef, o pidex.TreeOp
 }
 
 func (rd *Reader) tree(ctx context.Context, fileID int64) ([]*pidex.TreeNode, error) {
+	d := rd.backend().Dialect()
 	rows, err := rd.entryRows(ctx, `SELECT `+entryColumns+`
-		FROM edges ed JOIN entries en ON en.file_id = ed.file_id AND en."offset" = ed."offset"
-		WHERE ed.file_id = ? ORDER BY en."offset"`, fileID)
+		FROM edges ed JOIN entries en ON en.file_id = ed.file_id AND en."offset" = ed."offset"`+d.sameMachine("en", "ed")+`
+		WHERE `+d.fileIs("ed")+` ORDER BY en."offset"`, fileID)
 	if err != nil {
 		return nil, fmt.Errorf("load tree: %w", err)
 	}
@@ -94,7 +95,7 @@ func (rd *Reader) tree(ctx context.Context, fileID int64) ([]*pidex.TreeNode, er
 	}
 	var leaf *string
 	db := rd.backend().Rows()
-	if err := db.GetContext(ctx, &leaf, db.Rebind("SELECT leaf_id FROM sessions WHERE file_id = ?"), fileID); err != nil {
+	if err := db.GetContext(ctx, &leaf, db.Rebind("SELECT leaf_id FROM sessions s WHERE "+d.fileIs("s")), fileID); err != nil {
 		return nil, sessionError(fileID, err)
 	}
 	return BuildTree(rows, labels, leaf), nil
@@ -103,7 +104,8 @@ func (rd *Reader) tree(ctx context.Context, fileID int64) ([]*pidex.TreeNode, er
 // entries are every entry of a session in file order (the catalog's
 // rows, without their lines).
 func (rd *Reader) entries(ctx context.Context, fileID int64) ([]pidex.Entry, error) {
-	es, err := rd.entryRows(ctx, `SELECT `+entryColumns+` FROM entries en WHERE en.file_id = ? ORDER BY en."offset"`, fileID)
+	d := rd.backend().Dialect()
+	es, err := rd.entryRows(ctx, `SELECT `+entryColumns+` FROM entries en WHERE `+d.fileIs("en")+` ORDER BY en."offset"`, fileID)
 	if err != nil {
 		return nil, fmt.Errorf("list entries: %w", err)
 	}
@@ -113,8 +115,9 @@ func (rd *Reader) entries(ctx context.Context, fileID int64) ([]pidex.Entry, err
 // labels are a session's current labels (pi's set/clear semantics).
 func (rd *Reader) labels(ctx context.Context, fileID int64) ([]pidex.Label, error) {
 	ls := []pidex.Label{}
-	db := rd.backend().Rows()
-	if err := db.SelectContext(ctx, &ls, db.Rebind(`SELECT target_id, label, ts FROM labels WHERE file_id = ? ORDER BY "offset"`), fileID); err != nil {
+	b := rd.backend()
+	db := b.Rows()
+	if err := db.SelectContext(ctx, &ls, db.Rebind(`SELECT target_id, label, ts FROM labels l WHERE `+b.Dialect().fileIs("l")+` ORDER BY "offset"`), fileID); err != nil {
 		return nil, fmt.Errorf("list labels: %w", err)
 	}
 	return ls, nil

@@ -66,7 +66,7 @@ func (d Dialect) machineCol() string {
 
 // sessionsFrom is sessions s with their files f (and machines mm).
 func (d Dialect) sessionsFrom() string {
-	return " FROM sessions s JOIN files f ON f.id = s.file_id" + d.machineJoin()
+	return " FROM sessions s JOIN files f ON f.id = s.file_id" + d.sameMachine("f", "s") + d.machineJoin()
 }
 
 // sameMachine is "file a is on the machine of file b" (always, without
@@ -76,6 +76,18 @@ func (d Dialect) sameMachine(a, b string) string {
 		return " AND " + a + ".machine_id = " + b + ".machine_id"
 	}
 	return ""
+}
+
+// fileIs is "the row of alias is of the file ?" (its argument a file
+// id). The team catalog's keys start with the machine (docs/postgres.md,
+// "Keys and partitions"): there the file's machine, found by its id, is
+// named too, so that the lookup uses the key (and, in a catalog
+// partitioned by machine, reads one partition).
+func (d Dialect) fileIs(alias string) string {
+	if d.Machines {
+		return "(" + alias + ".machine_id, " + alias + ".file_id) = (SELECT machine_id, id FROM files WHERE id = ?)"
+	}
+	return alias + ".file_id = ?"
 }
 
 // A field is a column conditions test.
@@ -207,8 +219,8 @@ const familySQL = "(CASE WHEN s.family = '' THEN f.path ELSE s.family END)"
 // nestedSQL is "the session that started s is in the catalog" (on s's
 // machine): s is then shown beneath it.
 func nestedSQL(d Dialect) string {
-	return "(s.spawned_by <> '' AND EXISTS (SELECT 1 FROM files pf JOIN sessions ps ON ps.file_id = pf.id WHERE pf.path = s.spawned_by" +
-		d.sameMachine("pf", "f") + "))"
+	return "(s.spawned_by <> '' AND EXISTS (SELECT 1 FROM files pf JOIN sessions ps ON ps.file_id = pf.id" + d.sameMachine("ps", "pf") +
+		" WHERE pf.path = s.spawned_by" + d.sameMachine("pf", "f") + "))"
 }
 
 // sql writes the condition and its arguments.

@@ -22,6 +22,7 @@ type teamFlags struct {
 	to            string // the team catalog (--to, else PIDEX_PG)
 	apply         bool
 	passwordStdin bool
+	partitions    int // init: hash partitions by machine of the tables
 }
 
 func (a *app) teamCmd() *cobra.Command {
@@ -55,7 +56,12 @@ the password appears on no command line and never reaches the server.`,
 		Long: `Make the two groups of the team catalog (DATABASE_push, DATABASE_read), let
 only them connect, migrate the schema (with its row-level security) and give
 the groups their privileges. Run it as the owner of the database, with
-CREATEROLE; again after upgrading pidex (it migrates the schema).`,
+CREATEROLE; again after upgrading pidex (it migrates the schema).
+
+--partitions N (with --apply, when the catalog is made) lays every table of
+machine rows out as N hash partitions by machine (PostgreSQL's declarative
+partitioning, docs/postgres.md): for a catalog of many machines. The layout
+is chosen once: a catalog made without it, or with another N, is refused.`,
 		Args: a.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.teamRun(cmd, f, func(_ postgres.Groups, database, _ string) (postgres.TeamScript, error) {
@@ -63,6 +69,7 @@ CREATEROLE; again after upgrading pidex (it migrates the schema).`,
 			})
 		},
 	}
+	init.Flags().IntVar(&f.partitions, "partitions", 0, "with --apply: lay the machine tables out as N hash partitions by machine (when the catalog is made)")
 	addMachine := &cobra.Command{
 		Use:   "add-machine MACHINE",
 		Short: "Let a role push a machine (its own rows only)",
@@ -196,6 +203,12 @@ func (a *app) teamRun(cmd *cobra.Command, f teamFlags, build func(g postgres.Gro
 	if f.to == "" {
 		f.to = os.Getenv("PIDEX_PG")
 	}
+	if f.partitions != 0 && !f.apply {
+		return pidex.Usagef("--partitions lays the tables out as pidex makes them: add --apply (the printed SQL makes no table)")
+	}
+	if f.partitions < 0 || f.partitions > postgres.MaxPartitions {
+		return pidex.Usagef("--partitions %d: give a number of partitions from 1 to %d", f.partitions, postgres.MaxPartitions)
+	}
 	if f.passwordStdin && !f.apply {
 		return pidex.Usagef("--password-stdin sets the password as the change is applied: add --apply (printed, the SQL leaves the password out; psql's \\password sets one)")
 	}
@@ -228,7 +241,7 @@ func (a *app) teamRun(cmd *cobra.Command, f teamFlags, build func(g postgres.Gro
 		}
 	}
 	init := cmd.Name() == "init"
-	st, err := postgres.Open(ctx, f.to, postgres.Options{Migrate: init, Version: buildName()})
+	st, err := postgres.Open(ctx, f.to, postgres.Options{Migrate: init, Version: buildName(), Partitions: f.partitions})
 	if err != nil {
 		return err
 	}

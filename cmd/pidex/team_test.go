@@ -11,15 +11,18 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
 
 	"github.com/pidex-dev/pidex/internal/catalogtest"
 	"github.com/pidex-dev/pidex/internal/pgtest"
 	"github.com/pidex-dev/pidex/internal/render"
+	pgmigrations "github.com/pidex-dev/pidex/migrations/postgres"
 )
 
 // The team catalog answers as a local catalog over the union of its
@@ -32,8 +35,122 @@ import (
 // has not). Then the roots change (appends, a rewrite, a removal, new
 // forks) and the machines push again: still equal. Before the changes,
 // a part of the commands (all of them with PIDEX_TEAM_FULL=1); after, all.
+//
+// Twice: on plain tables, and on a catalog whose machine tables are hash-
+// partitioned by machine. That one is pushed, taken back to migration
+// 00010's schema (rows and all, as a pidex of then left it), and migrated
+// by team init --partitions 4 into machine keys and 4 partitions before
+// it is compared; after the changes, the part of the commands again
+// (all with PIDEX_TEAM_FULL=1: the suite, twice, is the package's
+// longest test).
 func TestTeamCatalogEqualsLocal(t *testing.T) {
-	url := pgtest.URL(t)
+	for _, partitions := range []int{0, 4} {
+		t.Run(fmt.Sprintf("partitions=%d", partitions), func(t *testing.T) {
+			url := pgtest.URL(t)
+			var migrate func()
+			if partitions > 0 {
+				pgtest.RequireCreateRole(t, url)
+				migrate = func() { migrateFrom10(t, url, partitions) }
+			}
+			teamCatalogEqualsLocal(t, url, migrate)
+			checkLayout(t, url, partitions)
+		})
+	}
+}
+
+// migrateFrom10 takes the team catalog back to migration 00010's schema
+// (keys without the machine, usage_xm without it, files.id an identity),
+// then migrates it with team init --partitions: every row kept, the
+// cross-machine flags with their machine, the layout its own for good.
+func migrateFrom10(t *testing.T, url string, partitions int) {
+	t.Helper()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	count := func(q string) int {
+		t.Helper()
+		var n int
+		if err := db.QueryRow(q).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return n
+	}
+	const rows = `SELECT (SELECT count(*) FROM entries) + (SELECT count(*) FROM usage) + (SELECT count(*) FROM text_index) + (SELECT count(*) FROM files)`
+	entries, overrides := count(rows), count(`SELECT count(*) FROM usage_xm`)
+	p, err := goose.NewProvider(goose.DialectPostgres, db, pgmigrations.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(t.Context(), 10); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DELETE FROM migration_sums WHERE version > 10`); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(`SELECT count(*) FROM information_schema.columns WHERE table_name = 'usage_xm' AND column_name = 'machine_id'`) +
+		count(`SELECT count(*) FROM information_schema.columns WHERE table_name = 'files' AND column_name = 'id' AND is_identity = 'NO'`); n != 0 {
+		t.Fatal("not 00010's schema after the migrations down")
+	}
+	cli(t, 0, "-q", "team", "init", "--to", url, "--apply", "--partitions", strconv.Itoa(partitions))
+	checkLayout(t, url, partitions)
+	if n := count(rows); n != entries {
+		t.Errorf("%d rows after the migration, %d before", n, entries)
+	}
+	if n := count(`SELECT count(*) FROM usage_xm x JOIN usage u USING (machine_id, file_id, "offset")`); n != overrides {
+		t.Errorf("%d cross-machine overrides with their usage row after the migration, %d before", n, overrides)
+	}
+	// The layout is the catalog's own: another is refused.
+	var out, errb bytes.Buffer
+	a := newAppIO(&render.IOStreams{Out: &out, ErrOut: &errb, Width: 120, Height: 40})
+	args := []string{"-q", "team", "init", "--to", url, "--apply", "--partitions", strconv.Itoa(partitions * 2)}
+	if err := a.execute(t.Context(), args); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("laid out as %d partitions", partitions)) {
+		t.Errorf("team init --partitions %d on a catalog of %d: %v", partitions*2, partitions, err)
+	}
+}
+
+// checkLayout checks that the team catalog's machine tables are laid out
+// as partitions hash partitions by machine (plain tables for 0), and that
+// each machine's rows are in one partition of each.
+func checkLayout(t *testing.T, url string, partitions int) {
+	t.Helper()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var parents, children, strategies int
+	err = db.QueryRow(`SELECT count(*), COALESCE(sum((SELECT count(*) FROM pg_inherits i WHERE i.inhparent = p.partrelid)), 0),
+			count(*) FILTER (WHERE p.partstrat = 'h' AND p.partnatts = 1 AND
+				(SELECT attname FROM pg_attribute WHERE attrelid = p.partrelid AND attnum = p.partattrs[0]) = 'machine_id')
+		FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid
+		WHERE c.relnamespace = current_schema()::regnamespace`).Scan(&parents, &children, &strategies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	if partitions > 0 {
+		want = 20 // pidex_machine_tables()
+	}
+	if parents != want || strategies != want || children != want*partitions {
+		t.Fatalf("%d partitioned tables (%d by hash of machine_id) with %d partitions, want %d with %d each", parents, strategies, children, want, partitions)
+	}
+	if partitions == 0 {
+		return
+	}
+	var machines, split, used int
+	err = db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE n > 1), (SELECT count(DISTINCT tableoid) FROM entries)
+		FROM (SELECT machine_id, count(DISTINCT tableoid) AS n FROM entries GROUP BY machine_id) m`).Scan(&machines, &split, &used)
+	if err != nil || machines < 2 || split != 0 || used < 2 {
+		t.Fatalf("entries of %d machines, %d of them in several partitions, in %d partitions (%v): want each machine's in one, and at least two used",
+			machines, split, used, err)
+	}
+}
+
+// teamCatalogEqualsLocal runs the suite on the team catalog at url,
+// after migrate (if any) once the machines have pushed.
+func teamCatalogEqualsLocal(t *testing.T, url string, migrate func()) {
 	base := t.TempDir()
 	roots := teamCorpus(t, base)
 	machines := []string{"laptop", "desktop", "server"}
@@ -61,13 +178,17 @@ func TestTeamCatalogEqualsLocal(t *testing.T) {
 	if err := db.QueryRow(`SELECT count(*) FROM usage_xm`).Scan(&overrides); err != nil || overrides == 0 {
 		t.Fatalf("%d cross-machine overrides (%v): the corpus holds no call on two machines", overrides, err)
 	}
+	if migrate != nil {
+		migrate()
+	}
 	eq := &teamEq{t: t, local: append(union, "--no-refresh"), team: []string{"--catalog", url}, machines: machines}
-	eq.all(roots, os.Getenv("PIDEX_TEAM_FULL") != "")
+	full := os.Getenv("PIDEX_TEAM_FULL") != ""
+	eq.all(roots, full)
 
 	// The machines' files change; each pushes again.
 	teamChanges(t, roots)
 	push()
-	eq.all(roots, true)
+	eq.all(roots, full || migrate == nil)
 }
 
 // teamEq compares a command's output on the local and the team catalog.

@@ -3,6 +3,8 @@ package postgres_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,9 +17,16 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-func provider(t *testing.T) (*goose.Provider, *sql.DB) {
+// provider migrates a database of its own; with partitions > 0, laid out
+// in that many hash partitions by machine (migration 00011 reads the
+// session's pidex.partitions, which pgx sends from the URL).
+func provider(t *testing.T, partitions int) (*goose.Provider, *sql.DB) {
 	t.Helper()
-	db, err := sql.Open("pgx", pgtest.URL(t))
+	url := pgtest.URL(t)
+	if partitions > 0 {
+		url += "&pidex.partitions=" + strconv.Itoa(partitions)
+	}
+	db, err := sql.Open("pgx", url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,12 +39,27 @@ func provider(t *testing.T) (*goose.Provider, *sql.DB) {
 }
 
 // The migrations apply to an empty database, undo completely, and apply
-// again.
+// again: with plain tables, and with the machine tables in 4 hash
+// partitions by machine.
 func TestUpDownUp(t *testing.T) {
+	for _, partitions := range []int{0, 4} {
+		t.Run(fmt.Sprintf("partitions=%d", partitions), func(t *testing.T) { upDownUp(t, partitions) })
+	}
+}
+
+func upDownUp(t *testing.T, partitions int) {
 	ctx := context.Background()
-	p, db := provider(t)
+	p, db := provider(t, partitions)
 	if _, err := p.Up(ctx); err != nil {
 		t.Fatal(err)
+	}
+	var parted, children int
+	if err := db.QueryRow(`SELECT count(*), COALESCE(sum((SELECT count(*) FROM pg_inherits i WHERE i.inhparent = p.partrelid)), 0)
+		FROM pg_partitioned_table p`).Scan(&parted, &children); err != nil {
+		t.Fatal(err)
+	}
+	if want := min(partitions, 1) * 20; parted != want || children != want*partitions {
+		t.Fatalf("%d partitioned tables of %d partitions, want %d of %d each", parted, children, want, partitions)
 	}
 	tables := func() int {
 		var n int
@@ -64,7 +88,12 @@ func TestUpDownUp(t *testing.T) {
 
 func migrated(t *testing.T) *sql.DB {
 	t.Helper()
-	p, db := provider(t)
+	return migratedIn(t, 0)
+}
+
+func migratedIn(t *testing.T, partitions int) *sql.DB {
+	t.Helper()
+	p, db := provider(t, partitions)
 	if _, err := p.Up(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +158,13 @@ func derive(t *testing.T, db *sql.DB, ids ...string) {
 // whose machine derived otherwise get an override, and removing a machine's
 // file takes its rows and its overrides with it.
 func TestCrossMachineDedup(t *testing.T) {
-	db := migrated(t)
+	for _, partitions := range []int{0, 4} {
+		t.Run(fmt.Sprintf("partitions=%d", partitions), func(t *testing.T) { crossMachineDedup(t, partitions) })
+	}
+}
+
+func crossMachineDedup(t *testing.T, partitions int) {
+	db := migratedIn(t, partitions)
 	exec(t, db, fixture)
 	derive(t, db, "e1", "e2")
 	// X: a's /s/1 is the original (a < b on the same time and path); b's
@@ -158,7 +193,13 @@ func TestCrossMachineDedup(t *testing.T) {
 
 // A row cannot name a file of another machine.
 func TestOwnership(t *testing.T) {
-	db := migrated(t)
+	for _, partitions := range []int{0, 4} {
+		t.Run(fmt.Sprintf("partitions=%d", partitions), func(t *testing.T) { ownership(t, partitions) })
+	}
+}
+
+func ownership(t *testing.T, partitions int) {
+	db := migratedIn(t, partitions)
 	exec(t, db, fixture)
 	for _, q := range []string{
 		`INSERT INTO entries (file_id, "offset", machine_id, length, line, seq, id, type) VALUES (1, 99, 2, 1, 1, 1, 'x', 'message')`,
@@ -216,12 +257,21 @@ func TestSearchRows(t *testing.T) {
 // it with no policy: the owner's alone. A new table of machine rows
 // without them would be open to every pushing role.
 func TestRowSecurityOnEveryMachineTable(t *testing.T) {
-	db := migrated(t)
+	for _, partitions := range []int{0, 4} {
+		t.Run(fmt.Sprintf("partitions=%d", partitions), func(t *testing.T) { rowSecurityOnEveryMachineTable(t, partitions) })
+	}
+}
+
+// (A partitioned table's policies hold for the rows read and written
+// through it; its partitions have none, and pidex_grant gives the groups
+// only SELECT on them.)
+func rowSecurityOnEveryMachineTable(t *testing.T, partitions int) {
+	db := migratedIn(t, partitions)
 	rows, err := db.Query(`SELECT c.relname, c.relrowsecurity,
 			EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'machine_id' AND NOT a.attisdropped),
 			COALESCE((SELECT string_agg(p.polname || ':' || p.polcmd::text, ' ' ORDER BY p.polname) FROM pg_policy p WHERE p.polrelid = c.oid), '')
 		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-		WHERE n.nspname = current_schema() AND c.relkind = 'r' ORDER BY c.relname`)
+		WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY c.relname`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,8 +285,12 @@ func TestRowSecurityOnEveryMachineTable(t *testing.T) {
 		}
 		owned := hasMachine || name == "machines"
 		switch {
-		case owned && name == "usage_xm":
-			t.Errorf("usage_xm has a machine_id: it is derived across machines, written by pidex_derive_calls only")
+		case owned && name == "usage_xm" && (rls || policies != ""):
+			// Derived across machines, written by pidex_derive_calls only:
+			// without row-level security, pidex_grant gives the pushing
+			// group no write on it.
+			t.Errorf("usage_xm: row-level security %v, policies %q: only pidex_derive_calls writes it", rls, policies)
+		case name == "usage_xm":
 		case owned && (!rls || policies != "pidex_own:* pidex_read:r"):
 			t.Errorf("%s holds a machine's rows: row-level security %v, policies %q, want pidex_own:* pidex_read:r", name, rls, policies)
 		case name == "push_tokens" && (!rls || policies != ""):
