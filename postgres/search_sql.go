@@ -1,0 +1,316 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/fts"
+	"github.com/pidex-dev/pidex/internal/pgsearch"
+	"github.com/pidex-dev/pidex/query"
+)
+
+// A search whose matches PostgreSQL decides alone (inSQL: no word longer
+// than a lexeme, no phrase longer than the windows' overlap; ToRows writes
+// every row with its positions) is answered within the page: the server
+// finds, filters, ranks and pages the matches, and the client reads the
+// page's rows only. The score is a local catalog's (fts.Rank of the
+// query's terms and the entry's length in tokens, over the average
+// length): for one query it grows with the length, so the server orders
+// by the length, and the page's scores are computed here, the same
+// function on the same figures as locally (to the bit). A common word's
+// hundreds of thousands of matches never leave the server; before, every
+// one was sent with its positions to be confirmed and ranked here
+// (`the` over 1.3 GB: 6 s of client CPU, 456 MB).
+
+// inSQL reports whether PostgreSQL decides q's matches alone.
+func inSQL(q fts.Node) bool {
+	tq := pgsearch.ToQuery(q, "text_index", `file_id, "offset"`, 2)
+	return !tq.Truncated && !tq.Long
+}
+
+// args numbers a statement's arguments as they are added.
+type args []any
+
+// add appends v and returns its placeholder.
+func (a *args) add(v any) string {
+	*a = append(*a, v)
+	return "$" + strconv.Itoa(len(*a))
+}
+
+// where appends the plan's filters, their placeholders numbered on.
+func (a *args) where(p *query.SearchPlan) string {
+	w, fargs := p.Where.SQL(query.Postgres)
+	if w == "" {
+		return ""
+	}
+	w = rebind(w, len(*a)+1)
+	*a = append(*a, fargs...)
+	return w
+}
+
+// matchSQL is the statement of the entries matching n (file_id, offset):
+// the one-row entries by tsv @@ query (GIN), the windowed ones by set
+// operations on their keys.
+func (a *args) matchSQL(n fts.Node) string {
+	tq := pgsearch.ToQuery(n, "text_index", `file_id, "offset"`, len(*a)+2)
+	p := a.add(tq.TSQuery)
+	*a = append(*a, tq.Args...)
+	return `SELECT file_id, "offset" FROM text_index WHERE NOT win AND tsv @@ ` + p + `::tsquery
+		UNION ALL SELECT file_id, "offset" FROM (` + tq.Windows + `) w`
+}
+
+// confirmSQL is the condition that the candidate entry whose part-0 row
+// is ti matches n: a one-row entry's row holds every position, so
+// tsv @@ query decides a phrase; a windowed entry is one of the windows'
+// answer.
+func (a *args) confirmSQL(n fts.Node) string {
+	tq := pgsearch.ToQuery(n, "text_index", `file_id, "offset"`, len(*a)+2)
+	p := a.add(tq.TSQuery)
+	*a = append(*a, tq.Args...)
+	return `((NOT ti.win AND ti.tsv @@ ` + p + `::tsquery) OR (ti.win AND (ti.file_id, ti."offset") IN (SELECT file_id, "offset" FROM (` + tq.Windows + `) w)))`
+}
+
+// newestLoose lists the newest query.RankCap entries matching q's loose
+// form (pgsearch.Loose), a local catalog's capped candidates: by file
+// name (pi's names start with the session's start time), path, machine
+// and offset, the order of a local catalog's text rowids (file ids follow
+// names, then paths). The files are ranked first (a few thousand rows),
+// so that the matches sort by two numbers, not three strings each.
+func newestLoose(ctx context.Context, tx *sqlx.Tx, q fts.Node) (files, offsets []int64, err error) {
+	loose, _ := pgsearch.Loose(q)
+	var a args
+	stmt := `WITH l AS MATERIALIZED (` + a.matchSQL(loose) + `),
+		fo AS (SELECT f.id, row_number() OVER (ORDER BY f.base DESC, f.path DESC, fm.name DESC) AS r
+			FROM files f JOIN machines fm ON fm.id = f.machine_id)
+		SELECT l.file_id, l."offset" FROM l JOIN fo ON fo.id = l.file_id
+		ORDER BY fo.r, l."offset" DESC LIMIT ` + strconv.Itoa(query.RankCap)
+	// The matches by the GIN index alone (see seqscan).
+	if err := seqscan(ctx, tx, false); err != nil {
+		return nil, nil, err
+	}
+	rows, err := tx.QueryContext(ctx, stmt, a...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var f, o int64
+		if err := rows.Scan(&f, &o); err != nil {
+			return nil, nil, fmt.Errorf("search: %w", err)
+		}
+		files, offsets = append(files, f), append(offsets, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("search: %w", err)
+	}
+	return files, offsets, seqscan(ctx, tx, true)
+}
+
+// hitFrom is the FROM clause joining the matches (c) to their entries,
+// sessions, files, machines, part-0 search rows (rows: for their length
+// and positions) and, for an active-branch
+// search, the entries on each session's current path.
+func hitFrom(p *query.SearchPlan, rows bool) string {
+	from := `m c
+		JOIN entries e ON e.file_id = c.file_id AND e.offset = c.offset
+		JOIN sessions s ON s.file_id = e.file_id
+		JOIN files f ON f.id = e.file_id
+		JOIN machines mm ON mm.id = f.machine_id`
+	if rows {
+		from += ` JOIN text_index ti ON ti.file_id = e.file_id AND ti.offset = e.offset AND ti.part = 0`
+	}
+	if p.Active {
+		from += ` JOIN active_offsets a ON a.file_id = e.file_id AND a.offset = e.offset`
+	}
+	return from
+}
+
+// withMatches is the WITH clause of the matches m: the capped candidates
+// (keys, confirmed in the statement's WHERE by the returned condition) or
+// every match.
+func (a *args) withMatches(p *query.SearchPlan, keys *[2][]int64) (with, confirm string) {
+	if keys != nil {
+		with = `WITH RECURSIVE m(file_id, "offset") AS (SELECT * FROM unnest(` + a.add(keys[0]) + `::bigint[], ` + a.add(keys[1]) + `::bigint[]))`
+		if _, exact := pgsearch.Loose(p.Query); !exact {
+			confirm = a.confirmSQL(p.Query)
+		}
+	} else {
+		with = `WITH RECURSIVE m AS MATERIALIZED (` + a.matchSQL(p.Query) + `)`
+	}
+	if p.Active {
+		with += activeCTE
+	}
+	return with, confirm
+}
+
+// and joins conditions of a WHERE clause.
+func and(conds ...string) string {
+	out := ""
+	for _, c := range conds {
+		switch {
+		case c == "":
+		case out == "":
+			out = " WHERE " + c
+		default:
+			out += " AND " + c
+		}
+	}
+	return out
+}
+
+// pageSQL reads a search's page: the matches among keys (nil: all of
+// them) within the plan's filters, in the local catalog's order (see
+// Search), Limit of them past Offset.
+func (r *Reader) pageSQL(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan, keys *[2][]int64) ([]candidate, error) {
+	var a args
+	with, confirm := a.withMatches(p, keys)
+	where := a.where(p)
+	order := `ti.tokens, e.ts_ms DESC NULLS LAST, f.path DESC, mm.name DESC, e."offset" DESC`
+	if p.Newest {
+		order = `e.ts_ms DESC NULLS LAST, ti.tokens, f.path DESC, mm.name DESC, e."offset" DESC`
+	}
+	stmt := with + `
+		SELECT e.file_id, f.path, s.session_id, e.id, e.offset, e.line, COALESCE(e.role, e.type), e.ts_ms,
+			s.name, s.first_message, s.cwd, mm.name, ti.tokens
+		FROM ` + hitFrom(p, true) + and(where, confirm) + `
+		ORDER BY ` + order + ` LIMIT ` + a.add(p.Limit) + ` OFFSET ` + a.add(p.Offset)
+	out, err := query.Collect(ctx, tx, "search", stmt, a, func(c *candidate) []any {
+		return []any{&c.fileID, &c.Path, &c.SessionID, &c.EntryID, &c.Offset, &c.Line, &c.Role, &c.ts,
+			&c.name, &c.fm, &c.Cwd, &c.Machine, &c.tokens}
+	})
+	for i := range out {
+		out[i].fill()
+	}
+	return out, err
+}
+
+// fill sets the hit's fields read as nullable columns.
+func (c *candidate) fill() {
+	if c.name != nil {
+		c.Name = *c.name
+	}
+	if c.fm != nil {
+		c.FirstMessage = *c.fm
+	}
+	if c.ts != nil {
+		t := pidex.Time(*c.ts)
+		c.Timestamp = &t
+	}
+}
+
+// avgLen is bm25's average entry length in tokens over the catalog.
+func avgLen(ctx context.Context, tx *sqlx.Tx) (float64, error) {
+	var st struct {
+		Rows   int64 `db:"rows"`
+		Tokens int64 `db:"tokens"`
+	}
+	if err := tx.GetContext(ctx, &st, `SELECT COALESCE(sum(text_entries), 0)::bigint AS rows, COALESCE(sum(text_tokens), 0)::bigint AS tokens FROM push_state`); err != nil {
+		return 0, fmt.Errorf("search: %w", err)
+	}
+	if st.Rows > 0 && st.Tokens > 0 {
+		return float64(st.Tokens) / float64(st.Rows), nil
+	}
+	return 1, nil
+}
+
+// searchSQL is Search for a query PostgreSQL decides alone (inSQL). A
+// plain search's first pages rank the newest RankCap loose candidates,
+// confirmed (a local catalog's rule); when they give fewer hits than the
+// page asks for while there may be more (files outside the filters took
+// places), every match is ranked, as locally.
+func (r *Reader) searchSQL(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan) ([]pidex.Hit, error) {
+	var cs []candidate
+	var err error
+	if p.Capped() {
+		var keys [2][]int64
+		if keys[0], keys[1], err = newestLoose(ctx, tx, p.Query); err != nil {
+			return nil, err
+		}
+		if cs, err = r.pageSQL(ctx, tx, p, &keys); err != nil {
+			return nil, err
+		}
+		if len(cs) < p.Limit && len(keys[0]) >= query.RankCap {
+			cs = nil
+		}
+	}
+	if cs == nil {
+		if cs, err = r.pageSQL(ctx, tx, p, nil); err != nil {
+			return nil, err
+		}
+	}
+	avgdl, err := avgLen(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	if err := texts(ctx, tx, cs); err != nil {
+		return nil, err
+	}
+	terms := p.Terms()
+	hits := make([]pidex.Hit, len(cs))
+	for i := range cs {
+		cs[i].Score = fts.Rank(len(terms), float64(cs[i].tokens), avgdl)
+		query.Snippet(&cs[i].Hit, *cs[i].text, terms)
+		hits[i] = cs[i].Hit
+	}
+	return hits, nil
+}
+
+// searchSessionsSQL is SearchSessions for a query PostgreSQL decides
+// alone: the matches grouped by session in the server, each session's
+// best match its shortest entry (the lowest score), the page's sessions
+// read.
+func (r *Reader) searchSessionsSQL(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan) ([]pidex.SessionHits, error) {
+	var a args
+	with, _ := a.withMatches(p, nil)
+	where := a.where(p)
+	order := "modified DESC, f.path, mm.name"
+	if !p.Newest {
+		order = "g.best, " + order
+	}
+	stmt := with + `,
+		g AS (SELECT e.file_id, count(*) AS hits, min(ti.tokens) AS best FROM ` + hitFrom(p, true) + and(where) + ` GROUP BY e.file_id)
+		SELECT f.path, s.session_id, s.name, COALESCE(s.first_message, '(no messages)'), g.hits, mm.name, s.cwd,
+			COALESCE(s.last_activity_ms, s.created_ms, f.mtime_ns / 1000000) AS modified
+		FROM g JOIN sessions s ON s.file_id = g.file_id JOIN files f ON f.id = g.file_id JOIN machines mm ON mm.id = f.machine_id
+		ORDER BY ` + order + ` LIMIT ` + a.add(p.Limit) + ` OFFSET ` + a.add(p.Offset)
+	type row struct {
+		pidex.SessionHits
+		modified int64
+	}
+	rows, err := query.Collect(ctx, tx, "search", stmt, a, func(h *row) []any {
+		return []any{&h.Path, &h.SessionID, &h.Name, &h.FirstMessage, &h.Hits, &h.Machine, &h.Cwd, &h.modified}
+	})
+	out := make([]pidex.SessionHits, len(rows))
+	for i, h := range rows {
+		out[i] = h.SessionHits
+		out[i].Modified = pidex.Time(h.modified)
+	}
+	return out, err
+}
+
+// searchTotalsSQL is SearchTotals for a query PostgreSQL decides alone:
+// the matches within the filters counted by the server, up to
+// pidex.CountCap (and the sessions of the first CountCap+1, as a local
+// catalog counts them).
+func (r *Reader) searchTotalsSQL(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan) (pidex.SearchTotals, error) {
+	var a args
+	with := `WITH RECURSIVE m AS (` + a.matchSQL(p.Query) + `)`
+	if p.Active {
+		with += activeCTE
+	}
+	where := a.where(p)
+	stmt := with + `
+		SELECT count(*), count(DISTINCT file_id) FROM (SELECT e.file_id FROM ` + hitFrom(p, false) + and(where) + ` LIMIT ` + a.add(pidex.CountCap+1) + `) x`
+	var t pidex.SearchTotals
+	if err := tx.QueryRowContext(ctx, stmt, a...).Scan(&t.Hits, &t.Sessions); err != nil {
+		return t, fmt.Errorf("search: %w", err)
+	}
+	if t.Hits > pidex.CountCap {
+		t.Hits, t.AtLeast = pidex.CountCap, true
+	}
+	return t, nil
+}
