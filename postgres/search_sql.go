@@ -296,7 +296,8 @@ func avgLen(ctx context.Context, tx *sqlx.Tx) (float64, error) {
 func (r *Reader) searchSQL(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan) ([]pidex.Hit, error) {
 	var cs []candidate
 	var err error
-	if p.Capped() {
+	all := !p.Capped()
+	if !all {
 		var keys [2][]int64
 		if keys[0], keys[1], err = newestLoose(ctx, tx, p.Query); err != nil {
 			return nil, err
@@ -304,11 +305,9 @@ func (r *Reader) searchSQL(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan
 		if cs, err = r.pageSQL(ctx, tx, p, &keys); err != nil {
 			return nil, err
 		}
-		if len(cs) < p.Limit && len(keys[0]) >= query.RankCap {
-			cs = nil
-		}
+		all = len(cs) < p.Limit && len(keys[0]) >= query.RankCap
 	}
-	if cs == nil {
+	if all {
 		if cs, err = r.pageSQL(ctx, tx, p, nil); err != nil {
 			return nil, err
 		}
