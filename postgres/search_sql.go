@@ -76,16 +76,18 @@ func (a *args) matchSQLIn(n fts.Node, in string) string {
 		UNION ALL SELECT file_id, "offset" FROM (` + tq.Windows + `) w`
 }
 
-// confirmSQL is the condition that the candidate entry whose part-0 row
-// is ti matches n: a one-row entry's row holds every position, so
-// tsv @@ query decides a phrase; a windowed entry is one of the windows'
-// answer, those of the files of the array argument in.
+// confirmSQL is the condition that the candidate entry h (columns
+// file_id, off, win: its part-0 row's) matches n: a one-row entry's row
+// holds every position, so tsv @@ query decides a phrase; a windowed
+// entry is one of the windows' answer, those of the files of the array
+// argument in.
 func (a *args) confirmSQL(n fts.Node, in string) string {
 	table := `(SELECT * FROM text_index WHERE file_id = ANY(` + in + `::bigint[])) t`
 	tq := pgsearch.ToQuery(n, table, `file_id, "offset"`, len(*a)+2)
 	p := a.add(tq.TSQuery)
 	*a = append(*a, tq.Args...)
-	return `((NOT ti.win AND ti.tsv @@ ` + p + `::tsquery) OR (ti.win AND (ti.file_id, ti."offset") IN (SELECT file_id, "offset" FROM (` + tq.Windows + `) w)))`
+	return `((NOT h.win AND (SELECT x.tsv @@ ` + p + `::tsquery FROM text_index x WHERE x.file_id = h.file_id AND x."offset" = h.off AND x.part = 0))
+		OR (h.win AND (h.file_id, h.off) IN (SELECT file_id, "offset" FROM (` + tq.Windows + `) w)))`
 }
 
 // newestLoose lists the newest query.RankCap entries matching q's loose
@@ -220,14 +222,20 @@ func (r *Reader) pageSQL(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan, 
 	var a args
 	with, confirm := a.withMatches(p, keys)
 	where := a.where(p)
-	order := `ti.tokens, e.ts_ms DESC NULLS LAST, f.path DESC, mm.name DESC, e."offset" DESC`
+	order := `tokens, ts_ms DESC NULLS LAST, path DESC, machine DESC, off DESC`
 	if p.Newest {
-		order = `e.ts_ms DESC NULLS LAST, ti.tokens, f.path DESC, mm.name DESC, e."offset" DESC`
+		order = `ts_ms DESC NULLS LAST, tokens, path DESC, machine DESC, off DESC`
 	}
+	// The candidates in the page's order, then (a phrase's) confirmed as
+	// the page's LIMIT reads them: the shortest first, as a local catalog
+	// confirms them, so that the positions of a few dozen entries are read,
+	// not of all 5,000 (1.2 s for "if err != nil").
 	stmt := with + `
-		SELECT e.file_id, f.path, s.session_id, e.id, e.offset, e.line, COALESCE(e.role, e.type), e.ts_ms,
-			s.name, s.first_message, s.cwd, mm.name, ti.tokens
-		FROM ` + hitFrom(p, true) + and(where, confirm) + `
+		SELECT file_id, path, session_id, id, off, line, role, ts_ms, name, first_message, cwd, machine, tokens FROM (
+			SELECT e.file_id, f.path, s.session_id, e.id, e.offset AS off, e.line, COALESCE(e.role, e.type) AS role, e.ts_ms,
+				s.name, s.first_message, s.cwd, mm.name AS machine, ti.tokens, ti.win
+			FROM ` + hitFrom(p, true) + and(where) + `
+			ORDER BY ` + order + ` OFFSET 0) h` + and(confirm) + `
 		ORDER BY ` + order + ` LIMIT ` + a.add(p.Limit) + ` OFFSET ` + a.add(p.Offset)
 	// Each candidate to its rows by their keys: the planner, expecting a
 	// handful of rows from joins on two columns, otherwise scanned the
