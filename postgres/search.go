@@ -339,6 +339,9 @@ func (r *Reader) Search(ctx context.Context, p *query.SearchPlan) ([]pidex.Hit, 
 		return nil, err
 	}
 	defer tx.Rollback()
+	if inSQL(p.Query) {
+		return r.searchSQL(ctx, tx, p)
+	}
 	cs, err := r.candidates(ctx, tx, p, capped)
 	if err != nil {
 		return nil, err
@@ -414,6 +417,9 @@ func (r *Reader) SearchSessions(ctx context.Context, p *query.SearchPlan) ([]pid
 		return nil, err
 	}
 	defer tx.Rollback()
+	if inSQL(p.Query) {
+		return r.searchSessionsSQL(ctx, tx, p)
+	}
 	cs, err := r.candidates(ctx, tx, p, false)
 	if err != nil {
 		return nil, err

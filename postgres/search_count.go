@@ -18,6 +18,9 @@ func (r *Reader) SearchTotals(ctx context.Context, p *query.SearchPlan) (pidex.S
 		return pidex.SearchTotals{}, err
 	}
 	defer tx.Rollback()
+	if inSQL(p.Query) {
+		return r.searchTotalsSQL(ctx, tx, p)
+	}
 	cs, err := r.candidates(ctx, tx, p, false)
 	if err != nil {
 		return pidex.SearchTotals{}, err

@@ -31,6 +31,13 @@ func Flatten(segs []pidex.Segment) (string, [][2]int) { return pidex.Flatten(seg
 // filter, --sessions-only or a term rarer than that ranks every match.
 const RankCap = 5000
 
+// ConfirmBudget is how many bytes of candidates' lines a phrase's totals
+// confirm past the page they need (then they say "at least"): a local
+// catalog reads the lines back from the files, a team catalog checks the
+// candidates' positions, in the same order and within the same budget, so
+// that both say the same.
+const ConfirmBudget = 2 << 20
+
 // SearchPlan is a search as a catalog's text index runs it.
 type SearchPlan struct {
 	Query fts.Node

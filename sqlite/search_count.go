@@ -62,7 +62,7 @@ func (rd *Reader) SearchTotals(ctx context.Context, p *query.SearchPlan) (pidex.
 // confirmBudget is how many bytes of candidates' lines SearchTotals reads
 // to confirm a phrase's matches past the page it needs (see confirmSome;
 // a reader's own, which tests lower).
-const confirmBudget = 2 << 20
+const confirmBudget = query.ConfirmBudget
 
 // confirmSome confirms a loose query's candidates within f (see confirmer),
 // the shortest entries first (the cheapest to read), until it has CountCap+1

@@ -222,3 +222,26 @@ func Place(buf []string, tsv string, at int64) {
 		}
 	})
 }
+
+// A loose query is what the local index runs (fts.IndexMatch): the same
+// expression, and each token of a phrase a term of that one token.
+func TestLooseTokens(t *testing.T) {
+	for _, q := range append(slices.Clone(queries), `a -(b OR "c d")`, `x -"y z" -w`, "parse_header*", "インデックス OR 検索") {
+		n := parse(t, q)
+		l, exact := Loose(n)
+		want, wantExact := fts.IndexMatch(n)
+		got, _ := fts.IndexMatch(l)
+		if exact != wantExact {
+			t.Errorf("%q: exact %v, IndexMatch says %v", q, exact, wantExact)
+		}
+		norm := strings.NewReplacer(`"`, "", "(", "", ")", "").Replace
+		if norm(got) != norm(want) {
+			t.Errorf("%q: loose %s, IndexMatch %s", q, got, want)
+		}
+		for _, term := range Phrases(l) {
+			if toks := fts.TermTokens(term); len(toks) > 1 {
+				t.Errorf("%q: loose term %q has %d tokens", q, term.Text, len(toks))
+			}
+		}
+	}
+}
