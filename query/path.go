@@ -16,13 +16,13 @@ WITH RECURSIVE walk(id, depth) AS (
 	SELECT CAST(? AS TEXT), 0
 	UNION ALL
 	SELECT ed.parent_id, w.depth + 1
-	FROM walk w JOIN edges ed ON ed.file_id = ? AND ed.child_id = w.id
-	WHERE ed.parent_id IS NOT NULL AND w.depth < ?
+	FROM walk w CROSS JOIN edges ed
+	WHERE ed.file_id = ? AND ed.child_id = w.id AND ed.parent_id IS NOT NULL AND w.depth < ?
 )
 SELECT ` + entryColumns + `
 FROM walk w
-JOIN edges ed ON ed.file_id = ? AND ed.child_id = w.id
-JOIN entries en ON en.file_id = ed.file_id AND en."offset" = ed."offset"
+CROSS JOIN edges ed
+JOIN entries en ON ed.file_id = ? AND ed.child_id = w.id AND en.file_id = ed.file_id AND en."offset" = ed."offset"
 ORDER BY w.depth`
 
 // pathWalkAt: a session of this many entries or more has its path walked
