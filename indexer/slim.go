@@ -1,9 +1,12 @@
 package indexer
 
 import (
+	"math"
 	"time"
 
 	"github.com/pidex-dev/pidex/internal/js"
+	"github.com/pidex-dev/pidex/pi"
+	"github.com/pidex-dev/pidex/schema"
 )
 
 // The stored forms of the entry and usage columns that migration 00021
@@ -26,12 +29,26 @@ func roleRaw(r *string) any {
 		return nil
 	}
 	switch *r {
-	case "user":
-		return int64(1)
 	case "assistant":
-		return int64(2)
+		return int64(0)
 	case "toolResult":
-		return int64(3)
+		return int64(1)
+	case "user":
+		return int64(2)
+	}
+	return *r
+}
+
+// stopRaw is entries.stop_raw: the two common stop reasons by number.
+func stopRaw(r *string) any {
+	if r == nil {
+		return nil
+	}
+	switch *r {
+	case "toolUse":
+		return int64(0)
+	case "stop":
+		return int64(1)
 	}
 	return *r
 }
@@ -54,6 +71,27 @@ func tsRaw(ts string, tsMs *int64) (raw, dt any) {
 		}
 	}
 	return ts, nil
+}
+
+// totalTokensRaw is usage.total_tokens_raw: NULL when the total is the
+// sum of the four counts (below 2^53, where SQLite's integer sum and the
+// float64 one agree).
+func totalTokensRaw(u schema.Usage) any {
+	t := pi.TotalTokens(u)
+	if t == u.Input+u.Output+u.CacheRead+u.CacheWrite && math.Abs(t) <= 1<<53 {
+		return nil
+	}
+	return t
+}
+
+// costTotalRaw is usage.cost_total_raw: NULL when the total is the sum of
+// the four costs added in pi's order (calculateCost), as SQLite adds them
+// (IEEE doubles, left to right); a negative zero is kept as written.
+func costTotalRaw(c schema.Cost) any {
+	if sum := c.Input + c.Output + c.CacheRead + c.CacheWrite; sum == c.Total && math.Signbit(sum) == math.Signbit(c.Total) {
+		return nil
+	}
+	return c.Total
 }
 
 // sourceRaw is usage.source_raw: NULL for an assistant message's usage.

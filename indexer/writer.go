@@ -12,7 +12,6 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
-	"github.com/pidex-dev/pidex/pi"
 )
 
 // rowTables are the tables holding a file's rows, cleared on rewrite/removal.
@@ -209,12 +208,12 @@ func insertEntries(ctx context.Context, tx *wtx, id int64, rows []entryRow) erro
 	// (migration 00021) takes an id's latest entry.
 	err := bulkInsert(ctx, tx, `INSERT OR REPLACE INTO entries
 		(file_id, offset, length, line, seq, id, parent_id, type_raw, role_raw, ts_raw, ts_dt, msg, ts_ms, provider, model,
-		target_id, first_kept, stop_reason, error, tokens_before, command)`,
+		target_id, first_kept, stop_raw, error, tokens_before, command)`,
 		21, len(rows), func(i int, args []any) []any {
 			r := &rows[i]
 			raw, dt := tsRaw(r.TS, r.TSMs)
 			return append(args, id, r.Offset, r.Length, r.Line, r.Seq, r.ID, r.ParentID, typeRaw(r.Type), roleRaw(r.Role),
-				raw, dt, r.MsgTS != nil, r.TSMs, r.Provider, r.Model, r.TargetID, r.FirstKept, r.StopReason, r.Error,
+				raw, dt, r.MsgTS != nil, r.TSMs, r.Provider, r.Model, r.TargetID, r.FirstKept, stopRaw(r.StopReason), r.Error,
 				r.TokensBefore, r.Command)
 		})
 	if err != nil {
@@ -314,14 +313,14 @@ func insertUsage(ctx context.Context, tx *wtx, id int64, rows []usageRow) error 
 	// (attr_p and attr_m, NULL until then).
 	err := bulkInsert(ctx, tx, `INSERT OR REPLACE INTO usage
 		(file_id, offset, source_raw, entry_id, ts_ms, provider, model, kind, response_id,
-		 input, output, cache_read, cache_write, total_tokens, cache_write_1h, reasoning,
-		 cost_input, cost_output, cost_cache_read, cost_cache_write, cost_total)`,
+		 input, output, cache_read, cache_write, total_tokens_raw, cache_write_1h, reasoning,
+		 cost_input, cost_output, cost_cache_read, cost_cache_write, cost_total_raw)`,
 		21, len(rows), func(i int, args []any) []any {
 			r := &rows[i]
 			u := r.U
 			return append(args, id, r.Offset, sourceRaw(r.Source), r.EntryID, r.TSMs, r.Provider, r.Model, r.Kind, r.ResponseID,
-				u.Input, u.Output, u.CacheRead, u.CacheWrite, pi.TotalTokens(u), u.CacheWrite1h, u.Reasoning,
-				u.Cost.Input, u.Cost.Output, u.Cost.CacheRead, u.Cost.CacheWrite, u.Cost.Total)
+				u.Input, u.Output, u.CacheRead, u.CacheWrite, totalTokensRaw(u), u.CacheWrite1h, u.Reasoning,
+				u.Cost.Input, u.Cost.Output, u.Cost.CacheRead, u.Cost.CacheWrite, costTotalRaw(u.Cost))
 		})
 	if err != nil {
 		return fmt.Errorf("insert usage: %w", err)

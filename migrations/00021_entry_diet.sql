@@ -12,8 +12,9 @@
 --
 -- entries:
 --   type_raw: NULL for 'message' (most entries), else the type.
---   role_raw: 1 user, 2 assistant, 3 toolResult, else the role as written
---     (NULL: not a message).
+--   role_raw: 0 assistant, 1 toolResult, 2 user, else the role as written
+--     (NULL: not a message); 0 and 1 take no bytes in a record.
+--   stop_raw: 0 toolUse, 1 stop, else the stop reason (NULL: none).
 --   ts_ms: as before. msg: 1 when ts_ms is the message's own timestamp
 --     (msg_ts, which is then equal to ts_ms).
 --   ts_raw, ts_dt: the entry's timestamp as written, when ts_ms + ts_dt
@@ -22,6 +23,8 @@
 --     ts_ms (0 unless the message had its own time).
 -- usage:
 --   source_raw: NULL for 'assistant', else the source.
+--   total_tokens_raw, cost_total_raw: NULL when the total is the sum of
+--     its four parts, added in pi's order (calculateCost); else the total.
 --   attr_p, attr_m: the model a record without one is attributed to
 --     (NULL until then); a record with a model is attributed to its own.
 --
@@ -47,13 +50,14 @@ CREATE TABLE entries_new (
     model         TEXT,
     target_id     TEXT,
     first_kept    TEXT,
-    stop_reason   TEXT,
+    stop_raw,
     error         TEXT,
     tokens_before INTEGER,
     command       TEXT,
     type   TEXT    GENERATED ALWAYS AS (COALESCE(type_raw, 'message')) VIRTUAL,
-    role   TEXT    GENERATED ALWAYS AS (CASE role_raw WHEN 1 THEN 'user' WHEN 2 THEN 'assistant'
-                                       WHEN 3 THEN 'toolResult' ELSE role_raw END) VIRTUAL,
+    role   TEXT    GENERATED ALWAYS AS (CASE role_raw WHEN 0 THEN 'assistant' WHEN 1 THEN 'toolResult'
+                                       WHEN 2 THEN 'user' ELSE role_raw END) VIRTUAL,
+    stop_reason TEXT GENERATED ALWAYS AS (CASE stop_raw WHEN 0 THEN 'toolUse' WHEN 1 THEN 'stop' ELSE stop_raw END) VIRTUAL,
     ts     TEXT    GENERATED ALWAYS AS (COALESCE(ts_raw,
                        strftime('%Y-%m-%dT%H:%M:%fZ', (ts_ms + ts_dt) / 1000.0, 'unixepoch'))) VIRTUAL,
     msg_ts INTEGER GENERATED ALWAYS AS (CASE WHEN msg THEN ts_ms END) VIRTUAL,
@@ -61,11 +65,13 @@ CREATE TABLE entries_new (
 ) WITHOUT ROWID;
 
 INSERT INTO entries_new (file_id, offset, length, line, seq, id, parent_id, type_raw, role_raw, ts_raw, ts_dt, msg,
-    ts_ms, provider, model, target_id, first_kept, stop_reason, error, tokens_before, command)
+    ts_ms, provider, model, target_id, first_kept, stop_raw, error, tokens_before, command)
 SELECT file_id, offset, length, line, seq, id, parent_id, NULLIF(type, 'message'),
-       CASE role WHEN 'user' THEN 1 WHEN 'assistant' THEN 2 WHEN 'toolResult' THEN 3 ELSE role END,
+       CASE role WHEN 'assistant' THEN 0 WHEN 'toolResult' THEN 1 WHEN 'user' THEN 2 ELSE role END,
        CASE WHEN dt IS NULL THEN ts END, dt, msg_ts IS NOT NULL, ts_ms,
-       provider, model, target_id, first_kept, stop_reason, error, tokens_before, command
+       provider, model, target_id, first_kept,
+       CASE stop_reason WHEN 'toolUse' THEN 0 WHEN 'stop' THEN 1 ELSE stop_reason END,
+       error, tokens_before, command
 FROM (SELECT *, CASE WHEN strftime('%Y-%m-%dT%H:%M:%fZ', ms / 1000.0, 'unixepoch') = ts THEN ms - ts_ms END AS dt
       FROM (SELECT *, CAST(round((julianday(ts) - 2440587.5) * 86400000.0) AS INTEGER) AS ms FROM entries));
 DROP TABLE entries;
@@ -87,12 +93,12 @@ CREATE TABLE usage_new (
     output           INTEGER NOT NULL DEFAULT 0,
     cache_read       INTEGER NOT NULL DEFAULT 0,
     cache_write      INTEGER NOT NULL DEFAULT 0,
-    total_tokens     INTEGER NOT NULL DEFAULT 0,
+    total_tokens_raw INTEGER,
     cost_input       REAL    NOT NULL DEFAULT 0,
     cost_output      REAL    NOT NULL DEFAULT 0,
     cost_cache_read  REAL    NOT NULL DEFAULT 0,
     cost_cache_write REAL    NOT NULL DEFAULT 0,
-    cost_total       REAL    NOT NULL DEFAULT 0,
+    cost_total_raw   REAL,
     cache_write_1h   INTEGER NOT NULL DEFAULT 0,
     reasoning        INTEGER NOT NULL DEFAULT 0,
     attr_p           TEXT,
@@ -101,16 +107,21 @@ CREATE TABLE usage_new (
     is_copy          INTEGER NOT NULL DEFAULT 0,
     call_active      INTEGER NOT NULL DEFAULT 0,
     source        TEXT GENERATED ALWAYS AS (COALESCE(source_raw, 'assistant')) VIRTUAL,
+    total_tokens  INTEGER GENERATED ALWAYS AS (COALESCE(total_tokens_raw, input + output + cache_read + cache_write)) VIRTUAL,
+    cost_total    REAL GENERATED ALWAYS AS (COALESCE(cost_total_raw,
+                      cost_input + cost_output + cost_cache_read + cost_cache_write)) VIRTUAL,
     attr_provider TEXT GENERATED ALWAYS AS (CASE WHEN model <> '' THEN provider ELSE attr_p END) VIRTUAL,
     attr_model    TEXT GENERATED ALWAYS AS (CASE WHEN model <> '' THEN model ELSE attr_m END) VIRTUAL,
     PRIMARY KEY (file_id, offset)
 ) WITHOUT ROWID;
 
 INSERT INTO usage_new (file_id, offset, source_raw, entry_id, ts_ms, provider, model, kind, response_id, input, output,
-    cache_read, cache_write, total_tokens, cost_input, cost_output, cost_cache_read, cost_cache_write, cost_total,
+    cache_read, cache_write, total_tokens_raw, cost_input, cost_output, cost_cache_read, cost_cache_write, cost_total_raw,
     cache_write_1h, reasoning, attr_p, attr_m, on_path, is_copy, call_active)
 SELECT file_id, offset, NULLIF(source, 'assistant'), entry_id, ts_ms, provider, model, kind, response_id, input, output,
-       cache_read, cache_write, total_tokens, cost_input, cost_output, cost_cache_read, cost_cache_write, cost_total,
+       cache_read, cache_write, NULLIF(total_tokens, input + output + cache_read + cache_write),
+       cost_input, cost_output, cost_cache_read, cost_cache_write,
+       CASE WHEN cost_total IS NOT cost_input + cost_output + cost_cache_read + cost_cache_write THEN cost_total END,
        cache_write_1h, reasoning, CASE WHEN model = '' THEN attr_provider END, CASE WHEN model = '' THEN attr_model END,
        on_path, is_copy, call_active
 FROM usage;
