@@ -87,6 +87,23 @@ func (c *DB) Analyze(ctx context.Context) error {
 	return analyze(ctx, conn)
 }
 
+// Compact rewrites the catalog packed (VACUUM) and truncates the
+// write-ahead log that VACUUM wrote through.
+func (c *DB) Compact(ctx context.Context) error {
+	conn, err := c.Connx(ctx)
+	if err != nil {
+		return fmt.Errorf("compact catalog: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "VACUUM"); err != nil {
+		return fmt.Errorf("compact catalog: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return fmt.Errorf("compact catalog: %w", err)
+	}
+	return nil
+}
+
 // analyze leaves out the full-text index's shadow tables: gathered after
 // the metadata pass, when the index is still empty, their statistics
 // misled FTS5's own statements for the whole text pass that follows (a
