@@ -276,7 +276,7 @@ func TestCatalogBeforeHourlyRollupIsRepaired(t *testing.T) {
 	f := open(t, filepath.Join(t.TempDir(), "fresh.sqlite"), root, nil)
 	refresh(t, f)
 	f.db.MustExec(`UPDATE files SET content_crc = NULL;
-		UPDATE entries SET stop_reason = NULL, error = NULL, tokens_before = NULL, command = NULL;
+		UPDATE entries SET stop_raw = NULL, error = NULL, tokens_before = NULL, command = NULL;
 		UPDATE tool_calls SET command = NULL, size = NULL;
 		DELETE FROM session_activity; DELETE FROM activity; DELETE FROM activity_tools; DELETE FROM activity_events;
 		DELETE FROM activity_file; DELETE FROM activity_tools_file`)

@@ -124,9 +124,9 @@ func pathOffsets(ctx context.Context, tx *wtx, id int64) (map[int64]bool, error)
 	err := tx.sel(ctx, &offs, `WITH RECURSIVE walk(id) AS (
 			SELECT leaf_id FROM sessions WHERE file_id = ?1 AND leaf_id IS NOT NULL
 			UNION
-			SELECT ed.parent_id FROM walk w JOIN edges ed ON ed.file_id = ?1 AND ed.child_id = w.id
+			SELECT ed.parent_id FROM walk w CROSS JOIN edges ed ON ed.file_id = ?1 AND ed.child_id = w.id
 			WHERE ed.parent_id IS NOT NULL)
-		SELECT ed.offset FROM walk w JOIN edges ed ON ed.file_id = ?1 AND ed.child_id = w.id`, id)
+		SELECT ed.offset FROM walk w CROSS JOIN edges ed ON ed.file_id = ?1 AND ed.child_id = w.id`, id)
 	if err != nil {
 		return nil, fmt.Errorf("derive activity: walk the path: %w", err)
 	}

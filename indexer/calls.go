@@ -115,10 +115,10 @@ func markFilePath(ctx context.Context, tx *wtx, id int64, onPath []int64) error 
 		err = tx.exec(ctx, `WITH RECURSIVE walk(id) AS (
 				SELECT leaf_id FROM sessions WHERE file_id = ?1 AND leaf_id IS NOT NULL
 				UNION
-				SELECT ed.parent_id FROM walk w JOIN edges ed ON ed.file_id = ?1 AND ed.child_id = w.id
+				SELECT ed.parent_id FROM walk w CROSS JOIN edges ed ON ed.file_id = ?1 AND ed.child_id = w.id
 				WHERE ed.parent_id IS NOT NULL),
 			path(offset) AS MATERIALIZED (
-				SELECT ed.offset FROM walk w JOIN edges ed ON ed.file_id = ?1 AND ed.child_id = w.id)
+				SELECT ed.offset FROM walk w CROSS JOIN edges ed ON ed.file_id = ?1 AND ed.child_id = w.id)
 			UPDATE usage SET on_path = offset IN (SELECT offset FROM path) WHERE file_id = ?1`, id)
 	}
 	if err != nil {
@@ -162,11 +162,11 @@ func attribute(ctx context.Context, tx *wtx, where string, args ...any) error {
 			SELECT DISTINCT file_id, parent FROM seed WHERE parent IS NOT NULL
 			UNION
 			SELECT r.file_id, en.parent_id FROM reach r
-			JOIN edges ed ON ed.file_id = r.file_id AND ed.child_id = r.id
+			CROSS JOIN edges ed ON ed.file_id = r.file_id AND ed.child_id = r.id
 			JOIN entries en ON en.file_id = ed.file_id AND en.offset = ed.offset
 			WHERE en.parent_id IS NOT NULL AND NOT `+namesModel()+`)
 		SELECT r.file_id, r.id, en.parent_id, `+namesModel()+`, COALESCE(en.provider, ''), COALESCE(en.model, '')
-		FROM reach r JOIN edges ed ON ed.file_id = r.file_id AND ed.child_id = r.id
+		FROM reach r CROSS JOIN edges ed ON ed.file_id = r.file_id AND ed.child_id = r.id
 		JOIN entries en ON en.file_id = ed.file_id AND en.offset = ed.offset`, args...)
 	if err != nil {
 		return fmt.Errorf("attribute usage to models: %w", err)
@@ -206,7 +206,7 @@ func attribute(ctx context.Context, tx *wtx, where string, args ...any) error {
 	if err != nil {
 		return fmt.Errorf("attribute usage to models: %w", err)
 	}
-	err = tx.exec(ctx, `UPDATE usage SET attr_provider = j.value ->> 2, attr_model = j.value ->> 3
+	err = tx.exec(ctx, `UPDATE usage SET attr_p = j.value ->> 2, attr_m = j.value ->> 3
 		FROM json_each(?) j WHERE usage.file_id = j.value ->> 0 AND usage.offset = j.value ->> 1`, string(list))
 	if err != nil {
 		return fmt.Errorf("attribute usage to models: %w", err)

@@ -482,7 +482,10 @@ func (ix *Indexer) addError(st *pidex.IndexStats, path string, err error) {
 //	    (zero_cost, migration 00018): honest prices
 //	11: subagents linked to the session that started them (sessions.
 //	   spawned_by, family, run; pi-subagents' child runs discovered)
-const Derivation = 11
+//	12: the entry diet (migration 00021): edges a view of entries; entries'
+//	    type, role, ts and msg_ts and usage's source and attribution stored
+//	    in short forms behind generated columns
+const Derivation = 12
 
 // reserveIDs gives new files their catalog ids in the order of their
 // names before they are read (in parallel, biggest first): pi names a

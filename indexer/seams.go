@@ -24,11 +24,12 @@ type seams struct {
 	// onAttribute is told how many records the model attribution derived
 	// and over how many entries.
 	onAttribute func(records, entries int)
-	// bulkNew, textAhead, textBatchBytes and textIdle replace their
-	// defaults (the constants of the same names) when set: many batches
-	// from small files.
+	// bulkNew, textAhead, textBatchBytes, textIdle and compactRows
+	// replace their defaults (the constants of the same names) when set:
+	// many batches from small files.
 	bulkNew                   int
 	textAhead, textBatchBytes int64
+	compactRows               int64
 	textIdle                  time.Duration
 }
 

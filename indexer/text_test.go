@@ -283,3 +283,48 @@ func TestColdTextPassIsOneSegment(t *testing.T) {
 	}
 	catalogtest.TextSizesHold(t, ix.DB.DB)
 }
+
+// A cold text pass ends with the catalog compacted (its pages packed, none
+// free); a pass that adds a little to a larger index leaves it be.
+func TestColdTextPassCompacts(t *testing.T) {
+	root := t.TempDir()
+	for i := range 4 {
+		bigSession(t, filepath.Join(root, "p", fmt.Sprintf("s%d.jsonl", i)), 300)
+	}
+	ix := openIndexer(t, filepath.Join(t.TempDir(), "c.sqlite"), root)
+	ix.compactRows = 100
+	ctx := context.Background()
+	vacuumed := func() bool {
+		var free, pages int
+		if err := ix.DB.QueryRow(`PRAGMA freelist_count`).Scan(&free); err != nil {
+			t.Fatal(err)
+		}
+		if err := ix.DB.QueryRow(`SELECT count(*) FROM dbstat WHERE name = 'entries' AND pagetype = 'leaf' AND unused > 1024`).Scan(&pages); err != nil {
+			t.Fatal(err)
+		}
+		return free == 0 && pages <= 1
+	}
+	if _, err := ix.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.IndexText(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !vacuumed() {
+		t.Fatal("the cold pass left free or half-empty pages")
+	}
+	if err := os.Remove(filepath.Join(root, "p", "s0.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	bigSession(t, filepath.Join(root, "p", "s4.jsonl"), 150)
+	if _, err := ix.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.IndexText(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var free int
+	if err := ix.DB.QueryRow(`PRAGMA freelist_count`).Scan(&free); err != nil || free == 0 {
+		t.Errorf("a pass of a third of the index compacted it (%d free pages, %v)", free, err)
+	}
+}

@@ -12,11 +12,10 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
-	"github.com/pidex-dev/pidex/pi"
 )
 
 // rowTables are the tables holding a file's rows, cleared on rewrite/removal.
-var rowTables = append([]string{"entries", "entry_previews", "edges", "labels", "usage", "usage_rollup", "usage_rollup_hour", "tool_calls",
+var rowTables = append([]string{"entries", "entry_previews", "labels", "usage", "usage_rollup", "usage_rollup_hour", "tool_calls",
 	"warnings", "sessions"}, activityTables...)
 
 // apply writes one batch in one IMMEDIATE transaction: the rows and the
@@ -205,26 +204,20 @@ func deleteFile(ctx context.Context, tx *wtx, path string) error {
 }
 
 func insertEntries(ctx context.Context, tx *wtx, id int64, rows []entryRow) error {
+	// Later duplicates of an id win, as in pi's id map: the edges view
+	// (migration 00021) takes an id's latest entry.
 	err := bulkInsert(ctx, tx, `INSERT OR REPLACE INTO entries
-		(file_id, offset, length, line, seq, id, parent_id, type, role, ts, msg_ts, ts_ms, provider, model, target_id, first_kept,
-		stop_reason, error, tokens_before, command)`,
-		20, len(rows), func(i int, args []any) []any {
+		(file_id, offset, length, line, seq, id, parent_id, type_raw, role_raw, ts_raw, ts_dt, msg, ts_ms, provider, model,
+		target_id, first_kept, stop_raw, error, tokens_before, command)`,
+		21, len(rows), func(i int, args []any) []any {
 			r := &rows[i]
-			return append(args, id, r.Offset, r.Length, r.Line, r.Seq, r.ID, r.ParentID, r.Type, r.Role,
-				r.TS, r.MsgTS, r.TSMs, r.Provider, r.Model, r.TargetID, r.FirstKept, r.StopReason, r.Error, r.TokensBefore, r.Command)
+			raw, dt := tsRaw(r.TS, r.TSMs)
+			return append(args, id, r.Offset, r.Length, r.Line, r.Seq, r.ID, r.ParentID, typeRaw(r.Type), roleRaw(r.Role),
+				raw, dt, r.MsgTS != nil, r.TSMs, r.Provider, r.Model, r.TargetID, r.FirstKept, stopRaw(r.StopReason), r.Error,
+				r.TokensBefore, r.Command)
 		})
 	if err != nil {
 		return fmt.Errorf("insert entries: %w", err)
-	}
-	// Later duplicates of an id replace earlier ones, as in pi's id map
-	// (rows are in file order, and so are the statements' rows).
-	err = bulkInsert(ctx, tx, `INSERT OR REPLACE INTO edges (file_id, child_id, parent_id, offset)`,
-		4, len(rows), func(i int, args []any) []any {
-			r := &rows[i]
-			return append(args, id, r.ID, r.ParentID, r.Offset)
-		})
-	if err != nil {
-		return fmt.Errorf("insert edges: %w", err)
 	}
 	for _, r := range rows {
 		if r.FirstKeptSeq < 0 || r.FirstKept != nil {
@@ -315,22 +308,19 @@ func applyLabels(ctx context.Context, tx *wtx, id int64, ops []labelOp) error {
 }
 
 func insertUsage(ctx context.Context, tx *wtx, id int64, rows []usageRow) error {
+	// A record with a model is attributed to it (attr_provider and
+	// attr_model read its own); one without is attributed by deriveCalls
+	// (attr_p and attr_m, NULL until then).
 	err := bulkInsert(ctx, tx, `INSERT OR REPLACE INTO usage
-		(file_id, offset, source, entry_id, ts_ms, provider, model, kind, response_id,
-		 input, output, cache_read, cache_write, total_tokens, cache_write_1h, reasoning,
-		 cost_input, cost_output, cost_cache_read, cost_cache_write, cost_total, attr_provider, attr_model)`,
-		23, len(rows), func(i int, args []any) []any {
+		(file_id, offset, source_raw, entry_id, ts_ms, provider, model, kind, response_id,
+		 input, output, cache_read, cache_write, total_tokens_raw, cache_write_1h, reasoning,
+		 cost_input, cost_output, cost_cache_read, cost_cache_write, cost_total_raw)`,
+		21, len(rows), func(i int, args []any) []any {
 			r := &rows[i]
 			u := r.U
-			// A record with a model is attributed to it; one without is
-			// attributed by deriveCalls (NULL until then).
-			var attrProvider, attrModel any
-			if r.Model != "" {
-				attrProvider, attrModel = r.Provider, r.Model
-			}
-			return append(args, id, r.Offset, r.Source, r.EntryID, r.TSMs, r.Provider, r.Model, r.Kind, r.ResponseID,
-				u.Input, u.Output, u.CacheRead, u.CacheWrite, pi.TotalTokens(u), u.CacheWrite1h, u.Reasoning,
-				u.Cost.Input, u.Cost.Output, u.Cost.CacheRead, u.Cost.CacheWrite, u.Cost.Total, attrProvider, attrModel)
+			return append(args, id, r.Offset, sourceRaw(r.Source), r.EntryID, r.TSMs, r.Provider, r.Model, r.Kind, r.ResponseID,
+				u.Input, u.Output, u.CacheRead, u.CacheWrite, totalTokensRaw(u), u.CacheWrite1h, u.Reasoning,
+				u.Cost.Input, u.Cost.Output, u.Cost.CacheRead, u.Cost.CacheWrite, costTotalRaw(u.Cost))
 		})
 	if err != nil {
 		return fmt.Errorf("insert usage: %w", err)

@@ -17,13 +17,13 @@ WITH RECURSIVE walk(id, depth) AS (
 	SELECT CAST(? AS TEXT), 0
 	UNION ALL
 	SELECT ed.parent_id, w.depth + 1
-	FROM walk w JOIN edges ed ON ` + d.fileIs("ed") + ` AND ed.child_id = w.id
-	WHERE ed.parent_id IS NOT NULL AND w.depth < ?
+	FROM walk w CROSS JOIN edges ed
+	WHERE ` + d.fileIs("ed") + ` AND ed.child_id = w.id AND ed.parent_id IS NOT NULL AND w.depth < ?
 )
 SELECT ` + entryColumns + `
 FROM walk w
-JOIN edges ed ON ` + d.fileIs("ed") + ` AND ed.child_id = w.id
-JOIN entries en ON en.file_id = ed.file_id AND en."offset" = ed."offset"` + d.sameMachine("en", "ed") + `
+CROSS JOIN edges ed
+JOIN entries en ON ` + d.fileIs("ed") + ` AND ed.child_id = w.id AND en.file_id = ed.file_id AND en."offset" = ed."offset"` + d.sameMachine("en", "ed") + `
 ORDER BY w.depth`
 }
 

@@ -27,7 +27,7 @@ func TestOpenMigratesAndUsesWAL(t *testing.T) {
 			t.Fatal(err)
 		}
 		var n int
-		if err := db.GetContext(ctx, &n, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN ('files','sessions','entries','edges','labels','usage')"); err != nil {
+		if err := db.GetContext(ctx, &n, "SELECT count(*) FROM sqlite_master WHERE type IN ('table', 'view') AND name IN ('files','sessions','entries','edges','labels','usage')"); err != nil {
 			t.Fatal(err)
 		}
 		if n != 6 {

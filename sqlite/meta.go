@@ -87,6 +87,30 @@ func (c *DB) Analyze(ctx context.Context) error {
 	return analyze(ctx, conn)
 }
 
+// Compact rewrites the catalog packed (VACUUM) and truncates the
+// write-ahead log that VACUUM wrote through.
+func (c *DB) Compact(ctx context.Context) error {
+	conn, err := c.Connx(ctx)
+	if err != nil {
+		return fmt.Errorf("compact catalog: %w", err)
+	}
+	defer conn.Close()
+	// VACUUM builds the packed copy in the temporary store: on disk, not
+	// in memory as the catalog's other temporary work (a copy of the
+	// whole catalog in memory took a cold index from 224 to 843 MB).
+	if _, err := conn.ExecContext(ctx, "PRAGMA temp_store = FILE"); err != nil {
+		return fmt.Errorf("compact catalog: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA temp_store = MEMORY")
+	if _, err := conn.ExecContext(ctx, "VACUUM"); err != nil {
+		return fmt.Errorf("compact catalog: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return fmt.Errorf("compact catalog: %w", err)
+	}
+	return nil
+}
+
 // analyze leaves out the full-text index's shadow tables: gathered after
 // the metadata pass, when the index is still empty, their statistics
 // misled FTS5's own statements for the whole text pass that follows (a

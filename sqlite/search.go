@@ -50,10 +50,10 @@ var activeCTE = `,
 		WHERE s.file_id IN (SELECT DISTINCT ` + fts.RowFileSQL("r") + ` FROM m) AND s.leaf_id IS NOT NULL
 		UNION ALL
 		SELECT w.file_id, ed.parent_id, w.depth + 1 FROM walk w
-		JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id
+		CROSS JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id
 		WHERE ed.parent_id IS NOT NULL AND w.depth < 1000000),
 	active_offsets(file_id, offset) AS (
-		SELECT ed.file_id, ed.offset FROM walk w JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id)
+		SELECT ed.file_id, ed.offset FROM walk w CROSS JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id)
 `
 
 // matched is a search's matches as the CTEs m0(r) (the matching rowids)
