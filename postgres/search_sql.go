@@ -200,16 +200,20 @@ func newestLoose(ctx context.Context, tx *sqlx.Tx, q fts.Node) (keys, error) {
 // one is eight times as many.
 const newestBatch = 128
 
-// hitFrom is the FROM clause joining the matches (c) to their entries,
-// sessions, files, machines, part-0 search rows (rows: for their length
-// and positions) and, for an active-branch
-// search, the entries on each session's current path.
+// hitFrom is the FROM clause joining the matches (c) to their files,
+// machines, sessions, entries, part-0 search rows (rows: for their length
+// and positions) and, for an active-branch search, the entries on each
+// session's current path. Each is joined by the match's own key, and the
+// entries after the files and sessions: the planner expects one row from
+// a join on three columns, and a table joined after it was read whole
+// for each match (a sequential scan of 800 sessions, then of 800 files,
+// 5,000 times: 0.87 s for `the` over 4 machines, 0.07 s so).
 func hitFrom(p *query.SearchPlan, rows bool) string {
 	from := `m c
-		JOIN entries e ON e.machine_id = c.machine_id AND e.file_id = c.file_id AND e.offset = c.offset
-		JOIN sessions s ON s.machine_id = e.machine_id AND s.file_id = e.file_id
-		JOIN files f ON f.machine_id = e.machine_id AND f.id = e.file_id
-		JOIN machines mm ON mm.id = f.machine_id`
+		JOIN files f ON f.machine_id = c.machine_id AND f.id = c.file_id
+		JOIN machines mm ON mm.id = f.machine_id
+		JOIN sessions s ON s.machine_id = c.machine_id AND s.file_id = c.file_id
+		JOIN entries e ON e.machine_id = c.machine_id AND e.file_id = c.file_id AND e.offset = c.offset`
 	if rows {
 		from += ` JOIN text_index ti ON ti.machine_id = e.machine_id AND ti.file_id = e.file_id AND ti.offset = e.offset AND ti.part = 0`
 	}
