@@ -77,23 +77,25 @@ func rebind(q string, from int) string {
 // arguments are $1 and the windows' ($2 on).
 func matches(tq pgsearch.Query) (string, []any) {
 	return `m AS MATERIALIZED (
-		SELECT file_id, "offset" FROM text_index WHERE NOT win AND tsv @@ $1::tsquery
+		SELECT ` + keyCols + ` FROM text_index WHERE NOT win AND tsv @@ $1::tsquery
 		UNION ALL
-		SELECT file_id, "offset" FROM (` + tq.Windows + `) w)`, append([]any{tq.TSQuery}, tq.Args...)
+		SELECT ` + keyCols + ` FROM (` + tq.Windows + `) w)`, append([]any{tq.TSQuery}, tq.Args...)
 }
 
 // activeCTE lists, per session with a match, the offsets of the entries
-// on its current root-to-leaf path (query's, the same walk).
+// on its current root-to-leaf path (query's, the same walk), by the
+// machine-led keys of sessions and edges.
 const activeCTE = `,
-	walk(file_id, id, depth) AS (
-		SELECT s.file_id, s.leaf_id, 0 FROM sessions s
-		WHERE s.file_id IN (SELECT DISTINCT file_id FROM m) AND s.leaf_id IS NOT NULL
+	walk(machine_id, file_id, id, depth) AS (
+		SELECT s.machine_id, s.file_id, s.leaf_id, 0 FROM sessions s
+		WHERE (s.machine_id, s.file_id) IN (SELECT DISTINCT machine_id, file_id FROM m) AND s.leaf_id IS NOT NULL
 		UNION ALL
-		SELECT w.file_id, ed.parent_id, w.depth + 1 FROM walk w
-		JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id
+		SELECT w.machine_id, w.file_id, ed.parent_id, w.depth + 1 FROM walk w
+		JOIN edges ed ON ed.machine_id = w.machine_id AND ed.file_id = w.file_id AND ed.child_id = w.id
 		WHERE ed.parent_id IS NOT NULL AND w.depth < 1000000),
-	active_offsets(file_id, "offset") AS (
-		SELECT ed.file_id, ed.offset FROM walk w JOIN edges ed ON ed.file_id = w.file_id AND ed.child_id = w.id)`
+	active_offsets(` + keyCols + `) AS (
+		SELECT ed.machine_id, ed.file_id, ed.offset FROM walk w
+		JOIN edges ed ON ed.machine_id = w.machine_id AND ed.file_id = w.file_id AND ed.child_id = w.id)`
 
 // candidate is a matching entry with what ranking and a hit need: its
 // text, or (an entry of one search row, when the query has no prefix and
@@ -101,6 +103,7 @@ const activeCTE = `,
 // is all bm25 needs.
 type candidate struct {
 	pidex.Hit
+	machineID int32
 	fileID    int64
 	base      string
 	ts        *int64
@@ -149,10 +152,10 @@ func kept(tsv string, prefixes bool) string {
 // RankCap (capped), filtered by f, with their entries' facts and text.
 func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan, capped bool) ([]candidate, error) {
 	q := p.Query
-	tq := pgsearch.ToQuery(q, "text_index", `file_id, "offset"`, 2)
+	tq := pgsearch.ToQuery(q, "text_index", keyCols, 2)
 	cte, args := matches(tq)
 	exact, prefixes, positions := lexemes(q, tq)
-	keysSQL := `WITH ` + cte + ` SELECT file_id, "offset" FROM m`
+	keysSQL := `WITH ` + cte + ` SELECT ` + keyCols + ` FROM m`
 	if capped {
 		// The newest matches: by file name (pi's names start with the
 		// session's start time), path, machine and offset, the order of a
@@ -161,7 +164,7 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPla
 		// matches sort by two numbers, not three strings each.
 		keysSQL = `WITH ` + cte + `, fo AS (SELECT f.id, row_number() OVER (ORDER BY f.base DESC, f.path DESC, fm.name DESC) AS r
 			FROM files f JOIN machines fm ON fm.id = f.machine_id)
-			SELECT c.file_id, c."offset" FROM m c JOIN fo ON fo.id = c.file_id
+			SELECT c.machine_id, c.file_id, c."offset" FROM m c JOIN fo ON fo.id = c.file_id
 			ORDER BY fo.r, c."offset" DESC LIMIT ` + strconv.Itoa(query.RankCap)
 	}
 	where, fargs := p.Where.SQL(query.Postgres)
@@ -170,36 +173,32 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPla
 	if err := seqscan(ctx, tx, false); err != nil {
 		return nil, err
 	}
-	var files, offsets []int64
-	keys, err := tx.QueryContext(ctx, keysSQL, args...)
+	var ks keys
+	rows, err := tx.QueryContext(ctx, keysSQL, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	for keys.Next() {
+	for rows.Next() {
+		var m int32
 		var f, o int64
-		if err := keys.Scan(&f, &o); err != nil {
-			keys.Close()
+		if err := rows.Scan(&m, &f, &o); err != nil {
+			rows.Close()
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		files, offsets = append(files, f), append(offsets, o)
+		ks.add(m, f, o)
 	}
-	keys.Close()
-	if err := keys.Err(); err != nil {
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	if len(files) == 0 {
+	if len(ks.files) == 0 {
 		return nil, nil
 	}
 	if err := seqscan(ctx, tx, true); err != nil {
 		return nil, err
 	}
-	with := `WITH RECURSIVE m(file_id, "offset") AS (SELECT * FROM unnest($1::bigint[], $2::bigint[]))`
-	from := `m c
-		JOIN entries e ON e.file_id = c.file_id AND e.offset = c.offset
-		JOIN sessions s ON s.file_id = e.file_id
-		JOIN files f ON f.id = e.file_id
-		JOIN machines mm ON mm.id = f.machine_id
-		JOIN text_index ti ON ti.file_id = e.file_id AND ti.offset = e.offset AND ti.part = 0`
+	with := `WITH RECURSIVE m(` + keyCols + `) AS (SELECT * FROM unnest($1::integer[], $2::bigint[], $3::bigint[]))`
+	from := hitFrom(&query.SearchPlan{}, true)
 	// Ranked from the positions of the query's words in the entry's search
 	// rows (every row keeps its positions: ToRows makes none without), or
 	// from the text (a word longer than a lexeme).
@@ -207,17 +206,17 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPla
 	if positions {
 		pos = `CASE WHEN NOT ti.win THEN '1|' || ts_filter(setweight(ti.tsv, 'A', ` + kept("ti.tsv", len(prefixes) > 0) + `), '{a}')::text
 			ELSE (SELECT string_agg((w.first + 1)::text || '|' || ts_filter(setweight(w.tsv, 'A', ` + kept("w.tsv", len(prefixes) > 0) + `), '{a}')::text, E'\n')
-				FROM text_index w WHERE w.file_id = e.file_id AND w.offset = e.offset) END`
+				FROM text_index w WHERE w.machine_id = e.machine_id AND w.file_id = e.file_id AND w.offset = e.offset) END`
 	} else {
 		text = "t.text"
-		from += ` JOIN entry_text t ON t.file_id = e.file_id AND t.offset = e.offset`
+		from += ` JOIN entry_text t ON t.machine_id = e.machine_id AND t.file_id = e.file_id AND t.offset = e.offset`
 	}
 	if p.Active {
 		with += activeCTE
-		from += ` JOIN active_offsets a ON a.file_id = e.file_id AND a.offset = e.offset`
+		from += ` JOIN active_offsets a ON a.machine_id = e.machine_id AND a.file_id = e.file_id AND a.offset = e.offset`
 	}
 	stmt := with + `
-		SELECT e.file_id, f.path, s.session_id, e.id, e.offset, e.line, COALESCE(e.role, e.type), e.ts_ms,
+		SELECT e.machine_id, e.file_id, f.path, s.session_id, e.id, e.offset, e.line, COALESCE(e.role, e.type), e.ts_ms,
 			s.name, s.first_message, s.cwd, mm.name, f.base, ` + text + `, ` + pos + `, ti.tokens, COALESCE(s.last_activity_ms, s.created_ms, f.mtime_ns / 1000000)
 		FROM ` + from
 	if where != "" {
@@ -225,7 +224,7 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPla
 	}
 	// The SELECT's lexeme arguments come first in the text, then the
 	// filters'.
-	all := []any{files, offsets}
+	all := []any{ks.machines, ks.files, ks.offsets}
 	if positions {
 		keepArgs := []any{exact}
 		if len(prefixes) > 0 {
@@ -234,8 +233,8 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPla
 		all = append(append(all, keepArgs...), keepArgs...)
 	}
 	all = append(all, fargs...)
-	out, err := query.Collect(ctx, tx, "search", rebind(stmt, 3), all, func(c *candidate) []any {
-		return []any{&c.fileID, &c.Path, &c.SessionID, &c.EntryID, &c.Offset, &c.Line, &c.Role, &c.ts,
+	out, err := query.Collect(ctx, tx, "search", rebind(stmt, 4), all, func(c *candidate) []any {
+		return []any{&c.machineID, &c.fileID, &c.Path, &c.SessionID, &c.EntryID, &c.Offset, &c.Line, &c.Role, &c.ts,
 			&c.name, &c.fm, &c.Cwd, &c.Machine, &c.base, &c.text, &c.positions, &c.tokens, &c.modified}
 	})
 	for i := range out {
@@ -372,17 +371,17 @@ func (r *Reader) Search(ctx context.Context, p *query.SearchPlan) ([]pidex.Hit, 
 // texts reads the text of the candidates that were ranked without it
 // (the page's hits, for their snippets).
 func texts(ctx context.Context, tx *sqlx.Tx, cs []candidate) error {
-	var files, offsets []int64
+	var ks keys
 	for _, c := range cs {
 		if c.text == nil {
-			files, offsets = append(files, c.fileID), append(offsets, c.Offset)
+			ks.add(c.machineID, c.fileID, c.Offset)
 		}
 	}
-	if len(files) == 0 {
+	if len(ks.files) == 0 {
 		return nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT t.file_id, t.offset, t.text FROM unnest($1::bigint[], $2::bigint[]) AS k(file_id, off)
-		JOIN entry_text t ON t.file_id = k.file_id AND t.offset = k.off`, files, offsets)
+	rows, err := tx.QueryContext(ctx, `SELECT t.file_id, t.offset, t.text FROM unnest($1::integer[], $2::bigint[], $3::bigint[]) AS k(machine_id, file_id, off)
+		JOIN entry_text t ON t.machine_id = k.machine_id AND t.file_id = k.file_id AND t.offset = k.off`, ks.machines, ks.files, ks.offsets)
 	if err != nil {
 		return fmt.Errorf("search: %w", err)
 	}
