@@ -214,3 +214,52 @@ func equalJSON(t *testing.T, a, b any) bool {
 	}
 	return string(ja) == string(jb)
 }
+
+// A command's listing (a OneShot catalog: the page cut from the blob as
+// it is read, only its rows decoded to keep) is a long-lived reader's
+// (the blob decoded whole, then paged), page for page, in every sort
+// order, filtered or not, and counts the same.
+func TestOneShotPageIsTheListing(t *testing.T) {
+	ctx := context.Background()
+	db := corpus(t)
+	whole := newReader(db, nil)
+	if _, err := whole.ListF(ctx, pidex.ListFilter{}); err != nil { // the blob, kept
+		t.Fatal(err)
+	}
+	shot, err := sqlite.Open(ctx, db.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shot.Close()
+	shot.OneShot = true
+	once := newReader(shot, nil)
+	n, err := whole.CountF(ctx, pidex.ListFilter{Subagents: true})
+	if err != nil || n < 10 {
+		t.Fatalf("%d sessions, %v", n, err)
+	}
+	pages := [][2]int{{0, 0}, {5, 0}, {5, 7}, {1, n - 1}, {3, n + 3}, {0, 4}}
+	for _, sort := range pidex.ListSorts {
+		for _, where := range []pidex.Where{nil, {"project": "a"}} {
+			for _, sub := range []bool{false, true} {
+				for _, pg := range pages {
+					f := pidex.ListFilter{Sort: sort, Where: where, Subagents: sub, Limit: pg[0], Offset: pg[1]}
+					want, err := whole.ListF(ctx, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := once.ListF(ctx, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !equalJSON(t, got, want) {
+						t.Errorf("%+v: the one-shot page (%d) differs from the listing's (%d)", f, len(got), len(want))
+					}
+					wn, _ := whole.CountF(ctx, f)
+					if gn, err := once.CountF(ctx, f); err != nil || gn != wn {
+						t.Errorf("%+v: count %d, %v; want %d", f, gn, err, wn)
+					}
+				}
+			}
+		}
+	}
+}

@@ -26,7 +26,7 @@ func (rd *Reader) attachSubagents(ctx context.Context, machine string, out []pid
 	if machine != "" {
 		cs = append(cs, eq("machine.name", machine))
 	}
-	rows, _, err := rd.backend().Sessions(ctx, &ListPlan{Where: cs})
+	rows, _, err := rd.backend().Sessions(ctx, &ListPlan{Where: cs, Few: true}) // subagents under a listed parent
 	if err != nil || len(rows) == 0 {
 		return err
 	}

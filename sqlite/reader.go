@@ -22,6 +22,7 @@ type Reader struct {
 	// What the reader last decoded of its read caches (memo.go): the
 	// listing (listing.go) and the rollups (costcache.go).
 	listings *cacheMemo[[]query.SessionRow]
+	blobs    *cacheMemo[[]byte] // a OneShot reader's listing blob (pageBlob)
 	rollups  *cacheMemo[*rollupCache]
 	o        ReaderOptions
 }
@@ -44,7 +45,7 @@ func NewReader(db *DB, o ReaderOptions) *Reader {
 	if o.ConfirmBudget == 0 {
 		o.ConfirmBudget = confirmBudget
 	}
-	r := &Reader{db: db, listings: &cacheMemo[[]query.SessionRow]{}, rollups: &cacheMemo[*rollupCache]{}, o: o}
+	r := &Reader{db: db, listings: &cacheMemo[[]query.SessionRow]{}, blobs: &cacheMemo[[]byte]{}, rollups: &cacheMemo[*rollupCache]{}, o: o}
 	if !db.ReadOnly {
 		r.keep = db.StoreCache
 	}
