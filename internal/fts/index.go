@@ -7,70 +7,69 @@ import (
 	"unsafe"
 )
 
-// IndexMatch is q as the local catalog's index can run it. The index
-// keeps which entries hold each token, not where (FTS5 detail=none: no
-// positions), so FTS5 refuses a phrase of several tokens. A term of one
-// token is written as Match writes it; a term of several (a quoted
+// Loose is q as an index without positions can run it, written as a
+// query again: the one rule both catalogs' capped searches cut their
+// candidates by (IndexMatch renders it for FTS5, the team catalog for
+// PostgreSQL). The local index keeps which entries hold each token, not
+// where (FTS5 detail=none), so FTS5 refuses a phrase of several tokens.
+// A term of one token stays as it is; a term of several (a quoted
 // phrase, an identifier such as parse_header, a CJK word of three or more
-// characters) becomes the AND of its tokens, which every entry holding
-// the phrase matches and some others too. An exclusion holding such a
-// term cannot be loosened that way (it would exclude entries that hold
-// the words apart), so it is left out of the expression.
+// characters) becomes the AND of its tokens, each a term of its own,
+// which every entry holding the phrase matches and some others too. An
+// exclusion holding such a term cannot be loosened that way (it would
+// exclude entries that hold the words apart), so it is left out.
 //
-// exact reports that the expression matches exactly the entries q
-// matches; when it is false, the caller confirms each candidate with Eval
-// on the entry's tokens (the entry's line, read back from its file).
-func IndexMatch(q Node) (expr string, exact bool) {
-	return indexMatch(q)
-}
-
-func indexMatch(n Node) (string, bool) {
+// exact reports that the loose form matches exactly the entries q
+// matches (no phrase anywhere); when it is false, the caller confirms
+// each candidate with Eval or a Matcher on the entry's text.
+func Loose(n Node) (loose Node, exact bool) {
 	switch n := n.(type) {
 	case Term:
 		toks := TermTokens(n)
 		if len(toks) < 2 {
-			return n.Match(), true
+			return n, true
 		}
-		parts := make([]string, len(toks))
+		words := make([]Node, len(toks))
 		for i, tok := range toks {
-			parts[i] = `"` + strings.ReplaceAll(tok, `"`, `""`) + `"`
+			// Already a token (folded, split): the tokenizer gives it
+			// back unchanged (TestLooseTokens).
+			words[i] = Term{Text: tok, Phrase: true, Prefix: n.Prefix && i == len(toks)-1}
 		}
-		if n.Prefix {
-			parts[len(parts)-1] += "*"
-		}
-		return "(" + strings.Join(parts, " AND ") + ")", false
+		return And{Pos: words}, false
 	case And:
 		exact := true
-		parts := make([]string, len(n.Pos))
-		for i, c := range n.Pos {
-			var ok bool
-			parts[i], ok = indexMatch(c)
-			exact = exact && ok
-		}
-		s := strings.Join(parts, " AND ")
-		if len(parts) > 1 {
-			s = "(" + s + ")"
+		out := And{}
+		for _, c := range n.Pos {
+			l, ok := Loose(c)
+			out.Pos, exact = append(out.Pos, l), exact && ok
 		}
 		for _, c := range n.Neg {
-			e, ok := indexMatch(c)
+			l, ok := Loose(c)
 			if !ok {
 				exact = false // confirmed by Eval instead
 				continue
 			}
-			s += " NOT (" + e + ")"
+			out.Neg = append(out.Neg, l)
 		}
-		return s, exact
+		return out, exact
 	case Or:
 		exact := true
-		parts := make([]string, len(n))
+		out := make(Or, len(n))
 		for i, c := range n {
 			var ok bool
-			parts[i], ok = indexMatch(c)
+			out[i], ok = Loose(c)
 			exact = exact && ok
 		}
-		return "(" + strings.Join(parts, " OR ") + ")", exact
+		return out, exact
 	}
 	panic("fts: unknown query node")
+}
+
+// IndexMatch is q as the local catalog's index runs it: Loose(q) as an
+// FTS5 expression.
+func IndexMatch(q Node) (expr string, exact bool) {
+	l, exact := Loose(q)
+	return l.Match(), exact
 }
 
 // Eval is the reference matcher: does the token stream (Tokens of an

@@ -228,7 +228,7 @@ func Place(buf []string, tsv string, at int64) {
 func TestLooseTokens(t *testing.T) {
 	for _, q := range append(slices.Clone(queries), `a -(b OR "c d")`, `x -"y z" -w`, "parse_header*", "インデックス OR 検索") {
 		n := parse(t, q)
-		l, exact := Loose(n)
+		l, exact := fts.Loose(n)
 		want, wantExact := fts.IndexMatch(n)
 		got, _ := fts.IndexMatch(l)
 		if exact != wantExact {
