@@ -208,10 +208,11 @@ const newestBatch = 128
 // each match's entry up by machine and file alone and filtered the
 // file's every entry by offset (the count of `deadlock` over 20 machines:
 // 2.3 million rows read for 2,323 matches, 0.55 s; 35 ms so). The tables
-// after the entries are read by key, not whole for each match, which a
-// plan expecting one row from the three-column join once did (0.87 s
-// for `the` over 4 machines): the statements that join this way turn
-// sequential scans off (see nested).
+// after the entries are then read by their primary keys (EXPLAIN over 20
+// machines, 2026-12): a plan that expected one row from the three-column
+// join once read them whole for each match instead (0.87 s for `the`
+// over 4 machines, before the keys led with machine_id), which the
+// equality suite would not see but bench/pgpush.sh would.
 func hitFrom(p *query.SearchPlan, rows bool) string {
 	from := `m c
 		JOIN entries e ON e.machine_id = c.machine_id AND e.file_id = c.file_id AND e.offset = c.offset
