@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -71,7 +73,16 @@ type pushReply struct {
 type PushServerOptions struct {
 	Version string       // this build, told to clients
 	Log     func(string) // a line per refused or failed request
+	// BodyIdle bounds how long a request's body may send nothing (default
+	// a minute): a group is one transaction holding its machine's push
+	// lock, which a client that stalls mid-body would otherwise hold
+	// until the connection dies. A whole push may take as long as it
+	// keeps sending.
+	BodyIdle time.Duration
 }
+
+// bodyIdle is PushServerOptions.BodyIdle's default.
+const bodyIdle = time.Minute
 
 // PushHandler is the team server's HTTP handler, writing into s.
 func (s *Store) PushHandler(o PushServerOptions) http.Handler {
@@ -93,6 +104,7 @@ type pushServer struct {
 // connection of the team catalog.
 func (h *pushServer) handle(fn func(context.Context, *pusher, *http.Request) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		r.Body = idleBody(w, r.Body, cmp.Or(h.o.BodyIdle, bodyIdle))
 		machine := r.URL.Query().Get("machine")
 		status, reply, err := h.serve(r, machine, fn)
 		if err != nil {
@@ -351,4 +363,26 @@ func (l *partLimit) Read(b []byte) (int, error) {
 	n, err := l.r.Read(b)
 	l.n += int64(n)
 	return n, err
+}
+
+// idleBody is body with a read deadline of idle from each read: a client
+// may send slowly, not stop. Where the connection cannot take a deadline
+// (http.ErrNotSupported), body is read as it is.
+func idleBody(w http.ResponseWriter, body io.ReadCloser, idle time.Duration) io.ReadCloser {
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(time.Now().Add(idle)); err != nil {
+		return body
+	}
+	return &deadlineBody{ReadCloser: body, rc: rc, idle: idle}
+}
+
+type deadlineBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	idle time.Duration
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	_ = b.rc.SetReadDeadline(time.Now().Add(b.idle))
+	return b.ReadCloser.Read(p)
 }
