@@ -99,7 +99,10 @@ fi
 echo "== reads: local catalog of the union vs the team catalog (ms, median of 7, alternated)"
 local=("$bin" --db "$union" "${roots[@]}" --no-refresh)
 team=("$bin" --catalog "$url")
-reads=("list --json" "list --limit 20" "search zqplant0001" "search 検索" "search the" "search deadlock" "search goroutin*" "search \"if err != nil\""
+# Each read is shell words: a quoted phrase keeps its double quotes ('"…"'),
+# which pidex reads as a phrase; "if err != nil" alone is three words.
+reads=("list --json" "list --limit 20" "search zqplant0001" "search 検索" "search the" "search deadlock" "search goroutin*"
+  "search \"if err != nil\"" "search '\"if err != nil\"'" "search '\"the test\"'"
   "search --sessions-only goroutine" "cost --by day --tz UTC" "cost --by day,model --tz UTC")
 for r in "${reads[@]}"; do
   eval "args=($r)"

@@ -174,7 +174,7 @@ refresh_ms=$(ms refresh 1)
 log "version $(fmt_ms "$version_ms"), refresh $(fmt_ms "$refresh_ms")"
 log "list, list --limit 50, cost, rare and common search, a phrase, tree of the largest session"
 hf reads -w 3 -r "$runs" "$p list" "$p cost --by day --tz UTC" "$p search $rare" "$p search the" "$p tree $largest" \
-	"$p list --limit 50" "$p search $phrase"
+	"$p list --limit 50" "$p search '$phrase'"
 list_ms=$(ms reads 0)
 cost_ms=$(ms reads 1)
 rare_ms=$(ms reads 2)
@@ -190,7 +190,7 @@ rss_cmds=(
 	"index"
 	"list" "list --json" "list --limit 50"
 	"search $rare" "search the" "search --json the" "search --sessions-only the" "search --sessions-only --json error"
-	"search $phrase"
+	"search '$phrase'"
 	"cost --by day --tz UTC" "cost --by session --json" "stats" "stats --by session --json"
 	"tree $largest" "show --json $largest" "show --context --json $largest" "export --format md $largest"
 	"sql 'select count(*) from entries_v'"
