@@ -410,8 +410,7 @@ func (d *directSide) begin(ctx context.Context) (map[string]*pushedFile, error) 
 	// The push's own session: a commit need not wait for its WAL to reach
 	// the disk (a crash of the server may lose the last transactions, never
 	// half of one, and their cursors with them: the next push sends them
-	// again); search rows' GIN entries wait in a larger pending list and
-	// are merged in bulk.
+	// again).
 	if _, err := p.pc.Exec(ctx, `SET synchronous_commit = off`); err != nil {
 		return nil, fmt.Errorf("start push: %w", err)
 	}
