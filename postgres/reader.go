@@ -18,12 +18,31 @@ import (
 // pool in PostgreSQL's dialect, the search rows (tsvector) as its text
 // index, entry lines from entry_lines (the session files are on the
 // machines). Its methods are safe for concurrent use.
-type Reader struct{ s *Store }
+type Reader struct {
+	s *Store
+	o ReaderOptions
+}
 
 var _ query.Backend = (*Reader)(nil)
 
+// ReaderOptions tune a Reader, as sqlite.ReaderOptions tune a local
+// catalog's. Zero values pick the defaults.
+type ReaderOptions struct {
+	// ConfirmBudget: how many bytes of lines a phrase's totals read to
+	// confirm its candidates (query.ConfirmBudget; tests lower it).
+	ConfirmBudget int64
+}
+
 // Reader returns the store's reader.
-func (s *Store) Reader() *Reader { return &Reader{s: s} }
+func (s *Store) Reader() *Reader { return s.ReaderWith(ReaderOptions{}) }
+
+// ReaderWith returns the store's reader tuned by o.
+func (s *Store) ReaderWith(o ReaderOptions) *Reader {
+	if o.ConfirmBudget == 0 {
+		o.ConfirmBudget = query.ConfirmBudget
+	}
+	return &Reader{s: s, o: o}
+}
 
 // Rows is the store's pool.
 func (r *Reader) Rows() *sqlx.DB { return r.s.db }

@@ -426,9 +426,9 @@ func (r *Reader) searchSessionsSQL(ctx context.Context, tx *sqlx.Tx, p *query.Se
 
 // searchTotalsLoose is searchTotalsSQL for a query with a phrase, by a
 // local catalog's rule (sqlite's confirmSome): its loose candidates
-// within the filters, the shortest entries first (then newest first),
-// each confirmed in turn, until CountCap+1 matches, or until
-// query.ConfirmBudget bytes of lines are passed and the page's matches
+// within the filters, the newest first (the files' ranks, then the
+// offsets backwards: a local catalog's text rowids), each confirmed in turn, until CountCap+1 matches, or until
+// the reader's ConfirmBudget bytes of lines are passed and the page's matches
 // found: the totals then say "at least". Counting every match of a phrase
 // of common words checked the positions of every candidate (3.7 s for
 // "if err != nil" over 1.3 GB). The candidates are read through a cursor,
@@ -437,17 +437,16 @@ func (r *Reader) searchSessionsSQL(ctx context.Context, tx *sqlx.Tx, p *query.Se
 func (r *Reader) searchTotalsLoose(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan) (pidex.SearchTotals, error) {
 	loose, _ := fts.Loose(p.Query)
 	var a args
-	// The candidates with their length in tokens, ordered with the files'
-	// ranks (a join on one column: joined on two, to the entries, the
-	// planner expected two rows and nested the files' ranking 4,000
-	// times), then each joined to its entry, filtered and confirmed as the
-	// cursor reaches it (LATERAL keeps the order and the laziness).
+	// The candidates, ordered by the files' ranks (a join on one column:
+	// joined on two, to the entries, the planner expected two rows and
+	// nested the files' ranking 4,000 times), then each joined to its
+	// entry, filtered and confirmed as the cursor reaches it (LATERAL
+	// keeps the order and the laziness).
 	ltq := pgsearch.ToQuery(loose, "text_index", keyCols, len(a)+2)
 	lq := a.add(ltq.TSQuery)
 	a = append(a, ltq.Args...)
-	with := `WITH RECURSIVE m AS MATERIALIZED (SELECT ` + keyCols + `, tokens FROM text_index WHERE NOT win AND tsv @@ ` + lq + `::tsquery
-		UNION ALL SELECT w.machine_id, w.file_id, w."offset", t0.tokens FROM (` + ltq.Windows + `) w
-			JOIN text_index t0 ON t0.machine_id = w.machine_id AND t0.file_id = w.file_id AND t0."offset" = w."offset" AND t0.part = 0)`
+	with := `WITH RECURSIVE m AS MATERIALIZED (SELECT ` + keyCols + ` FROM text_index WHERE NOT win AND tsv @@ ` + lq + `::tsquery
+		UNION ALL SELECT w.machine_id, w.file_id, w."offset" FROM (` + ltq.Windows + `) w)`
 	if p.Active {
 		with += activeCTE
 	}
@@ -460,13 +459,13 @@ func (r *Reader) searchTotalsLoose(ctx context.Context, tx *sqlx.Tx, p *query.Se
 	stmt := with + `,
 		fo AS (SELECT f.id, row_number() OVER (ORDER BY f.base DESC, f.path DESC, fm.name DESC) AS r
 			FROM files f JOIN machines fm ON fm.id = f.machine_id),
-		c AS (SELECT m.machine_id, m.file_id, m."offset", m.tokens, fo.r FROM m JOIN fo ON fo.id = m.file_id
-			ORDER BY m.tokens, fo.r, m."offset" DESC OFFSET 0)
+		c AS (SELECT m.machine_id, m.file_id, m."offset", fo.r FROM m JOIN fo ON fo.id = m.file_id
+			ORDER BY fo.r, m."offset" DESC OFFSET 0)
 		SELECT c.file_id, x.length, x.ok FROM c CROSS JOIN LATERAL (
 			SELECT e.length, CASE WHEN ti.win THEN (ti.machine_id, ti.file_id, ti."offset") IN (SELECT ` + keyCols + ` FROM (` + tq.Windows + `) w)
 				ELSE ti.tsv @@ ` + q + `::tsquery END AS ok
 			FROM ` + from + and(`e.machine_id = c.machine_id AND e.file_id = c.file_id AND e."offset" = c."offset"`, where) + `) x
-		ORDER BY c.tokens, c.r, c."offset" DESC`
+		ORDER BY c.r, c."offset" DESC`
 	if _, err := tx.ExecContext(ctx, `DECLARE totals NO SCROLL CURSOR FOR `+stmt, a...); err != nil {
 		return pidex.SearchTotals{}, fmt.Errorf("search: %w", err)
 	}
@@ -488,7 +487,7 @@ func (r *Reader) searchTotalsLoose(ctx context.Context, tx *sqlx.Tx, p *query.Se
 				rows.Close()
 				return t, fmt.Errorf("search: %w", err)
 			}
-			if t.Hits > pidex.CountCap || (read+length > query.ConfirmBudget && t.Hits >= need) {
+			if t.Hits > pidex.CountCap || (read+length > r.o.ConfirmBudget && t.Hits >= need) {
 				done = true
 				break
 			}

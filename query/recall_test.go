@@ -17,6 +17,7 @@ import (
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
 	"github.com/pidex-dev/pidex/pi"
+	"github.com/pidex-dev/pidex/postgres"
 	"github.com/pidex-dev/pidex/query"
 	"github.com/pidex-dev/pidex/schema"
 	"github.com/pidex-dev/pidex/sqlite"
@@ -446,6 +447,52 @@ func TestPhraseTotalsBudget(t *testing.T) {
 	}
 	if got, err := budget(1<<30).SearchTotalsF(context.Background(), q, pidex.SearchFilter{Limit: 2}); err != nil || got != (pidex.SearchTotals{Hits: 9, Sessions: 9}) {
 		t.Errorf("SearchTotals within the budget = %+v, %v; want 9 in 9", got, err)
+	}
+}
+
+// Past its budget of lines, a phrase's totals have confirmed the newest
+// candidates first on both catalogs: the team catalog says the same "at
+// least" as the local catalog it was pushed from, for every budget and
+// page. The candidates' lengths differ from session to session, so
+// another order (the shortest first, as before) counts other hits.
+func TestPhraseTotalsOrder(t *testing.T) { onBackends(t, testPhraseTotalsOrder) }
+
+func testPhraseTotalsOrder(t *testing.T, e *searchEnv) {
+	for i := range 8 {
+		ts := func(s int) string { return fmt.Sprintf("2026-05-0%dT10:00:0%d.000Z", i+1, s) }
+		filler := strings.Repeat(" word", 60*((i*5)%3))
+		e.file(fmt.Sprintf("--w-app--/s%d.jsonl", i), hdr(fmt.Sprintf("s%d", i), "/w/app"),
+			userMsg("a1", "", "giant pangolin"+filler, ts(1)),
+			userMsg("a2", "a1", "pangolin, giant"+strings.Repeat(" word", 20*(i%4)), ts(2)), // a candidate, not a hit
+			userMsg("a3", "a2", "a giant pangolin again", ts(3)))
+	}
+	e.refresh()
+	q, _ := fts.Parse(`"giant pangolin"`)
+	local := func(budget int64) *query.Reader {
+		return query.New(sqlite.NewReader(e.ix.DB, sqlite.ReaderOptions{ConfirmBudget: budget}), nil)
+	}
+	read := local
+	if e.team != nil {
+		read = func(budget int64) *query.Reader {
+			return query.New(e.team.ReaderWith(postgres.ReaderOptions{ConfirmBudget: budget}), nil)
+		}
+	}
+	counts := map[int]bool{}
+	for _, budget := range []int64{1, 400, 900, 1500, 2500, 4000, 1 << 30} {
+		for _, f := range []pidex.SearchFilter{{Limit: 2}, {Limit: 2, Offset: 3}} {
+			want, err := local(budget).SearchTotalsF(context.Background(), q, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := read(budget).SearchTotalsF(context.Background(), q, f)
+			if err != nil || got != want {
+				t.Errorf("budget %d, %+v: %+v, %v; the local catalog says %+v", budget, f, got, err, want)
+			}
+			counts[want.Hits] = true
+		}
+	}
+	if !counts[16] || len(counts) < 4 {
+		t.Errorf("the budgets should cut the count in several places and read all 16 hits at the end: %v", counts)
 	}
 }
 
