@@ -450,7 +450,11 @@ func (r *Reader) searchTotalsLoose(ctx context.Context, tx *sqlx.Tx, p *query.Se
 	if p.Active {
 		with += activeCTE
 	}
-	table := inFiles(`ARRAY(SELECT DISTINCT machine_id FROM m)`, `ARRAY(SELECT DISTINCT file_id FROM m)`)
+	// A windowed candidate is confirmed on its own windows (a few rows by
+	// key, for each one the cursor reaches): over every candidate's file,
+	// the windows' phrase query ran once, whole, as soon as the first
+	// windowed candidate was read (0.5 s for "the test" over 20 machines).
+	table := `(SELECT * FROM text_index WHERE machine_id = c.machine_id AND file_id = c.file_id AND "offset" = c."offset") t`
 	tq := pgsearch.ToQuery(p.Query, table, keyCols, len(a)+2)
 	q := a.add(tq.TSQuery)
 	a = append(a, tq.Args...)
