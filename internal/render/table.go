@@ -30,6 +30,7 @@ type Table struct {
 	start map[int]bool // columns cut at their start (paths)
 	last  []int        // Fit: columns cut only once the flex ones are at their narrowest
 	rows  [][]string
+	gap   int  // the cells between columns: columnGap, or 1 where that is too wide (fit)
 	out   bool // a Flush wrote rows: the header is out, what is held is data
 	err   error
 	line  []byte // a piped row, escaped (reused)
@@ -112,6 +113,7 @@ func (t *Table) Flush() error {
 		return t.err
 	}
 	widths, right := t.columns()
+	t.gap = columnGap
 	t.fit(widths, right)
 	var b strings.Builder
 	for _, row := range t.rows {
@@ -121,7 +123,7 @@ func (t *Table) Flush() error {
 				break
 			}
 			if i > 0 {
-				b.WriteString(strings.Repeat(" ", columnGap))
+				b.WriteString(strings.Repeat(" ", t.gap))
 			}
 			if t.start[i] {
 				c = text.CutStart(c, widths[i])
@@ -184,8 +186,12 @@ func (t *Table) hasValue(col int) bool {
 }
 
 // minFlex is the narrowest a cut column gets: room for a few characters
-// and the ellipsis.
-const minFlex = 8
+// and the ellipsis; tightFlex, once even single gaps between the columns
+// do not make the rows fit: a name cut short rather than a number.
+const (
+	minFlex   = 8
+	tightFlex = 4
+)
 
 // fit narrows columns until the rows fit t.width: the flex columns (or
 // every column of text), always the widest of them first, so that a long
@@ -210,7 +216,7 @@ func (t *Table) fit(widths []int, right []bool) {
 		}
 	}
 	excess := rowWidth(widths) - t.width
-	for _, cols := range [][]int{cut, t.last} {
+	narrow := func(cols []int) {
 		for ; excess > 0; excess-- {
 			widest := -1
 			for _, i := range cols {
@@ -219,11 +225,29 @@ func (t *Table) fit(widths []int, right []bool) {
 				}
 			}
 			if widest < 0 {
-				break
+				return
 			}
 			widths[widest]--
 		}
 	}
+	narrow(cut)
+	narrow(t.last)
+	if excess <= 0 || len(widths) < 2 {
+		return
+	}
+	// Still too wide (a cost report's nine columns on 70 cells): one cell
+	// between columns, then the cut columns narrower still, before the
+	// last resort of cutting each row at the edge, which took the last
+	// column's numbers off.
+	t.gap = 1
+	excess -= (len(widths) - 1) * (columnGap - 1)
+	for _, i := range append(slices.Clone(cut), t.last...) {
+		if i < len(widths) {
+			floor[i] = min(floor[i], tightFlex)
+		}
+	}
+	narrow(cut)
+	narrow(t.last)
 }
 
 func rowWidth(widths []int) int {

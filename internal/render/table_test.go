@@ -97,3 +97,38 @@ func TestTSVEscape(t *testing.T) {
 		}
 	}
 }
+
+// A table that does not fit even with its text columns at their usual
+// narrowest keeps every number whole: one cell between the columns, and
+// the text narrower still, before any row is cut at the edge (a cost
+// report's nine columns on 70 cells lost the last column's figures).
+func TestTableKeepsNumbersWhole(t *testing.T) {
+	header := []string{"model", "calls", "input", "output", "cache rd", "cache wr", "total", "cost", "estimate"}
+	rows := [][]string{
+		{"anthropic/claude-opus-4-5", "245", "8.0k", "47.5k", "25.1M", "1.0M", "26.2M", "$19.99", "$0.00"},
+		{"kimchi-dev/kimi-k2.5", "56", "2.7M", "8.5k", "0", "0", "2.7M", "$0.00*", "$1.68"},
+	}
+	for _, width := range []int{80, 72, 70, 66} {
+		var b bytes.Buffer
+		tb := NewTable(&b, true, header...)
+		for _, r := range rows {
+			tb.Row(r...)
+		}
+		if err := tb.Fit(width).Flush(); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if w := text.Width(l); w > width {
+				t.Errorf("width %d: a row of %d cells: %q", width, w, l)
+			}
+		}
+		for _, r := range rows {
+			for _, num := range r[1:] {
+				if !strings.Contains(out, num) {
+					t.Errorf("width %d: %q cut:\n%s", width, num, out)
+				}
+			}
+		}
+	}
+}
