@@ -124,18 +124,39 @@ func StreamJSON(w io.Writer, fill func(add func(v any) error) error) error {
 	return ew.err
 }
 
+// valueEncoder encodes one value as WriteJSON writes it nested at an
+// indent prefix, without the encoder's newline (what follows decides).
+type valueEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func newValueEncoder(prefix string) *valueEncoder {
+	e := &valueEncoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetIndent(prefix, "  ")
+	e.enc.SetEscapeHTML(false)
+	return e
+}
+
+// encode returns v's bytes, valid until the next call.
+func (e *valueEncoder) encode(v any) ([]byte, error) {
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return e.buf.Bytes()[:e.buf.Len()-1], nil
+}
+
 // streamArray writes the array fill adds to as WriteJSON writes it at the
 // indent prefix, but for "[]" when there is nothing (left to the caller,
 // who may write nothing at all), and returns how many elements it wrote.
 func streamArray(ew *errWriter, prefix string, fill func(add func(v any) error) error) (int, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent(prefix+"  ", "  ") // each element one level in
-	enc.SetEscapeHTML(false)
+	enc := newValueEncoder(prefix + "  ") // each element one level in
 	n := 0
 	add := func(v any) error {
-		buf.Reset()
-		if err := enc.Encode(v); err != nil {
+		b, err := enc.encode(v)
+		if err != nil {
 			return err
 		}
 		if n == 0 {
@@ -144,7 +165,7 @@ func streamArray(ew *errWriter, prefix string, fill func(add func(v any) error) 
 			ew.str(",\n" + prefix + "  ")
 		}
 		n++
-		ew.bytes(buf.Bytes()[:buf.Len()-1]) // the encoder's newline: the separator decides
+		ew.bytes(b)
 		return ew.err
 	}
 	err := fill(add)
@@ -160,16 +181,11 @@ func streamArray(ew *errWriter, prefix string, fill func(add func(v any) error) 
 type objectStream struct {
 	ew  *errWriter
 	n   int
-	buf bytes.Buffer
-	enc *json.Encoder
+	enc *valueEncoder
 }
 
 func newObjectStream(w io.Writer) *objectStream {
-	o := &objectStream{ew: &errWriter{w: w}}
-	o.enc = json.NewEncoder(&o.buf)
-	o.enc.SetIndent("  ", "  ")
-	o.enc.SetEscapeHTML(false)
-	return o
+	return &objectStream{ew: &errWriter{w: w}, enc: newValueEncoder("  ")}
 }
 
 // key starts the member k (a plain ASCII name).
@@ -183,12 +199,12 @@ func (o *objectStream) key(k string) {
 }
 
 func (o *objectStream) member(k string, v any) error {
-	o.buf.Reset()
-	if err := o.enc.Encode(v); err != nil {
+	b, err := o.enc.encode(v)
+	if err != nil {
 		return err
 	}
 	o.key(k)
-	o.ew.bytes(o.buf.Bytes()[:o.buf.Len()-1])
+	o.ew.bytes(b)
 	return o.ew.err
 }
 
