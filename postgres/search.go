@@ -81,14 +81,11 @@ func rebind(q string, from int) string {
 	}
 }
 
-// matches is the CTE of the entries matching tq: one-row entries by
-// tsv @@ query, windowed ones by set operations on their keys. Its
-// arguments are $1 and the windows' ($2 on).
-func matches(tq pgsearch.Query) (string, []any) {
-	return `m AS MATERIALIZED (
-		SELECT ` + keyCols + ` FROM text_index WHERE NOT win AND tsv @@ $1::tsquery
-		UNION ALL
-		SELECT ` + keyCols + ` FROM (` + tq.Windows + `) w)`, append([]any{tq.TSQuery}, tq.Args...)
+// matches is the CTE m of the entries matching q (matchSQL) and its
+// arguments, from $1.
+func matches(q fts.Node) (string, []any) {
+	var a args
+	return `m AS MATERIALIZED (` + a.matchSQL(q) + `)`, a
 }
 
 // activeCTE lists, per session with a match, the offsets of the entries
@@ -162,7 +159,7 @@ func kept(tsv string, prefixes bool) string {
 func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan, capped bool) ([]candidate, error) {
 	q := p.Query
 	tq := pgsearch.ToQuery(q, "text_index", keyCols, 2)
-	cte, args := matches(tq)
+	cte, args := matches(q)
 	exact, prefixes, positions := lexemes(q, tq)
 	keysSQL := `WITH ` + cte + ` SELECT ` + keyCols + ` FROM m`
 	if capped {
@@ -171,8 +168,7 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPla
 		// local catalog's text rowids (file ids follow names, then paths).
 		// The files are ranked first (a few thousand rows), so that the
 		// matches sort by two numbers, not three strings each.
-		keysSQL = `WITH ` + cte + `, fo AS (SELECT f.id, row_number() OVER (ORDER BY f.base DESC, f.path DESC, fm.name DESC) AS r
-			FROM files f JOIN machines fm ON fm.id = f.machine_id)
+		keysSQL = `WITH ` + cte + `, ` + fileRanks + `
 			SELECT c.machine_id, c.file_id, c."offset" FROM m c JOIN fo ON fo.id = c.file_id
 			ORDER BY fo.r, c."offset" DESC LIMIT ` + strconv.Itoa(query.RankCap)
 	}

@@ -73,15 +73,9 @@ func inFiles(machines, files string) string {
 // matchSQL is the statement of the entries matching n (keyCols): the
 // one-row entries by tsv @@ query (GIN), the windowed ones by set
 // operations on their keys.
-func (a *args) matchSQL(n fts.Node) string {
-	tq := pgsearch.ToQuery(n, "text_index", keyCols, len(*a)+2)
-	p := a.add(tq.TSQuery)
-	*a = append(*a, tq.Args...)
-	return `SELECT ` + keyCols + ` FROM text_index WHERE NOT win AND tsv @@ ` + p + `::tsquery
-		UNION ALL SELECT ` + keyCols + ` FROM (` + tq.Windows + `) w`
-}
+func (a *args) matchSQL(n fts.Node) string { return a.matchSQLIn(n, "text_index") }
 
-// matchSQLIn is matchSQL within table (inFiles).
+// matchSQLIn is matchSQL within table (inFiles, or text_index whole).
 func (a *args) matchSQLIn(n fts.Node, table string) string {
 	tq := pgsearch.ToQuery(n, table, keyCols, len(*a)+2)
 	p := a.add(tq.TSQuery)
@@ -102,6 +96,16 @@ func (a *args) confirmSQL(n fts.Node, table string) string {
 			WHERE x.machine_id = h.machine_id AND x.file_id = h.file_id AND x."offset" = h.off AND x.part = 0))
 		OR (h.win AND (h.machine_id, h.file_id, h.off) IN (SELECT ` + keyCols + ` FROM (` + tq.Windows + `) w)))`
 }
+
+// newestFirst orders files f (with their machines fm) newest first: by
+// name (pi's names start with the session's start time), path and
+// machine, the order of a local catalog's text rowids backwards (file ids
+// follow names, then paths).
+const newestFirst = `f.base DESC, f.path DESC, fm.name DESC`
+
+// fileRanks is the CTE fo of every file's rank r in newestFirst order.
+const fileRanks = `fo AS (SELECT f.id, row_number() OVER (ORDER BY ` + newestFirst + `) AS r
+	FROM files f JOIN machines fm ON fm.id = f.machine_id)`
 
 // keys are entries' keys, column by column.
 type keys struct {
@@ -135,7 +139,7 @@ func newestLoose(ctx context.Context, tx *sqlx.Tx, q fts.Node) (keys, error) {
 	}
 	var ranked []file
 	if err := tx.SelectContext(ctx, &ranked, `SELECT f.machine_id, f.id FROM files f JOIN machines fm ON fm.id = f.machine_id
-		ORDER BY f.base DESC, f.path DESC, fm.name DESC`); err != nil {
+		ORDER BY `+newestFirst); err != nil {
 		return keys{}, fmt.Errorf("search: %w", err)
 	}
 	rank := make(map[int64]int, len(ranked))
@@ -461,8 +465,7 @@ func (r *Reader) searchTotalsLoose(ctx context.Context, tx *sqlx.Tx, p *query.Se
 	where := a.where(p)
 	from := strings.Replace(hitFrom(p, true), "m c", "(SELECT 1) one", 1)
 	stmt := with + `,
-		fo AS (SELECT f.id, row_number() OVER (ORDER BY f.base DESC, f.path DESC, fm.name DESC) AS r
-			FROM files f JOIN machines fm ON fm.id = f.machine_id),
+		` + fileRanks + `,
 		c AS (SELECT m.machine_id, m.file_id, m."offset", fo.r FROM m JOIN fo ON fo.id = m.file_id
 			ORDER BY fo.r, m."offset" DESC OFFSET 0)
 		SELECT c.file_id, x.length, x.ok FROM c CROSS JOIN LATERAL (
