@@ -63,6 +63,14 @@ func (r *Reader) Kept(pidex.SessionRef) query.Kept { return query.Kept{} }
 // is streamed (jsonl.Shrink) rather than held whole.
 const chunk = 8 << 20
 
+// linesSQL reads whole lines of a file by their offsets, lineChunkSQL a
+// piece of one (from, length, file, offset): the file named by its id and
+// machine (query.Dialect.FileIs), so that the lookup uses the key.
+var (
+	linesSQL     = sqlx.Rebind(sqlx.DOLLAR, `SELECT "offset", raw FROM entry_lines l WHERE `+query.Postgres.FileIs("l")+` AND "offset" = ANY(?)`)
+	lineChunkSQL = sqlx.Rebind(sqlx.DOLLAR, `SELECT substring(raw FROM ? FOR ?) FROM entry_lines l WHERE `+query.Postgres.FileIs("l")+` AND "offset" = ?`)
+)
+
 // Lines reads the given entries' lines from entry_lines.
 // A line longer than maxLine is read a chunk at a time into the cut, so
 // that memory stays bounded as it does with a local file.
@@ -79,8 +87,7 @@ func (r *Reader) Lines(ctx context.Context, ref pidex.SessionRef, rows []pidex.E
 	}
 	raw := make(map[int64][]byte, len(whole))
 	if len(whole) > 0 {
-		q, err := r.s.db.QueryContext(ctx, `SELECT "offset", raw FROM entry_lines
-			WHERE (machine_id, file_id) = (SELECT machine_id, id FROM files WHERE id = $1) AND "offset" = ANY($2)`, ref.FileID, whole)
+		q, err := r.s.db.QueryContext(ctx, linesSQL, ref.FileID, whole)
 		if err != nil {
 			return nil, fmt.Errorf("read entry lines: %w", err)
 		}
@@ -133,9 +140,7 @@ func (l *lineReader) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 		var b []byte
-		err := l.r.s.db.QueryRowContext(l.ctx, `SELECT substring(raw FROM $3 FOR $4) FROM entry_lines
-			WHERE (machine_id, file_id) = (SELECT machine_id, id FROM files WHERE id = $1) AND "offset" = $2`,
-			l.file, l.off, l.pos+1, chunk).Scan(&b)
+		err := l.r.s.db.QueryRowContext(l.ctx, lineChunkSQL, l.pos+1, chunk, l.file, l.off).Scan(&b)
 		if err != nil {
 			return 0, fmt.Errorf("read entry line: %w", err)
 		}

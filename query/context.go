@@ -311,7 +311,7 @@ func (rd *Reader) facts(ctx context.Context, ref pidex.SessionRef) (sessionFacts
 	}
 	b := rd.backend()
 	db := b.Rows()
-	if err := db.GetContext(ctx, &s, db.Rebind("SELECT version, source FROM sessions s WHERE "+b.Dialect().fileIs("s")), ref.FileID); err != nil {
+	if err := db.GetContext(ctx, &s, db.Rebind("SELECT version, source FROM sessions s WHERE "+b.Dialect().FileIs("s")), ref.FileID); err != nil {
 		return sessionFacts{}, sessionError(ref.FileID, err)
 	}
 	firstKept := map[int64]string{}
@@ -319,7 +319,7 @@ func (rd *Reader) facts(ctx context.Context, ref pidex.SessionRef) (sessionFacts
 		// v1 compactions name their first kept entry by index: the id the
 		// indexer resolved it to when it ingested the file. v2 and later
 		// name it by id themselves.
-		rows, err := db.QueryContext(ctx, db.Rebind(`SELECT "offset", first_kept FROM entries e WHERE `+b.Dialect().fileIs("e")+` AND first_kept IS NOT NULL`), ref.FileID)
+		rows, err := db.QueryContext(ctx, db.Rebind(`SELECT "offset", first_kept FROM entries e WHERE `+b.Dialect().FileIs("e")+` AND first_kept IS NOT NULL`), ref.FileID)
 		if err != nil {
 			return sessionFacts{}, fmt.Errorf("load compactions: %w", err)
 		}

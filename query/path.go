@@ -18,12 +18,12 @@ WITH RECURSIVE walk(id, depth) AS (
 	UNION ALL
 	SELECT ed.parent_id, w.depth + 1
 	FROM walk w CROSS JOIN edges ed
-	WHERE ` + d.fileIs("ed") + ` AND ed.child_id = w.id AND ed.parent_id IS NOT NULL AND w.depth < ?
+	WHERE ` + d.FileIs("ed") + ` AND ed.child_id = w.id AND ed.parent_id IS NOT NULL AND w.depth < ?
 )
 SELECT ` + entryColumns + `
 FROM walk w
 CROSS JOIN edges ed
-JOIN entries en ON ` + d.fileIs("ed") + ` AND ed.child_id = w.id AND en.file_id = ed.file_id AND en."offset" = ed."offset"` + d.sameMachine("en", "ed") + `
+JOIN entries en ON ` + d.FileIs("ed") + ` AND ed.child_id = w.id AND en.file_id = ed.file_id AND en."offset" = ed."offset"` + d.sameMachine("en", "ed") + `
 ORDER BY w.depth`
 }
 
@@ -47,7 +47,7 @@ func (rd *Reader) path(ctx context.Context, fileID int64, leafID string) ([]pide
 	}
 	d := rd.backend().Dialect()
 	db := rd.backend().Rows()
-	if err := db.GetContext(ctx, &s, db.Rebind("SELECT leaf_id, entry_count FROM sessions s WHERE "+d.fileIs("s")), fileID); err != nil {
+	if err := db.GetContext(ctx, &s, db.Rebind("SELECT leaf_id, entry_count FROM sessions s WHERE "+d.FileIs("s")), fileID); err != nil {
 		return nil, sessionError(fileID, err)
 	}
 	if leafID == "" {
@@ -78,7 +78,7 @@ func (rd *Reader) walkInGo(ctx context.Context, fileID int64, leafID string, lim
 	d := rd.backend().Dialect()
 	db := rd.backend().Rows()
 	rows, err := db.QueryContext(ctx, db.Rebind(`SELECT ed.child_id, ed.parent_id, `+entryColumns+`
-		FROM edges ed JOIN entries en ON en.file_id = ed.file_id AND en."offset" = ed."offset"`+d.sameMachine("en", "ed")+` WHERE `+d.fileIs("ed")), fileID)
+		FROM edges ed JOIN entries en ON en.file_id = ed.file_id AND en."offset" = ed."offset"`+d.sameMachine("en", "ed")+` WHERE `+d.FileIs("ed")), fileID)
 	if err != nil {
 		return nil, err
 	}

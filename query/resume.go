@@ -24,7 +24,7 @@ func (rd *Reader) Resume(ctx context.Context, ref pidex.SessionRef, o pidex.Resu
 	f := pidex.ResumeFacts{Session: info}
 	b := rd.backend()
 	db := b.Rows()
-	if err := db.QueryRowContext(ctx, db.Rebind(`SELECT version FROM sessions s WHERE `+b.Dialect().fileIs("s")), ref.FileID).Scan(&f.Version); err != nil {
+	if err := db.QueryRowContext(ctx, db.Rebind(`SELECT version FROM sessions s WHERE `+b.Dialect().FileIs("s")), ref.FileID).Scan(&f.Version); err != nil {
 		return nil, sessionError(ref.FileID, err)
 	}
 	if o.Leaf != "" && (info.LeafID == nil || o.Leaf != *info.LeafID) {

@@ -414,7 +414,7 @@ func (rd *Reader) Info(ctx context.Context, ref pidex.SessionRef) (pidex.Session
 	d := b.Dialect()
 	var r SessionRow
 	db := b.Rows()
-	err := db.QueryRowContext(ctx, db.Rebind(`SELECT `+sessionColumns(d)+d.sessionsFrom()+` WHERE `+d.fileIs("s")), ref.FileID).Scan(r.Dest()...)
+	err := db.QueryRowContext(ctx, db.Rebind(`SELECT `+sessionColumns(d)+d.sessionsFrom()+` WHERE `+d.FileIs("s")), ref.FileID).Scan(r.Dest()...)
 	if err != nil {
 		return pidex.Session{}, sessionError(ref.FileID, err)
 	}

@@ -141,7 +141,7 @@ func (rd *Reader) withSubagents(ctx context.Context, fileID int64) ([]int64, err
 		Path   string `db:"path"`
 		Family string `db:"family"`
 	}
-	err := db.GetContext(ctx, &top, db.Rebind(`SELECT f.path, s.family`+d.sessionsFrom()+` WHERE `+d.fileIs("s")), fileID)
+	err := db.GetContext(ctx, &top, db.Rebind(`SELECT f.path, s.family`+d.sessionsFrom()+` WHERE `+d.FileIs("s")), fileID)
 	if err != nil {
 		return nil, sessionError(fileID, err)
 	}

@@ -85,7 +85,7 @@ func (rd *Reader) tree(ctx context.Context, fileID int64) ([]*pidex.TreeNode, er
 	d := rd.backend().Dialect()
 	rows, err := rd.entryRows(ctx, `SELECT `+entryColumns+`
 		FROM edges ed JOIN entries en ON en.file_id = ed.file_id AND en."offset" = ed."offset"`+d.sameMachine("en", "ed")+`
-		WHERE `+d.fileIs("ed")+` ORDER BY en."offset"`, fileID)
+		WHERE `+d.FileIs("ed")+` ORDER BY en."offset"`, fileID)
 	if err != nil {
 		return nil, fmt.Errorf("load tree: %w", err)
 	}
@@ -95,7 +95,7 @@ func (rd *Reader) tree(ctx context.Context, fileID int64) ([]*pidex.TreeNode, er
 	}
 	var leaf *string
 	db := rd.backend().Rows()
-	if err := db.GetContext(ctx, &leaf, db.Rebind("SELECT leaf_id FROM sessions s WHERE "+d.fileIs("s")), fileID); err != nil {
+	if err := db.GetContext(ctx, &leaf, db.Rebind("SELECT leaf_id FROM sessions s WHERE "+d.FileIs("s")), fileID); err != nil {
 		return nil, sessionError(fileID, err)
 	}
 	return BuildTree(rows, labels, leaf), nil
@@ -105,7 +105,7 @@ func (rd *Reader) tree(ctx context.Context, fileID int64) ([]*pidex.TreeNode, er
 // rows, without their lines).
 func (rd *Reader) entries(ctx context.Context, fileID int64) ([]pidex.Entry, error) {
 	d := rd.backend().Dialect()
-	es, err := rd.entryRows(ctx, `SELECT `+entryColumns+` FROM entries en WHERE `+d.fileIs("en")+` ORDER BY en."offset"`, fileID)
+	es, err := rd.entryRows(ctx, `SELECT `+entryColumns+` FROM entries en WHERE `+d.FileIs("en")+` ORDER BY en."offset"`, fileID)
 	if err != nil {
 		return nil, fmt.Errorf("list entries: %w", err)
 	}
@@ -117,7 +117,7 @@ func (rd *Reader) labels(ctx context.Context, fileID int64) ([]pidex.Label, erro
 	ls := []pidex.Label{}
 	b := rd.backend()
 	db := b.Rows()
-	if err := db.SelectContext(ctx, &ls, db.Rebind(`SELECT target_id, label, ts FROM labels l WHERE `+b.Dialect().fileIs("l")+` ORDER BY "offset"`), fileID); err != nil {
+	if err := db.SelectContext(ctx, &ls, db.Rebind(`SELECT target_id, label, ts FROM labels l WHERE `+b.Dialect().FileIs("l")+` ORDER BY "offset"`), fileID); err != nil {
 		return nil, fmt.Errorf("list labels: %w", err)
 	}
 	return ls, nil

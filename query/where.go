@@ -78,12 +78,12 @@ func (d Dialect) sameMachine(a, b string) string {
 	return ""
 }
 
-// fileIs is "the row of alias is of the file ?" (its argument a file
+// FileIs is "the row of alias is of the file ?" (its argument a file
 // id). The team catalog's keys start with the machine (docs/postgres.md,
 // "Keys and partitions"): there the file's machine, found by its id, is
 // named too, so that the lookup uses the key (and, in a catalog
 // partitioned by machine, reads one partition).
-func (d Dialect) fileIs(alias string) string {
+func (d Dialect) FileIs(alias string) string {
 	if d.Machines {
 		return "(" + alias + ".machine_id, " + alias + ".file_id) = (SELECT machine_id, id FROM files WHERE id = ?)"
 	}
