@@ -2,13 +2,13 @@ package web
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/export"
 	"github.com/pidex-dev/pidex/internal/render"
 )
 
@@ -142,9 +142,7 @@ func (s *Server) apiShow(w http.ResponseWriter, r *http.Request, ref pidex.Sessi
 	leaf := r.URL.Query().Get("leaf")
 	if !context {
 		s.streamJSON(w, r, func(out io.Writer) error {
-			return render.StreamJSON(out, func(add func(any) error) error {
-				return s.cat.EntryObjects(r.Context(), ref, leaf, func(e json.RawMessage) error { return add(e) })
-			})
+			return export.EntriesJSON(r.Context(), s.cat, ref, leaf, false, out)
 		})
 		return
 	}

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pidex-dev/pidex"
+	"github.com/pidex-dev/pidex/internal/export"
 	"github.com/pidex-dev/pidex/internal/render"
 )
 
@@ -54,9 +54,7 @@ loads it preceded by "line" and followed by pidex's annotations "currentLabel",
 				}
 				return render.WriteJSON(a.jsonOut(), sc)
 			case a.json:
-				return render.StreamJSON(a.jsonOut(), func(add func(any) error) error {
-					return eng.EntryObjects(ctx, ref, o.Leaf, func(e json.RawMessage) error { return add(e) })
-				})
+				return export.EntriesJSON(ctx, eng, ref, o.Leaf, false, a.jsonOut())
 			}
 			o.Whole = opts.Full // only exact output reads a huge line whole; reading cuts it
 			doc, err := eng.Read(ctx, ref, o)

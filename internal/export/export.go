@@ -78,23 +78,30 @@ func Markdown(ctx context.Context, cat pidex.Catalog, ref pidex.SessionRef, o pi
 	return render.Markdown(w, doc, info, mo)
 }
 
+// EntriesJSON writes the entries of the path to leaf as pi holds them
+// (`pidex show --json`, the JSON export, serve's entries): an array
+// written one entry at a time as it is read, each redacted on its own
+// when redacted is set (the redactor rewrites string literals, which no
+// entry shares).
+func EntriesJSON(ctx context.Context, cat pidex.Catalog, ref pidex.SessionRef, leaf string, redacted bool, w io.Writer) error {
+	return render.StreamJSON(w, func(add func(any) error) error {
+		return cat.EntryObjects(ctx, ref, leaf, func(e json.RawMessage) error {
+			if redacted {
+				if e, _ = redact.Line(e); !json.Valid(e) {
+					return fmt.Errorf("redact session %s: the redacted JSON is not valid", ref.SessionID)
+				}
+			}
+			return add(e)
+		})
+	})
+}
+
 // writeJSON writes what `pidex show --json` prints: the entries of the
 // branch, each as pi holds it, or with o.Context the model context pi
 // rebuilds (`pidex show --context --json`).
 func writeJSON(ctx context.Context, cat pidex.Catalog, ref pidex.SessionRef, o pidex.ExportOptions, w io.Writer) error {
 	if !o.Context {
-		// A stream: one entry at a time, each redacted on its own (the
-		// redactor rewrites string literals, which no entry shares).
-		return render.StreamJSON(w, func(add func(any) error) error {
-			return cat.EntryObjects(ctx, ref, o.Leaf, func(e json.RawMessage) error {
-				if o.Redact {
-					if e, _ = redact.Line(e); !json.Valid(e) {
-						return fmt.Errorf("redact session %s: the redacted JSON is not valid", ref.SessionID)
-					}
-				}
-				return add(e)
-			})
-		})
+		return EntriesJSON(ctx, cat, ref, o.Leaf, o.Redact, w)
 	}
 	sc, err := cat.Context(ctx, ref, o.Leaf)
 	if err != nil {
