@@ -31,6 +31,9 @@ type ReaderOptions struct {
 	// ConfirmBudget: how many bytes of lines a phrase's totals read to
 	// confirm its candidates (query.ConfirmBudget; tests lower it).
 	ConfirmBudget int64
+	// FirstBatch: how many of the newest files a common word's search
+	// reads first (newestBatch; tests lower it to search in many batches).
+	FirstBatch int
 }
 
 // Reader returns the store's reader.
@@ -40,6 +43,9 @@ func (s *Store) Reader() *Reader { return s.ReaderWith(ReaderOptions{}) }
 func (s *Store) ReaderWith(o ReaderOptions) *Reader {
 	if o.ConfirmBudget == 0 {
 		o.ConfirmBudget = query.ConfirmBudget
+	}
+	if o.FirstBatch <= 0 {
+		o.FirstBatch = newestBatch
 	}
 	return &Reader{s: s, o: o}
 }

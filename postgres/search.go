@@ -168,7 +168,7 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPla
 		// local catalog's text rowids (file ids follow names, then paths).
 		// The files are ranked first (a few thousand rows), so that the
 		// matches sort by two numbers, not three strings each.
-		keysSQL = `WITH ` + cte + `, ` + fileRanks + `
+		keysSQL = `WITH ` + cte + `, fo AS (` + fileRanks + `)
 			SELECT c.machine_id, c.file_id, c."offset" FROM m c JOIN fo ON fo.id = c.file_id
 			ORDER BY fo.r, c."offset" DESC LIMIT ` + strconv.Itoa(query.RankCap)
 	}

@@ -1,12 +1,9 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -97,16 +94,6 @@ func (a *args) confirmSQL(n fts.Node, table string) string {
 		OR (h.win AND (h.machine_id, h.file_id, h.off) IN (SELECT ` + keyCols + ` FROM (` + tq.Windows + `) w)))`
 }
 
-// newestFirst orders files f (with their machines fm) newest first: by
-// name (pi's names start with the session's start time), path and
-// machine, the order of a local catalog's text rowids backwards (file ids
-// follow names, then paths).
-const newestFirst = `f.base DESC, f.path DESC, fm.name DESC`
-
-// fileRanks is the CTE fo of every file's rank r in newestFirst order.
-const fileRanks = `fo AS (SELECT f.id, row_number() OVER (ORDER BY ` + newestFirst + `) AS r
-	FROM files f JOIN machines fm ON fm.id = f.machine_id)`
-
 // keys are entries' keys, column by column.
 type keys struct {
 	machines       []int32
@@ -116,93 +103,6 @@ type keys struct {
 func (k *keys) add(machine int32, file, off int64) {
 	k.machines, k.files, k.offsets = append(k.machines, machine), append(k.files, file), append(k.offsets, off)
 }
-
-// newestLoose lists the newest query.RankCap entries matching q's loose
-// form (fts.Loose), a local catalog's capped candidates: by file
-// name (pi's names start with the session's start time), path, machine
-// and offset, the order of a local catalog's text rowids (file ids follow
-// names, then paths). A local index reads its posting lists backwards and
-// stops at RankCap; here the files are ranked first (a few thousand rows)
-// and searched newest first in growing batches (newestBatches), so that a
-// common word reads the heap rows of the newest files' matches only, not
-// of all of them (`the` over 1.3 GB: 188,000 matches, 0.9 s; the newest
-// 128 files' hold enough).
-func newestLoose(ctx context.Context, tx *sqlx.Tx, q fts.Node) (keys, error) {
-	loose, _ := fts.Loose(q)
-	// The matches by the GIN index alone (see seqscan).
-	if err := seqscan(ctx, tx, false); err != nil {
-		return keys{}, err
-	}
-	type file struct {
-		Machine int32 `db:"machine_id"`
-		ID      int64 `db:"id"`
-	}
-	var ranked []file
-	if err := tx.SelectContext(ctx, &ranked, `SELECT f.machine_id, f.id FROM files f JOIN machines fm ON fm.id = f.machine_id
-		ORDER BY `+newestFirst); err != nil {
-		return keys{}, fmt.Errorf("search: %w", err)
-	}
-	rank := make(map[int64]int, len(ranked))
-	for i, f := range ranked {
-		rank[f.ID] = i
-	}
-	type key struct {
-		machine   int32
-		file, off int64
-	}
-	var found []key
-	for from, n := 0, newestBatch; from < len(ranked) && len(found) < query.RankCap; from, n = from+n, n*8 {
-		batch := ranked[from:min(from+n, len(ranked))]
-		var a args
-		var machines []int32
-		var files []int64
-		for _, f := range batch {
-			if !slices.Contains(machines, f.Machine) {
-				machines = append(machines, f.Machine)
-			}
-			files = append(files, f.ID)
-		}
-		stmt := a.matchSQLIn(loose, inFiles(a.add(machines), a.add(files)))
-		if from+n >= len(ranked)/2 {
-			// The rest is most of the files: all of them, unrestricted (a
-			// rare word's GIN lookup), the files already read left out.
-			batch, a = ranked[from:], nil
-			stmt = a.matchSQL(loose)
-		}
-		rows, err := tx.QueryContext(ctx, stmt, a...)
-		if err != nil {
-			return keys{}, fmt.Errorf("search: %w", err)
-		}
-		for rows.Next() {
-			var k key
-			if err := rows.Scan(&k.machine, &k.file, &k.off); err != nil {
-				rows.Close()
-				return keys{}, fmt.Errorf("search: %w", err)
-			}
-			if r, ok := rank[k.file]; ok && r >= from {
-				found = append(found, k)
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return keys{}, fmt.Errorf("search: %w", err)
-		}
-		if len(batch) == len(ranked)-from {
-			break
-		}
-	}
-	slices.SortFunc(found, func(a, b key) int { return cmp.Or(cmp.Compare(rank[a.file], rank[b.file]), cmp.Compare(b.off, a.off)) })
-	found = found[:min(len(found), query.RankCap)]
-	var out keys
-	for _, k := range found {
-		out.add(k.machine, k.file, k.off)
-	}
-	return out, seqscan(ctx, tx, true)
-}
-
-// newestBatch is the first batch of files newestLoose searches; each next
-// one is eight times as many.
-const newestBatch = 128
 
 // hitFrom is the FROM clause joining the matches (c) to their entries,
 // files, machines, sessions, part-0 search rows (rows: for their length
@@ -363,7 +263,7 @@ func (r *Reader) searchSQL(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan
 	var err error
 	all := !p.Capped()
 	if !all {
-		ks, err := newestLoose(ctx, tx, p.Query)
+		ks, err := r.newestLoose(ctx, tx, p.Query)
 		if err != nil {
 			return nil, err
 		}
@@ -426,97 +326,6 @@ func (r *Reader) searchSessionsSQL(ctx context.Context, tx *sqlx.Tx, p *query.Se
 		out[i].Modified = pidex.Time(h.modified)
 	}
 	return out, err
-}
-
-// searchTotalsLoose is searchTotalsSQL for a query with a phrase, by a
-// local catalog's rule (sqlite's confirmSome): its loose candidates
-// within the filters, the newest first (the files' ranks, then the
-// offsets backwards: a local catalog's text rowids), each confirmed in turn, until CountCap+1 matches, or until
-// the reader's ConfirmBudget bytes of lines are passed and the page's matches
-// found: the totals then say "at least". Counting every match of a phrase
-// of common words checked the positions of every candidate (3.7 s for
-// "if err != nil" over 1.3 GB). The candidates are read through a cursor,
-// each confirmed as it is fetched, so that the server stops where the
-// count does.
-func (r *Reader) searchTotalsLoose(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan) (pidex.SearchTotals, error) {
-	loose, _ := fts.Loose(p.Query)
-	var a args
-	// The candidates, ordered by the files' ranks (a join on one column:
-	// joined on two, to the entries, the planner expected two rows and
-	// nested the files' ranking 4,000 times), then each joined to its
-	// entry, filtered and confirmed as the cursor reaches it (LATERAL
-	// keeps the order and the laziness).
-	ltq := pgsearch.ToQuery(loose, "text_index", keyCols, len(a)+2)
-	lq := a.add(ltq.TSQuery)
-	a = append(a, ltq.Args...)
-	with := `WITH RECURSIVE m AS MATERIALIZED (SELECT ` + keyCols + ` FROM text_index WHERE NOT win AND tsv @@ ` + lq + `::tsquery
-		UNION ALL SELECT w.machine_id, w.file_id, w."offset" FROM (` + ltq.Windows + `) w)`
-	if p.Active {
-		with += activeCTE
-	}
-	// A windowed candidate is confirmed on its own windows (a few rows by
-	// key, for each one the cursor reaches): over every candidate's file,
-	// the windows' phrase query ran once, whole, as soon as the first
-	// windowed candidate was read (0.5 s for "the test" over 20 machines).
-	table := `(SELECT * FROM text_index WHERE machine_id = c.machine_id AND file_id = c.file_id AND "offset" = c."offset") t`
-	tq := pgsearch.ToQuery(p.Query, table, keyCols, len(a)+2)
-	q := a.add(tq.TSQuery)
-	a = append(a, tq.Args...)
-	where := a.where(p)
-	from := strings.Replace(hitFrom(p, true), "m c", "(SELECT 1) one", 1)
-	stmt := with + `,
-		` + fileRanks + `,
-		c AS (SELECT m.machine_id, m.file_id, m."offset", fo.r FROM m JOIN fo ON fo.id = m.file_id
-			ORDER BY fo.r, m."offset" DESC OFFSET 0)
-		SELECT c.file_id, x.length, x.ok FROM c CROSS JOIN LATERAL (
-			SELECT e.length, CASE WHEN ti.win THEN (ti.machine_id, ti.file_id, ti."offset") IN (SELECT ` + keyCols + ` FROM (` + tq.Windows + `) w)
-				ELSE ti.tsv @@ ` + q + `::tsquery END AS ok
-			FROM ` + from + and(`e.machine_id = c.machine_id AND e.file_id = c.file_id AND e."offset" = c."offset"`, where) + `) x
-		ORDER BY c.r, c."offset" DESC`
-	if _, err := tx.ExecContext(ctx, `DECLARE totals NO SCROLL CURSOR FOR `+stmt, a...); err != nil {
-		return pidex.SearchTotals{}, fmt.Errorf("search: %w", err)
-	}
-	need := p.Offset + p.Limit + 1
-	var read int64
-	files := map[int64]bool{}
-	t := pidex.SearchTotals{AtLeast: true}
-	for done := false; !done; {
-		rows, err := tx.QueryContext(ctx, `FETCH 500 FROM totals`)
-		if err != nil {
-			return t, fmt.Errorf("search: %w", err)
-		}
-		n := 0
-		for rows.Next() {
-			n++
-			var file, length int64
-			var ok bool
-			if err := rows.Scan(&file, &length, &ok); err != nil {
-				rows.Close()
-				return t, fmt.Errorf("search: %w", err)
-			}
-			if t.Hits > pidex.CountCap || (read+length > r.o.ConfirmBudget && t.Hits >= need) {
-				done = true
-				break
-			}
-			read += length
-			if ok {
-				t.Hits++
-				files[file] = true
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return t, fmt.Errorf("search: %w", err)
-		}
-		if !done && n < 500 {
-			done, t.AtLeast = true, false // every candidate read
-		}
-	}
-	t.Sessions = len(files)
-	if t.Hits > pidex.CountCap {
-		t.Hits, t.AtLeast = pidex.CountCap, true
-	}
-	return t, nil
 }
 
 // searchTotalsSQL is SearchTotals for a query PostgreSQL decides alone:

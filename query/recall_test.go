@@ -16,6 +16,7 @@ import (
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/fts"
+	"github.com/pidex-dev/pidex/internal/pgtest"
 	"github.com/pidex-dev/pidex/pi"
 	"github.com/pidex-dev/pidex/postgres"
 	"github.com/pidex-dev/pidex/query"
@@ -471,24 +472,33 @@ func testPhraseTotalsOrder(t *testing.T, e *searchEnv) {
 	local := func(budget int64) *query.Reader {
 		return query.New(sqlite.NewReader(e.ix.DB, sqlite.ReaderOptions{ConfirmBudget: budget}), nil)
 	}
-	read := local
+	// The team catalog reads the newest files in batches (1 file, then
+	// the rest; 3, then the rest; all at once): the order, and so the
+	// count within a budget, must not depend on where a batch ends.
+	batches := []int{0}
 	if e.team != nil {
-		read = func(budget int64) *query.Reader {
-			return query.New(e.team.ReaderWith(postgres.ReaderOptions{ConfirmBudget: budget}), nil)
-		}
+		batches = []int{0, 1, 3}
 	}
 	counts := map[int]bool{}
-	for _, budget := range []int64{1, 400, 900, 1500, 2500, 4000, 1 << 30} {
-		for _, f := range []pidex.SearchFilter{{Limit: 2}, {Limit: 2, Offset: 3}} {
-			want, err := local(budget).SearchTotalsF(context.Background(), q, f)
-			if err != nil {
-				t.Fatal(err)
+	for _, first := range batches {
+		read := local
+		if e.team != nil {
+			read = func(budget int64) *query.Reader {
+				return query.New(e.team.ReaderWith(postgres.ReaderOptions{ConfirmBudget: budget, FirstBatch: first}), nil)
 			}
-			got, err := read(budget).SearchTotalsF(context.Background(), q, f)
-			if err != nil || got != want {
-				t.Errorf("budget %d, %+v: %+v, %v; the local catalog says %+v", budget, f, got, err, want)
+		}
+		for _, budget := range []int64{1, 400, 900, 1500, 2500, 4000, 1 << 30} {
+			for _, f := range []pidex.SearchFilter{{Limit: 2}, {Limit: 2, Offset: 3}} {
+				want, err := local(budget).SearchTotalsF(context.Background(), q, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := read(budget).SearchTotalsF(context.Background(), q, f)
+				if err != nil || got != want {
+					t.Errorf("first batch %d, budget %d, %+v: %+v, %v; the local catalog says %+v", first, budget, f, got, err, want)
+				}
+				counts[want.Hits] = true
 			}
-			counts[want.Hits] = true
 		}
 	}
 	if !counts[16] || len(counts) < 4 {
@@ -555,4 +565,69 @@ func testPhraseSessionPages(t *testing.T, e *searchEnv) {
 			}
 		}
 	}
+}
+
+// The team catalog searches its newest files in batches, each batch's
+// files grouped by machine. Read in batches of one file, then eight, then
+// the rest, over two machines, every page and total equals the answer
+// read in one batch (which the tests above hold to the local catalog's).
+func TestNewestBatchesAcrossMachines(t *testing.T) {
+	e := newSearchEnv(t)
+	st, err := postgres.Open(context.Background(), pgtest.URL(t), postgres.Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	for i := range 20 {
+		ts := func(s int) string { return fmt.Sprintf("2026-05-%02dT10:00:0%d.000Z", i+1, s) }
+		e.file(fmt.Sprintf("--w-app--/2026-05-%02d_s%d.jsonl", i+1, i), hdr(fmt.Sprintf("s%d", i), "/w/app"),
+			userMsg("a1", "", "giant pangolin"+strings.Repeat(" word", i%7), ts(1)),
+			userMsg("a2", "a1", "pangolin, giant"+strings.Repeat(" word", i%5), ts(2)),
+			userMsg("a3", "a2", "a giant pangolin again", ts(3)))
+	}
+	e.refresh()
+	for _, m := range []string{"m1", "m2"} {
+		if _, err := st.Push(context.Background(), e.ix.DB, postgres.PushOptions{Machine: m, Roots: []string{e.root}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	whole := func(budget int64) *query.Reader {
+		return query.New(st.ReaderWith(postgres.ReaderOptions{ConfirmBudget: budget}), nil)
+	}
+	batched := func(budget int64) *query.Reader {
+		return query.New(st.ReaderWith(postgres.ReaderOptions{ConfirmBudget: budget, FirstBatch: 1}), nil)
+	}
+	ctx := context.Background()
+	for _, text := range []string{`pangolin`, `"giant pangolin"`, `giant pangolin`} {
+		q, _ := fts.Parse(text)
+		for _, f := range []pidex.SearchFilter{{Limit: 3}, {Limit: 5, Offset: 7}, {Limit: 200}} {
+			want, err := whole(0).SearchF(ctx, q, f)
+			if err != nil || len(want) == 0 {
+				t.Fatalf("%s %+v: %d hits, %v", text, f, len(want), err)
+			}
+			got, err := batched(0).SearchF(ctx, q, f)
+			if err != nil || fmt.Sprint(hitKeys(got)) != fmt.Sprint(hitKeys(want)) {
+				t.Errorf("%s %+v in batches: %v, %v; in one: %v", text, f, hitKeys(got), err, hitKeys(want))
+			}
+			for _, budget := range []int64{1, 300, 1000, 1 << 30} {
+				want, err := whole(budget).SearchTotalsF(ctx, q, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := batched(budget).SearchTotalsF(ctx, q, f)
+				if err != nil || got != want {
+					t.Errorf("%s %+v, budget %d, in batches: %+v, %v; in one: %+v", text, f, budget, got, err, want)
+				}
+			}
+		}
+	}
+}
+
+// hitKeys are the hits' machines, files and offsets, in order.
+func hitKeys(hits []pidex.Hit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = fmt.Sprintf("%s:%s:%d", h.Machine, filepath.Base(h.Path), h.Offset)
+	}
+	return out
 }

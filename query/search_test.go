@@ -110,10 +110,12 @@ func onBackends(t *testing.T, test func(t *testing.T, e *searchEnv)) {
 	})
 }
 
-// searcher reads the backend the env's searches read.
+// searcher reads the backend the env's searches read. The team catalog
+// reads its newest files one, then the rest (the batches a large catalog
+// reads, on a few files); TestPhraseTotalsOrder reads them whole too.
 func (e *searchEnv) searcher() *query.Reader {
 	if e.team != nil {
-		return query.New(e.team.Reader(), nil)
+		return query.New(e.team.ReaderWith(postgres.ReaderOptions{FirstBatch: 1}), nil)
 	}
 	return newReader(e.ix.DB, nil)
 }

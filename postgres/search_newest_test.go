@@ -1,0 +1,45 @@
+package postgres
+
+import (
+	"slices"
+	"testing"
+)
+
+// eachBatch covers every ranked file once, in order, in batches growing
+// eightfold from the first, the rest in one batch once a batch would
+// reach half of the files; a stop ends it.
+func TestEachBatch(t *testing.T) {
+	for _, tc := range []struct {
+		files, first, stopAfter int
+		want                    []int // each batch's size; the last is the rest
+	}{
+		{files: 0, first: 128},
+		{files: 3, first: 1, want: []int{3}},
+		{files: 4, first: 1, want: []int{1, 3}},
+		{files: 100, first: 1, want: []int{1, 8, 91}},
+		{files: 4000, first: 128, want: []int{128, 1024, 2848}},
+		{files: 600000, first: 128, want: []int{128, 1024, 8192, 65536, 525120}},
+		{files: 600000, first: 128, stopAfter: 2, want: []int{128, 1024}},
+	} {
+		ranked := make([]rankedFile, tc.files)
+		for i := range ranked {
+			ranked[i].ID = int64(i)
+		}
+		var got []int
+		next := 0
+		err := eachBatch(ranked, tc.first, func(b fileBatch) (bool, error) {
+			if b.from != next || (len(b.files) > 0 && b.files[0].ID != int64(next)) {
+				t.Errorf("%d files: a batch starts at %d, want %d", tc.files, b.from, next)
+			}
+			if b.rest != (b.from+len(b.files) == tc.files) {
+				t.Errorf("%d files: batch at %d: rest %v", tc.files, b.from, b.rest)
+			}
+			next += len(b.files)
+			got = append(got, len(b.files))
+			return len(got) != tc.stopAfter, nil
+		})
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%d files, first %d: batches %v, %v; want %v", tc.files, tc.first, got, err, tc.want)
+		}
+	}
+}
