@@ -631,3 +631,38 @@ func hitKeys(hits []pidex.Hit) []string {
 	}
 	return out
 }
+
+// Matches tied on length and time are ordered by path, then machine, then
+// offset, across a page's ends: the team catalog cuts its page on length
+// and time before it reads the paths, and must keep the ties.
+func TestPageTies(t *testing.T) { onBackends(t, testPageTies) }
+
+func testPageTies(t *testing.T, e *searchEnv) {
+	var paths []string // by path
+	for i := range 6 {
+		// The files' names (which order their ids, and so the rows) go
+		// against their paths.
+		rel := fmt.Sprintf("--w-app%d--/t%d.jsonl", i, 5-i)
+		e.file(rel, hdr(fmt.Sprintf("t%d", i), "/w/app"), userMsg("a1", "", "kiwi fruit", "2026-05-01T10:00:01.000Z"))
+		paths = append(paths, rel)
+	}
+	e.refresh()
+	q, _ := fts.Parse("kiwi")
+	for _, f := range []pidex.SearchFilter{{Limit: 2}, {Limit: 2, Offset: 1}, {Limit: 3, Offset: 3}} {
+		hits, err := e.searcher().SearchF(context.Background(), q, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, filepath.Base(h.Path))
+		}
+		var want []string
+		for i := len(paths) - 1 - f.Offset; i >= 0 && len(want) < f.Limit; i-- {
+			want = append(want, filepath.Base(paths[i]))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%+v: %v, want %v (by path, last first)", f, got, want)
+		}
+	}
+}
