@@ -27,7 +27,7 @@ func TestEachBatch(t *testing.T) {
 		}
 		var got []int
 		next := 0
-		err := eachBatch(ranked, tc.first, func(b fileBatch) (bool, error) {
+		err := eachBatch(ranked, tc.first, func(b fileBatch) (int, error) {
 			if b.from != next || (len(b.files) > 0 && b.files[0].ID != int64(next)) {
 				t.Errorf("%d files: a batch starts at %d, want %d", tc.files, b.from, next)
 			}
@@ -36,10 +36,35 @@ func TestEachBatch(t *testing.T) {
 			}
 			next += len(b.files)
 			got = append(got, len(b.files))
-			return len(got) != tc.stopAfter, nil
+			if len(got) == tc.stopAfter {
+				return 0, nil
+			}
+			return grow(len(b.files)), nil
 		})
 		if err != nil || !slices.Equal(got, tc.want) {
 			t.Errorf("%d files, first %d: batches %v, %v; want %v", tc.files, tc.first, got, err, tc.want)
+		}
+	}
+}
+
+// toFind sizes the next batch at twice what the yield of the files read
+// says, within two and eight times the last batch.
+func TestToFind(t *testing.T) {
+	batch := func(from, n int) fileBatch { return fileBatch{from: from, files: make([]rankedFile, n)} }
+	for _, tc := range []struct {
+		b           fileBatch
+		found, want int
+		next        int
+	}{
+		{batch(0, 128), 5000, 5000, 0},       // enough
+		{batch(0, 128), 0, 5000, 1024},       // nothing yet: eightfold
+		{batch(0, 128), 1563, 5000, 562},     // 2 × 128 × 3437/1563
+		{batch(0, 128), 3230, 5000, 256},     // 2 × 128 × 1770/3230 = 140: twofold
+		{batch(0, 128), 888, 5000, 1024},     // 1185: at most eightfold
+		{batch(128, 1024), 4000, 5000, 2048}, // 2 × 1152 × 1000/4000 = 576: twofold
+	} {
+		if got := toFind(tc.b, tc.found, tc.want); got != tc.next {
+			t.Errorf("after %d files from %d, %d of %d found: next %d, want %d", len(tc.b.files), tc.b.from, tc.found, tc.want, got, tc.next)
 		}
 	}
 }
