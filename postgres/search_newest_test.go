@@ -48,7 +48,8 @@ func TestEachBatch(t *testing.T) {
 }
 
 // toFind sizes the next batch at twice what the yield of the files read
-// says, within two and eight times the last batch.
+// says, within two and eight times the last batch, or the rest when the
+// yield says every file holds fewer than wanted.
 func TestToFind(t *testing.T) {
 	batch := func(from, n int) fileBatch { return fileBatch{from: from, files: make([]rankedFile, n)} }
 	for _, tc := range []struct {
@@ -62,8 +63,11 @@ func TestToFind(t *testing.T) {
 		{batch(0, 128), 3230, 5000, 256},     // 2 × 128 × 1770/3230 = 140: twofold
 		{batch(0, 128), 888, 5000, 1024},     // 1185: at most eightfold
 		{batch(128, 1024), 4000, 5000, 2048}, // 2 × 1152 × 1000/4000 = 576: twofold
+		{batch(0, 128), 106, 5000, 3872},     // 106 × 4000/128 = 3312 in all: the rest
+		{batch(0, 128), 160, 5000, 3872},     // 160 × 4000/128 = 5000 in all: the rest
+		{batch(0, 128), 161, 5000, 1024},     // 5031 in all: in batches, eightfold
 	} {
-		if got := toFind(tc.b, tc.found, tc.want); got != tc.next {
+		if got := toFind(tc.b, 4000, tc.found, tc.want); got != tc.next {
 			t.Errorf("after %d files from %d, %d of %d found: next %d, want %d", len(tc.b.files), tc.b.from, tc.found, tc.want, got, tc.next)
 		}
 	}
