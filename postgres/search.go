@@ -92,13 +92,13 @@ func matches(q fts.Node) (string, []any) {
 // on its current root-to-leaf path (query's, the same walk), by the
 // machine-led keys of sessions and edges.
 const activeCTE = `,
-	walk(machine_id, file_id, id, depth) AS (
-		SELECT s.machine_id, s.file_id, s.leaf_id, 0 FROM sessions s
+	walk(machine_id, file_id, id, depth, bound) AS (
+		SELECT s.machine_id, s.file_id, s.leaf_id, 0, s.entry_count FROM sessions s
 		WHERE (s.machine_id, s.file_id) IN (SELECT DISTINCT machine_id, file_id FROM m) AND s.leaf_id IS NOT NULL
 		UNION ALL
-		SELECT w.machine_id, w.file_id, ed.parent_id, w.depth + 1 FROM walk w
+		SELECT w.machine_id, w.file_id, ed.parent_id, w.depth + 1, w.bound FROM walk w
 		JOIN edges ed ON ed.machine_id = w.machine_id AND ed.file_id = w.file_id AND ed.child_id = w.id
-		WHERE ed.parent_id IS NOT NULL AND w.depth < 1000000),
+		WHERE ed.parent_id IS NOT NULL AND w.depth < w.bound),
 	active_offsets(` + keyCols + `) AS (
 		SELECT ed.machine_id, ed.file_id, ed.offset FROM walk w
 		JOIN edges ed ON ed.machine_id = w.machine_id AND ed.file_id = w.file_id AND ed.child_id = w.id)`

@@ -666,3 +666,33 @@ func testPageTies(t *testing.T, e *searchEnv) {
 		}
 	}
 }
+
+// A parent cycle (an entry its own parent, as a damaged file has it) ends
+// the active branch's walk after as many steps as the session has
+// entries, as Path's does: the search finds the cycle's entry once, and
+// the active offsets list no more rows than the walk's steps (bounded by
+// a million, the walk had listed a million).
+func TestActiveWalkStopsAtACycle(t *testing.T) { onBackends(t, testActiveWalkStopsAtACycle) }
+
+func testActiveWalkStopsAtACycle(t *testing.T, e *searchEnv) {
+	e.file("--w-app--/cycle.jsonl", hdr("cycle", "/w/app"),
+		userMsg("a1", "", "quokka here", "2026-05-01T10:00:01.000Z"),
+		`{"type":"custom","id":"c1","parentId":"c1","timestamp":"2026-05-01T10:00:02.000Z","customType":"self-parent","data":{}}`,
+		userMsg("a2", "c1", "quokka again", "2026-05-01T10:00:03.000Z"))
+	e.refresh()
+	q, _ := fts.Parse("quokka")
+	hits, err := e.searcher().SearchF(context.Background(), q, pidex.SearchFilter{Limit: 10, Active: true})
+	if err != nil || len(hits) != 1 || hits[0].EntryID != "a2" {
+		t.Fatalf("--branch active: %v, %v; want a2 alone (a1 is off the path the cycle ends)", hits, err)
+	}
+	var rows int
+	id := e.fileID("cycle.jsonl")
+	if e.team != nil {
+		err = e.team.DB().QueryRow(`SELECT count(*) FROM _active_offsets WHERE file_id = $1`, id).Scan(&rows)
+	} else {
+		err = e.ix.DB.Get(&rows, `SELECT count(*) FROM _active_offsets WHERE file_id = ?`, id)
+	}
+	if err != nil || rows > 4 {
+		t.Errorf("%d active offsets for a session of 3 entries (%v), want at most 4", rows, err)
+	}
+}
