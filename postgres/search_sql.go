@@ -119,12 +119,12 @@ func (k *keys) add(machine int32, file, off int64) {
 // equality suite would not see but bench/pgpush.sh would.
 func hitFrom(p *query.SearchPlan, rows bool) string {
 	from := `m c
-		JOIN entries e ON e.machine_id = c.machine_id AND e.file_id = c.file_id AND e.offset = c.offset
+		` + joinEntry + `
 		JOIN files f ON f.machine_id = c.machine_id AND f.id = c.file_id
 		JOIN machines mm ON mm.id = f.machine_id
-		JOIN sessions s ON s.machine_id = c.machine_id AND s.file_id = c.file_id`
+		` + joinSession
 	if rows {
-		from += ` JOIN text_index ti ON ti.machine_id = e.machine_id AND ti.file_id = e.file_id AND ti.offset = e.offset AND ti.part = 0`
+		from += ` ` + joinRow
 	}
 	if p.Active {
 		// A hashed subplan (a sublink under OR is not made a join): the
@@ -134,6 +134,14 @@ func hitFrom(p *query.SearchPlan, rows bool) string {
 	}
 	return from
 }
+
+// A match c's entry, session and part-0 search row, each by c's key
+// (hitFrom, and the statements that need fewer of them: see unfiltered).
+const (
+	joinEntry   = `JOIN entries e ON e.machine_id = c.machine_id AND e.file_id = c.file_id AND e.offset = c.offset`
+	joinSession = `JOIN sessions s ON s.machine_id = c.machine_id AND s.file_id = c.file_id`
+	joinRow     = `JOIN text_index ti ON ti.machine_id = c.machine_id AND ti.file_id = c.file_id AND ti.offset = c.offset AND ti.part = 0`
+)
 
 // unfiltered reports whether nothing filters p's matches (where: its
 // filters' SQL): a search row's entry, file and machine exist (foreign
@@ -233,10 +241,7 @@ func (a *args) pageCut(p *query.SearchPlan, first, order string) string {
 		SELECT h.machine_id, h.file_id, f.path, h.session_id, h.id, h.off, h.line, h.role, h.ts_ms, h.name, h.first_message, h.cwd, mm.name AS machine, h.tokens FROM (
 			SELECT e.machine_id, e.file_id, s.session_id, e.id, e.offset AS off, e.line, COALESCE(e.role, e.type) AS role, e.ts_ms,
 				s.name, s.first_message, s.cwd, ti.tokens
-			FROM m c
-			JOIN entries e ON e.machine_id = c.machine_id AND e.file_id = c.file_id AND e.offset = c.offset
-			JOIN sessions s ON s.machine_id = c.machine_id AND s.file_id = c.file_id
-			JOIN text_index ti ON ti.machine_id = e.machine_id AND ti.file_id = e.file_id AND ti.offset = e.offset AND ti.part = 0
+			FROM m c ` + joinEntry + ` ` + joinSession + ` ` + joinRow + `
 			ORDER BY ` + first + ` FETCH FIRST (` + a.add(p.Offset+p.Limit) + `::bigint) ROWS WITH TIES) h
 		JOIN files f ON f.machine_id = h.machine_id AND f.id = h.file_id
 		JOIN machines mm ON mm.id = f.machine_id
@@ -347,7 +352,7 @@ func (r *Reader) searchSessionsSQL(ctx context.Context, tx *sqlx.Tx, p *query.Se
 		// Each match's search row alone, for its length; the sessions,
 		// files and machines once a session (goroutine* over 20 machines:
 		// 17,153 matches in 2,416 sessions: the command 340 → 238 ms).
-		from = `m c JOIN text_index ti ON ti.machine_id = c.machine_id AND ti.file_id = c.file_id AND ti.offset = c.offset AND ti.part = 0`
+		from = `m c ` + joinRow
 		// By key, one by one (see nested): expecting few matches, the
 		// planner hashed the whole search table (1.8 s), and expecting
 		// one session, it read all of them for each (2.7 s).
@@ -393,7 +398,7 @@ func (r *Reader) searchTotalsSQL(ctx context.Context, tx *sqlx.Tx, p *query.Sear
 	where := a.where(p)
 	from := hitFrom(p, false)
 	if unfiltered(p, where) { // the sessions alone (`the`: 10,001 matches, 63 → 35 ms)
-		from = `m c JOIN sessions s ON s.machine_id = c.machine_id AND s.file_id = c.file_id`
+		from = `m c ` + joinSession
 	}
 	stmt := with + `
 		SELECT count(*), count(DISTINCT file_id) FROM (SELECT c.file_id FROM ` + from + and(where) + ` LIMIT ` + a.add(pidex.CountCap+1) + `) x`
