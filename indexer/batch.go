@@ -46,6 +46,9 @@ type batch struct {
 	// pathUsage: on the last batch of a file read from its start, the
 	// offsets of its usage records on the current path (nil otherwise).
 	pathUsage []int64
+	// offPath: likewise, the offsets of its entries off the current path
+	// (nil otherwise: the writer walks the stored entries).
+	offPath []int64
 	// activity: on the last batch of a file read from its start, its
 	// activity rows, derived by the parser (nil otherwise).
 	activity *activity

@@ -485,7 +485,9 @@ func (ix *Indexer) addError(st *pidex.IndexStats, path string, err error) {
 //	12: the entry diet (migration 00021): edges a view of entries; entries'
 //	    type, role, ts and msg_ts and usage's source and attribution stored
 //	    in short forms behind generated columns
-const Derivation = 12
+//	13: the entries off their session's current path (off_path,
+//	    migration 00023), for searches of the active branch
+const Derivation = 13
 
 // reserveIDs gives new files their catalog ids in the order of their
 // names before they are read (in parallel, biggest first): pi names a

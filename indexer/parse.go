@@ -225,6 +225,7 @@ func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
 		b.session = &s
 		if last && p.path != nil {
 			b.pathUsage = p.path.onPath(s.LeafID)
+			b.offPath = p.path.offPath(s.LeafID)
 			forked := s.ParentSession != "" || s.BranchedFrom != ""
 			b.activity = newActivity(p.act.es, p.act.ts, p.path.offsets(s.LeafID), s.CreatedMs, forked, nil)
 		}

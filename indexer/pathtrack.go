@@ -6,8 +6,9 @@ package indexer
 // The rules are the edges table's: an id's latest entry wins, the leaf is
 // the last entry, a loop ends the walk.
 type pathTracker struct {
-	node  map[string]pathNode
-	usage []int64 // offsets of entries with usage records, file order
+	node    map[string]pathNode
+	usage   []int64 // offsets of entries with usage records, file order
+	entries []int64 // offsets of every entry, file order
 }
 
 type pathNode struct {
@@ -19,6 +20,7 @@ func newPathTracker() *pathTracker { return &pathTracker{node: map[string]pathNo
 
 func (t *pathTracker) add(row *entryRow, hasUsage bool) {
 	t.node[row.ID] = pathNode{parent: row.ParentID, offset: row.Offset}
+	t.entries = append(t.entries, row.Offset)
 	if hasUsage && (len(t.usage) == 0 || t.usage[len(t.usage)-1] != row.Offset) {
 		t.usage = append(t.usage, row.Offset)
 	}
@@ -48,6 +50,20 @@ func (t *pathTracker) onPath(leaf *string) []int64 {
 	out := []int64{}
 	for _, off := range t.usage {
 		if path[off] {
+			out = append(out, off)
+		}
+	}
+	return out
+}
+
+// offPath returns the offsets of the entries off the path from leaf to
+// the root (off_path, migration 00023): the entries of abandoned
+// branches, and an id's earlier entries, which the latest one hides.
+func (t *pathTracker) offPath(leaf *string) []int64 {
+	path := t.offsets(leaf)
+	out := []int64{}
+	for _, off := range t.entries {
+		if !path[off] {
 			out = append(out, off)
 		}
 	}

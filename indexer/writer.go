@@ -16,7 +16,7 @@ import (
 
 // rowTables are the tables holding a file's rows, cleared on rewrite/removal.
 var rowTables = append([]string{"entries", "entry_previews", "labels", "usage", "usage_rollup", "usage_rollup_hour", "tool_calls",
-	"warnings", "sessions"}, activityTables...)
+	"warnings", "sessions", "off_path"}, activityTables...)
 
 // apply writes one batch in one IMMEDIATE transaction: the rows and the
 // file's new offset commit together or not at all.
@@ -108,6 +108,9 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch, s *seams) (err error
 			return err
 		}
 		if err := deriveCalls(ctx, tx, id, b); err != nil {
+			return err
+		}
+		if err := markOffPath(ctx, tx, id, b); err != nil {
 			return err
 		}
 		if err := writeActivity(ctx, tx, id, b, oldSession); err != nil {

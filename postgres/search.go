@@ -88,20 +88,12 @@ func matches(q fts.Node) (string, []any) {
 	return `m AS MATERIALIZED (` + a.matchSQL(q) + `)`, a
 }
 
-// activeCTE lists, per session with a match, the offsets of the entries
-// on its current root-to-leaf path (query's, the same walk), by the
-// machine-led keys of sessions and edges.
-const activeCTE = `,
-	walk(machine_id, file_id, id, depth, bound) AS (
-		SELECT s.machine_id, s.file_id, s.leaf_id, 0, s.entry_count FROM sessions s
-		WHERE (s.machine_id, s.file_id) IN (SELECT DISTINCT machine_id, file_id FROM m) AND s.leaf_id IS NOT NULL
-		UNION ALL
-		SELECT w.machine_id, w.file_id, ed.parent_id, w.depth + 1, w.bound FROM walk w
-		JOIN edges ed ON ed.machine_id = w.machine_id AND ed.file_id = w.file_id AND ed.child_id = w.id
-		WHERE ed.parent_id IS NOT NULL AND w.depth < w.bound),
-	active_offsets(` + keyCols + `) AS (
-		SELECT ed.machine_id, ed.file_id, ed.offset FROM walk w
-		JOIN edges ed ON ed.machine_id = w.machine_id AND ed.file_id = w.file_id AND ed.child_id = w.id)`
+// activeSQL keeps the match's entry e on its session's current
+// root-to-leaf path: those the pushing machine's indexer did not find off
+// it (off_path), one lookup by key per match. The path walked at each
+// search, from every session with a match, cost minutes over a real
+// history.
+const activeSQL = `NOT EXISTS (SELECT 1 FROM off_path o WHERE o.machine_id = e.machine_id AND o.file_id = e.file_id AND o."offset" = e."offset")`
 
 // candidate is a matching entry with what ranking and a hit need: its
 // text, or (an entry of one search row, when the query has no prefix and
@@ -203,7 +195,7 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPla
 		return nil, err
 	}
 	with := `WITH RECURSIVE m(` + keyCols + `) AS (SELECT * FROM unnest($1::integer[], $2::bigint[], $3::bigint[]))`
-	from := hitFrom(&query.SearchPlan{}, true)
+	from := hitFrom(&query.SearchPlan{Active: p.Active}, true)
 	// Ranked from the positions of the query's words in the entry's search
 	// rows (every row keeps its positions: ToRows makes none without), or
 	// from the text (a word longer than a lexeme).
@@ -215,10 +207,6 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPla
 	} else {
 		text = "t.text"
 		from += ` JOIN entry_text t ON t.machine_id = e.machine_id AND t.file_id = e.file_id AND t.offset = e.offset`
-	}
-	if p.Active {
-		with += activeCTE
-		from += ` JOIN active_offsets a ON a.machine_id = e.machine_id AND a.file_id = e.file_id AND a.offset = e.offset`
 	}
 	stmt := with + `
 		SELECT e.machine_id, e.file_id, f.path, s.session_id, e.id, e.offset, e.line, COALESCE(e.role, e.type), e.ts_ms,

@@ -257,9 +257,6 @@ func totalsSQL(p *query.SearchPlan, b fileBatch) (string, args) {
 	loose, _ := fts.Loose(p.Query)
 	var a args
 	with := `WITH RECURSIVE m AS MATERIALIZED (` + a.matchSQLIn(loose, a.table(b)) + `)`
-	if p.Active {
-		with += activeCTE
-	}
 	// A windowed candidate is confirmed on its own windows (a few rows by
 	// key, for each one the cursor reaches): over every candidate's file,
 	// the windows' phrase query ran once, whole, as soon as the first

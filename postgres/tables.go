@@ -83,6 +83,7 @@ var (
 		{"usage_rollup", rollupCols, false},
 		{"usage_rollup_hour", rollupCols, false},
 		{"warnings", cols(`file_id machine_id line message`), false},
+		{"off_path", cols(`file_id offset machine_id`), false},
 		{"session_activity", cols(`file_id machine_id counted_from first_ms last_ms active_ms entries`), false},
 		{"activity", cols(`file_id bucket provider model active:b machine_id entries user_turns assistant_calls tool_calls
 			tool_results tool_errors user_commands stop_error stop_aborted stop_length active_ms turns_timed latency_ms

@@ -14,12 +14,6 @@ import (
 // and no materialising.
 const countCTE = `WITH RECURSIVE m(r) AS (SELECT rowid FROM text_index WHERE text_index MATCH ?)`
 
-// activeCountCTE is countCTE for a statement with activeCTE, which reads
-// the matches twice (the walk starts from their files): unmaterialized,
-// the index was searched again for each step of the walk (`the` over
-// 3.7 MB, 2 s).
-var activeCountCTE = `WITH RECURSIVE m(r) AS MATERIALIZED (SELECT rowid FROM text_index WHERE text_index MATCH ?)` + activeCTE
-
 // confirmedCTE is matches confirmed on their lines (see confirmSome),
 // as a JSON array of rowids.
 const confirmedCTE = `WITH RECURSIVE m(r) AS MATERIALIZED (SELECT value FROM json_each(?))`
@@ -45,14 +39,7 @@ func (rd *Reader) SearchTotals(ctx context.Context, p *query.SearchPlan) (pidex.
 		b, _ := json.Marshal(ids)
 		cte, args, complete = confirmedCTE, []any{string(b)}, all
 	}
-	switch {
-	case p.Active && exact:
-		cte = activeCountCTE
-	case p.Active:
-		cte += activeCTE
-	default:
-		cte += "\n"
-	}
+	cte += "\n"
 	var t pidex.SearchTotals
 	err := rd.db.QueryRowContext(ctx, cte+`SELECT count(*), count(DISTINCT file_id) FROM (SELECT e.file_id AS file_id FROM `+from+` LIMIT ?)`,
 		append(append(args, fargs...), pidex.CountCap+1)...).Scan(&t.Hits, &t.Sessions)
@@ -82,13 +69,9 @@ const confirmBudget = query.ConfirmBudget
 // phrase whose words are in thousands of long tool outputs counted every
 // candidate in seconds (`parse_header` on r3000: 6,449 candidates, 5 s).
 func (rd *Reader) confirmSome(ctx context.Context, p *query.SearchPlan, expr string, need int) (ids []int64, all bool, err error) {
-	join := "JOIN"
-	if !p.Active {
-		// m first, in its order, each row joined to its entry only when
-		// it is read (SQLite's CROSS JOIN keeps the order of the tables).
-		join = "CROSS JOIN"
-	}
-	from, args := searchFromJoin(p, join)
+	// m first, in its order, each row joined to its entry only when it is
+	// read (SQLite's CROSS JOIN keeps the order of the tables).
+	from, args := searchFromJoin(p, "CROSS JOIN")
 	// The newest candidates first, as FTS5 reads its posting lists
 	// backwards, so that the rows are read, and joined to their entries,
 	// only as far as the budget goes. Ordered shortest first, every
@@ -100,11 +83,8 @@ func (rd *Reader) confirmSome(ctx context.Context, p *query.SearchPlan, expr str
 	// an ORDER BY inside m is dropped (the candidates then came oldest
 	// first), and FTS5 gives the outer one its rowids backwards without
 	// a sort.
-	with := countCTE
-	if p.Active {
-		with = activeCountCTE
-	}
-	rows, err := rd.db.QueryContext(ctx, with+`SELECT m.r, f.path, e.offset, e.length FROM `+from+` ORDER BY m.r DESC`,
+	rows, err := rd.db.QueryContext(ctx, countCTE+`
+		SELECT m.r, f.path, e.offset, e.length FROM `+from+` ORDER BY m.r DESC`,
 		append([]any{expr}, args...)...)
 	if err != nil {
 		return nil, false, fmt.Errorf("search: %w", err)

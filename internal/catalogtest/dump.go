@@ -20,6 +20,7 @@ var queries = []string{
 	`SELECT f.path, e.offset, e.length, e.line, e.seq, e.id, e.parent_id, e.type, e.role, e.ts, e.msg_ts, e.provider, e.model,
 	   e.target_id, e.first_kept FROM entries e JOIN files f ON f.id = e.file_id ORDER BY f.path, e.offset`,
 	`SELECT f.path, e.child_id, e.parent_id, e.offset FROM edges e JOIN files f ON f.id = e.file_id ORDER BY f.path, e.child_id`,
+	`SELECT f.path, o.offset FROM off_path o JOIN files f ON f.id = o.file_id ORDER BY f.path, o.offset`,
 	`SELECT f.path, l.target_id, l.label, l.ts, l.offset FROM labels l JOIN files f ON f.id = l.file_id ORDER BY f.path, l.target_id`,
 	`SELECT f.path, u.offset, u.source, u.entry_id, u.ts_ms, u.provider, u.model, u.total_tokens, u.cache_write_1h, u.reasoning,
 	   u.cost_total, u.attr_provider, u.attr_model, u.on_path, u.is_copy, u.call_active
