@@ -103,7 +103,8 @@ team=("$bin" --catalog "$url")
 # which pidex reads as a phrase; "if err != nil" alone is three words.
 reads=("list --json" "list --limit 20" "search zqplant0001" "search 検索" "search the" "search deadlock" "search goroutin*"
   "search \"if err != nil\"" "search '\"if err != nil\"'" "search '\"the test\"'"
-  "search --sessions-only goroutine" "cost --by day --tz UTC" "cost --by day,model --tz UTC")
+  "search --sessions-only goroutine" "search --project proj-03 the" "search --role user the" "search --since 2026-08-01 the"
+  "search --branch active the" "search --branch active deadlock" "cost --by day --tz UTC" "cost --by day,model --tz UTC")
 for r in "${reads[@]}"; do
   eval "args=($r)"
   lt=() tt=()

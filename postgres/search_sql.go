@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -120,7 +121,7 @@ func (k *keys) add(machine int32, file, off int64) {
 func hitFrom(p *query.SearchPlan, rows bool) string {
 	from := `m c
 		` + joinEntry + `
-		JOIN files f ON f.machine_id = c.machine_id AND f.id = c.file_id
+		` + joinFile + `
 		JOIN machines mm ON mm.id = f.machine_id
 		` + joinSession
 	if rows {
@@ -132,13 +133,44 @@ func hitFrom(p *query.SearchPlan, rows bool) string {
 	return from
 }
 
-// A match c's entry, session and part-0 search row, each by c's key
-// (hitFrom, and the statements that need fewer of them: see unfiltered).
+// A match c's entry, session, part-0 search row, file and machine, each
+// by c's key (hitFrom, and the statements that need fewer of them: see
+// unfiltered and filterFrom).
 const (
 	joinEntry   = `JOIN entries e ON e.machine_id = c.machine_id AND e.file_id = c.file_id AND e.offset = c.offset`
 	joinSession = `JOIN sessions s ON s.machine_id = c.machine_id AND s.file_id = c.file_id`
 	joinRow     = `JOIN text_index ti ON ti.machine_id = c.machine_id AND ti.file_id = c.file_id AND ti.offset = c.offset AND ti.part = 0`
+	joinFile    = `JOIN files f ON f.machine_id = c.machine_id AND f.id = c.file_id`
+	joinMachine = `JOIN machines mm ON mm.id = c.machine_id`
 )
+
+// filterFrom is the matches c joined to what p's filters read, in the
+// order that drops a match soonest: its file and machine first when a
+// filter names them (--machine), else its session before its entry when
+// one names the session (--project), then the rest of its entry, session
+// and (rows) part-0 search row. Each filter is tested as soon as its
+// table is joined (PostgreSQL pushes a condition down to the first join
+// that has its columns), so a match another filter drops is never looked
+// up further, and the file and machine of a match no filter names are
+// read for the page's rows only (pageCut). Joined as hitFrom joins
+// (entries, files, machines, sessions), `--project proj-03 the` over 20
+// machines looked each of 188,000 matches up four times (over 2 minutes
+// with the plan the misestimate chose; 1,000 ms by keys).
+func filterFrom(p *query.SearchPlan, rows bool) string {
+	joins := []string{"m c"}
+	if p.Where.Needs("f") {
+		joins = append(joins, joinFile, joinMachine)
+	}
+	if p.Where.Needs("s") {
+		joins = append(joins, joinSession, joinEntry)
+	} else {
+		joins = append(joins, joinEntry, joinSession)
+	}
+	if rows {
+		joins = append(joins, joinRow)
+	}
+	return strings.Join(joins, "\n\t\t\t")
+}
 
 // unfiltered reports whether nothing filters p's matches (where: its
 // filters' SQL): a search row's entry, file and machine exist (foreign
@@ -195,8 +227,8 @@ func (r *Reader) pageSQL(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan, 
 	// confirms them, so that the positions of a few dozen entries are read,
 	// not of all 5,000 (1.2 s for "if err != nil").
 	var stmt string
-	if confirm == "" && unfiltered(p, where) {
-		stmt = with + a.pageCut(p, first, order)
+	if confirm == "" {
+		stmt = with + a.pageCut(p, first, order, where)
 	} else {
 		stmt = with + `
 		SELECT machine_id, file_id, path, session_id, id, off, line, role, ts_ms, name, first_message, cwd, machine, tokens FROM (
@@ -223,19 +255,23 @@ func (r *Reader) pageSQL(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan, 
 }
 
 // pageCut is pageSQL's statement after its WITH clause when nothing
-// filters or confirms the matches: the page is cut on the matches'
-// entries, sessions and search rows by the order's first two keys
-// (first: length and time, or time and length), with their ties, and
-// only those rows are joined to their files and machines for the rest of
-// the order (`the`: two of five lookups for each of 5,000 candidates). A
-// search row's file and machine exist (foreign keys), so the cut drops
-// no match.
-func (a *args) pageCut(p *query.SearchPlan, first, order string) string {
+// confirms the matches: the matches within the filters (where, and the
+// active branch), joined as filterFrom joins them, are cut by the order's
+// first two keys (first: length and time, or time and length), with
+// their ties, and only those rows are joined to their files and machines
+// for the rest of the order (`the`: two of five lookups for each of 5,000
+// candidates). A search row's file and machine exist (foreign keys), so
+// the cut drops no match.
+func (a *args) pageCut(p *query.SearchPlan, first, order, where string) string {
+	active := ""
+	if p.Active {
+		active = activeSQL
+	}
 	return `
 		SELECT h.machine_id, h.file_id, f.path, h.session_id, h.id, h.off, h.line, h.role, h.ts_ms, h.name, h.first_message, h.cwd, mm.name AS machine, h.tokens FROM (
 			SELECT e.machine_id, e.file_id, s.session_id, e.id, e.offset AS off, e.line, COALESCE(e.role, e.type) AS role, e.ts_ms,
 				s.name, s.first_message, s.cwd, ti.tokens
-			FROM m c ` + joinEntry + ` ` + joinSession + ` ` + joinRow + `
+			FROM ` + filterFrom(p, true) + and(where, active) + `
 			ORDER BY ` + first + ` FETCH FIRST (` + a.add(p.Offset+p.Limit) + `::bigint) ROWS WITH TIES) h
 		JOIN files f ON f.machine_id = h.machine_id AND f.id = h.file_id
 		JOIN machines mm ON mm.id = f.machine_id
@@ -260,8 +296,11 @@ func (c *candidate) fill() {
 // one by one, by their keys, in the order its FROM clause joins them (the
 // matches first): expecting four rows from the join on two columns, the
 // planner otherwise put the 4,000 files outside and went over 40,000
-// matches for each (16 s).
-var nested = []string{"enable_hashjoin = off", "enable_mergejoin = off", "max_parallel_workers_per_gather = 0", "join_collapse_limit = 1", "enable_material = off"}
+// matches for each (16 s). Sequential scans off too: a filter the planner
+// thinks leaves one match (`--role user`) made it scan the 4,000 files and
+// sessions once for each of 18,000 matches (9 s for `the`, 1.1 s by keys).
+var nested = []string{"enable_hashjoin = off", "enable_mergejoin = off", "max_parallel_workers_per_gather = 0", "join_collapse_limit = 1",
+	"enable_material = off", "enable_seqscan = off"}
 
 // set changes planner settings for the transaction's next statements.
 func set(ctx context.Context, tx *sqlx.Tx, settings ...string) error {
@@ -387,12 +426,15 @@ func (r *Reader) searchTotalsSQL(ctx context.Context, tx *sqlx.Tx, p *query.Sear
 	var a args
 	with := `WITH RECURSIVE m AS (` + a.matchSQL(p.Query) + `)`
 	where := a.where(p)
-	from := hitFrom(p, false)
+	from, active := filterFrom(p, false), ""
+	if p.Active {
+		active = activeSQL
+	}
 	if unfiltered(p, where) { // the sessions alone (`the`: 10,001 matches, 63 → 35 ms)
 		from = `m c ` + joinSession
 	}
 	stmt := with + `
-		SELECT count(*), count(DISTINCT file_id) FROM (SELECT c.file_id FROM ` + from + and(where) + ` LIMIT ` + a.add(pidex.CountCap+1) + `) x`
+		SELECT count(*), count(DISTINCT file_id) FROM (SELECT c.file_id FROM ` + from + and(where, active) + ` LIMIT ` + a.add(pidex.CountCap+1) + `) x`
 	// Matches joined one by one and counted as they come, stopping at the
 	// cap: the planner expects a handful of matches from the join on two
 	// columns and hashed every entry (1.5 s for `the` over 1.3 GB, 0.24 s
@@ -400,7 +442,7 @@ func (r *Reader) searchTotalsSQL(ctx context.Context, tx *sqlx.Tx, p *query.Sear
 	// entries' however few the cap needed; and the matches by the GIN
 	// index (see seqscan: three common words ANDed, fewer than the cap,
 	// were tested row by row over the whole table, 28 s).
-	if err := set(ctx, tx, append(nested, "enable_seqscan = off")...); err != nil {
+	if err := set(ctx, tx, nested...); err != nil {
 		return pidex.SearchTotals{}, err
 	}
 	var t pidex.SearchTotals

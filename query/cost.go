@@ -461,10 +461,10 @@ func (k CostKeys) Call(provider, model, source string, zeroCost bool) (string, s
 // conditions and keys.
 func (p *CostPlan) Joins(d Dialect) string {
 	j := ""
-	if p.Where.needs("s") || p.Keys.Sessions() {
+	if p.Where.Needs("s") || p.Keys.Sessions() {
 		j += " JOIN sessions s ON s.file_id = x.file_id" + d.sameMachine("s", "x")
 	}
-	if p.Where.needs("f") || p.Keys.Machine || p.Keys.Family {
+	if p.Where.Needs("f") || p.Keys.Machine || p.Keys.Family {
 		j += " JOIN files f ON f.id = x.file_id" + d.sameMachine("f", "x") + d.machineJoin()
 	}
 	if p.Keys.Family {

@@ -151,8 +151,8 @@ func (rd *Reader) statsQuery(ctx context.Context, f pidex.StatsFilter) (*statsQu
 	q.cond, q.args = cs.SQL(q.d)
 	q.whole = f.Since.IsZero() && f.Until.IsZero()
 	q.total = q.d.ActivityTotals && q.whole && len(f.By) == 0 && cs.only("call.active")
-	q.joinS = cs.needs("s") || slices.ContainsFunc(f.By, func(k string) bool { return k == "project" || k == "session" || k == "agent" })
-	q.joinF = cs.needs("f") || slices.Contains(f.By, "machine") || f.Machine != "" || q.family() // familyJoin: s and f
+	q.joinS = cs.Needs("s") || slices.ContainsFunc(f.By, func(k string) bool { return k == "project" || k == "session" || k == "agent" })
+	q.joinF = cs.Needs("f") || slices.Contains(f.By, "machine") || f.Machine != "" || q.family() // familyJoin: s and f
 	if q.cond == "" {
 		q.cond = "1 = 1"
 	}

@@ -300,14 +300,14 @@ func (cs Conds) SQL(d Dialect) (string, []any) {
 	return strings.Join(parts, " AND "), args
 }
 
-// needs reports whether a condition's field needs the table t joined (see
-// field.needs).
 // only says every condition is on one of the fields named.
 func (cs Conds) only(names ...string) bool {
 	return !slices.ContainsFunc(cs, func(c Cond) bool { return !slices.Contains(names, c.name) })
 }
 
-func (cs Conds) needs(t string) bool {
+// Needs reports whether a condition's field needs the table t joined (see
+// field.needs: s the session, f its file and machine).
+func (cs Conds) Needs(t string) bool {
 	return slices.ContainsFunc(cs, func(c Cond) bool { return strings.Contains(c.field.needs, t) })
 }
 

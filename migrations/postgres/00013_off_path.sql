@@ -14,7 +14,12 @@ CREATE TABLE off_path (
 SELECT pidex_layout('off_path', pidex_partitions());
 -- The sessions already pushed, from the catalog's own walk of their paths
 -- (_active_offsets, the same rule): correct at once, before each machine
--- pushes again.
+-- pushes again. Each step of the walk by the edges' key (this
+-- transaction's settings only): the planner's own plan hashed the edges
+-- at each step, over 11 minutes for 20 machines' 1.3 GB, 3.8 s so.
+SET LOCAL enable_hashjoin = off;
+SET LOCAL enable_mergejoin = off;
+SET LOCAL enable_seqscan = off;
 INSERT INTO off_path (machine_id, file_id, "offset")
 SELECT e.machine_id, e.file_id, e."offset" FROM entries e
 WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.machine_id = e.machine_id AND s.file_id = e.file_id)
