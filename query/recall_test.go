@@ -648,7 +648,10 @@ func testPageTies(t *testing.T, e *searchEnv) {
 	}
 	e.refresh()
 	q, _ := fts.Parse("kiwi")
-	for _, f := range []pidex.SearchFilter{{Limit: 2}, {Limit: 2, Offset: 1}, {Limit: 3, Offset: 3}} {
+	// Unfiltered, and filtered (every entry is a user's, on its path): the
+	// team catalog cuts both pages with their ties.
+	for _, f := range []pidex.SearchFilter{{Limit: 2}, {Limit: 2, Offset: 1}, {Limit: 3, Offset: 3},
+		{Limit: 2, Role: "user"}, {Limit: 2, Offset: 1, Active: true}, {Limit: 3, Offset: 3, Role: "user", Active: true}} {
 		hits, err := e.searcher().SearchF(context.Background(), q, f)
 		if err != nil {
 			t.Fatal(err)
