@@ -216,18 +216,14 @@ type Options struct {
 	Partitions int
 }
 
-// MaxPartitions is the most hash partitions a team catalog's tables may
-// have (migration 00011's pidex_layout).
-const MaxPartitions = 1024
-
 // Open connects to the team catalog at raw (a postgres:// URL).
 func Open(ctx context.Context, raw string, o Options) (*Store, error) {
 	cfg, err := Config(raw)
 	if err != nil {
 		return nil, err
 	}
-	if o.Partitions < 0 || o.Partitions > MaxPartitions {
-		return nil, pidex.Usagef("partitions: %d is not a number of partitions from 1 to %d", o.Partitions, MaxPartitions)
+	if err := pidex.CheckPartitions(o.Partitions); err != nil {
+		return nil, err
 	}
 	s := &Store{cfg: cfg, url: Redacted(raw), version: o.Version, partitions: o.Partitions}
 	s.db = sqlx.NewDb(stdlib.OpenDB(*cfg), "pgx")

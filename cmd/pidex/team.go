@@ -206,8 +206,8 @@ func (a *app) teamRun(cmd *cobra.Command, f teamFlags, build func(g postgres.Gro
 	if f.partitions != 0 && !f.apply {
 		return pidex.Usagef("--partitions lays the tables out as pidex makes them: add --apply (the printed SQL makes no table)")
 	}
-	if f.partitions < 0 || f.partitions > postgres.MaxPartitions {
-		return pidex.Usagef("--partitions %d: give a number of partitions from 1 to %d", f.partitions, postgres.MaxPartitions)
+	if err := pidex.CheckPartitions(f.partitions); err != nil {
+		return err
 	}
 	if f.passwordStdin && !f.apply {
 		return pidex.Usagef("--password-stdin sets the password as the change is applied: add --apply (printed, the SQL leaves the password out; psql's \\password sets one)")
