@@ -172,6 +172,14 @@ func filterFrom(p *query.SearchPlan, rows bool) string {
 	return strings.Join(joins, "\n\t\t\t")
 }
 
+// activeIf is activeSQL for an active-branch search, else nothing.
+func activeIf(p *query.SearchPlan) string {
+	if p.Active {
+		return activeSQL
+	}
+	return ""
+}
+
 // unfiltered reports whether nothing filters p's matches (where: its
 // filters' SQL): a search row's entry, file and machine exist (foreign
 // keys), so a statement over its matches need not look them up for each
@@ -263,15 +271,11 @@ func (r *Reader) pageSQL(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan, 
 // candidates). A search row's file and machine exist (foreign keys), so
 // the cut drops no match.
 func (a *args) pageCut(p *query.SearchPlan, first, order, where string) string {
-	active := ""
-	if p.Active {
-		active = activeSQL
-	}
 	return `
 		SELECT h.machine_id, h.file_id, f.path, h.session_id, h.id, h.off, h.line, h.role, h.ts_ms, h.name, h.first_message, h.cwd, mm.name AS machine, h.tokens FROM (
 			SELECT e.machine_id, e.file_id, s.session_id, e.id, e.offset AS off, e.line, COALESCE(e.role, e.type) AS role, e.ts_ms,
 				s.name, s.first_message, s.cwd, ti.tokens
-			FROM ` + filterFrom(p, true) + and(where, active) + `
+			FROM ` + filterFrom(p, true) + and(where, activeIf(p)) + `
 			ORDER BY ` + first + ` FETCH FIRST (` + a.add(p.Offset+p.Limit) + `::bigint) ROWS WITH TIES) h
 		JOIN files f ON f.machine_id = h.machine_id AND f.id = h.file_id
 		JOIN machines mm ON mm.id = f.machine_id
@@ -426,15 +430,12 @@ func (r *Reader) searchTotalsSQL(ctx context.Context, tx *sqlx.Tx, p *query.Sear
 	var a args
 	with := `WITH RECURSIVE m AS (` + a.matchSQL(p.Query) + `)`
 	where := a.where(p)
-	from, active := filterFrom(p, false), ""
-	if p.Active {
-		active = activeSQL
-	}
+	from := filterFrom(p, false)
 	if unfiltered(p, where) { // the sessions alone (`the`: 10,001 matches, 63 → 35 ms)
 		from = `m c ` + joinSession
 	}
 	stmt := with + `
-		SELECT count(*), count(DISTINCT file_id) FROM (SELECT c.file_id FROM ` + from + and(where, active) + ` LIMIT ` + a.add(pidex.CountCap+1) + `) x`
+		SELECT count(*), count(DISTINCT file_id) FROM (SELECT c.file_id FROM ` + from + and(where, activeIf(p)) + ` LIMIT ` + a.add(pidex.CountCap+1) + `) x`
 	// Matches joined one by one and counted as they come, stopping at the
 	// cap: the planner expects a handful of matches from the join on two
 	// columns and hashed every entry (1.5 s for `the` over 1.3 GB, 0.24 s
