@@ -167,6 +167,13 @@ func RowIDSQL(file, line string) string {
 	return "((" + file + " << " + strconv.Itoa(LineBits) + ") | " + line + ")"
 }
 
+// RowInFileSQL is the condition that the rowid expression r is one of
+// the file's (the file id expression file): a range of rowids, which
+// FTS5 answers by seeking within its posting lists.
+func RowInFileSQL(r, file string) string {
+	return r + " BETWEEN " + RowIDSQL(file, "0") + " AND " + RowIDSQL(file, strconv.FormatInt(1<<LineBits-1, 10))
+}
+
 // RowID is the text index rowid of a file's entry at line; ok is false
 // for a line beyond what LineBits holds (more than 268 million lines in
 // one file), whose text is not indexed.
