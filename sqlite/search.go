@@ -30,11 +30,14 @@ func searchFrom(p *query.SearchPlan) (string, []any) {
 func searchFromJoin(p *query.SearchPlan, join string) (string, []any) {
 	where, args := p.Where.SQL(query.SQLite)
 	// The match's rowid within its session's range too (what the entry's
-	// join implies): with a filter on the sessions (--project, --session),
-	// SQLite can then go through the sessions it keeps and ask FTS5 for
-	// each one's matches alone, not test every match of the index.
+	// join implies), by the entry's file and the session's: with a filter
+	// on the sessions (--project) or on the file (--session), SQLite can
+	// then go through the sessions it keeps, or the one file, and ask
+	// FTS5 for their matches alone, not test every match of the index
+	// (`--session X the` over 30,000 sessions: 0.38 → 0.09 s).
 	from := `m
-		` + join + ` entries e ON e.file_id = ` + fts.RowFileSQL("m.r") + ` AND e.line = ` + fts.RowLineSQL("m.r") + `
+		` + join + ` entries e ON e.file_id = ` + fts.RowFileSQL("m.r") + ` AND ` + fts.RowInFileSQL("m.r", "e.file_id") + `
+			AND e.line = ` + fts.RowLineSQL("m.r") + `
 		` + join + ` sessions s ON s.file_id = e.file_id AND ` + fts.RowInFileSQL("m.r", "s.file_id") + `
 		` + join + ` files f ON f.id = e.file_id`
 	if p.Active {
