@@ -68,6 +68,18 @@ func inFiles(machines, files string) string {
 	return `(SELECT * FROM text_index WHERE machine_id = ANY(` + machines + `::integer[]) AND file_id = ANY(` + files + `::bigint[])) t`
 }
 
+// matchTable is the search rows p's matches are looked for in: a
+// session's own when p searches one (`--session X the` over 20 machines
+// had looked at every match of the catalog: 334 ms, 34 ms locally),
+// else the whole table.
+func (a *args) matchTable(p *query.SearchPlan) string {
+	if p.FileID == 0 {
+		return "text_index"
+	}
+	id := a.add(p.FileID)
+	return `(SELECT * FROM text_index WHERE machine_id = (SELECT machine_id FROM files WHERE id = ` + id + `) AND file_id = ` + id + `) t`
+}
+
 // matchSQL is the statement of the entries matching n (keyCols): the
 // one-row entries by tsv @@ query (GIN), the windowed ones by set
 // operations on their keys.
@@ -198,7 +210,7 @@ func (a *args) withMatches(p *query.SearchPlan, ks *keys) (with, confirm string)
 			confirm = a.confirmSQL(p.Query, inFiles(`ARRAY(SELECT DISTINCT unnest(`+machines+`::integer[]))`, `ARRAY(SELECT DISTINCT unnest(`+files+`::bigint[]))`))
 		}
 	} else {
-		with = `WITH RECURSIVE m AS MATERIALIZED (` + a.matchSQL(p.Query) + `)`
+		with = `WITH RECURSIVE m AS MATERIALIZED (` + a.matchSQLIn(p.Query, a.matchTable(p)) + `)`
 	}
 	return with, confirm
 }
@@ -428,7 +440,7 @@ func (r *Reader) searchTotalsSQL(ctx context.Context, tx *sqlx.Tx, p *query.Sear
 		return r.searchTotalsLoose(ctx, tx, p)
 	}
 	var a args
-	with := `WITH RECURSIVE m AS (` + a.matchSQL(p.Query) + `)`
+	with := `WITH RECURSIVE m AS (` + a.matchSQLIn(p.Query, a.matchTable(p)) + `)`
 	where := a.where(p)
 	from := filterFrom(p, false)
 	if unfiltered(p, where) { // the sessions alone (`the`: 10,001 matches, 63 → 35 ms)

@@ -50,6 +50,9 @@ type SearchPlan struct {
 	Active        bool // only entries on a session's current branch
 	Newest        bool // newest first instead of by relevance
 	Limit, Offset int
+	// FileID is the one session searched (0: every session), which Where
+	// holds too: a catalog may search that file's rows alone.
+	FileID int64
 }
 
 // Capped reports whether the page ranks only the newest RankCap matches
@@ -100,7 +103,7 @@ func (rd *Reader) planSearch(q fts.Node, f pidex.SearchFilter) *SearchPlan {
 		cs = append(cs, eq("machine.name", f.Machine))
 	}
 	return &SearchPlan{Query: q, Where: append(inRoots(rd.roots()), cs...), Narrowed: len(cs) > 0,
-		Active: f.Active, Newest: f.Newest, Limit: f.Limit, Offset: f.Offset}
+		Active: f.Active, Newest: f.Newest, Limit: f.Limit, Offset: f.Offset, FileID: f.FileID}
 }
 
 // fileOf resolves a session filter ("": none), on machine ("": any).
