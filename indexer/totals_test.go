@@ -64,7 +64,13 @@ func TestActivityTotalsAreTheSums(t *testing.T) {
 
 	// Migration 00020 makes the same sums of a catalog's rows as the
 	// triggers did: down to before it, then up again.
+	// The entries off the path (migration 00023) go with its down and come
+	// back empty with its up: the indexer derives them (a catalog migrated
+	// across it is rebuilt, derivation 13), so they are kept aside here.
 	before := dump(t, ix)
+	if _, err := ix.DB.Exec(`CREATE TABLE kept_off_path AS SELECT * FROM off_path`); err != nil {
+		t.Fatal(err)
+	}
 	p, err := goose.NewProvider(goose.DialectSQLite3, ix.DB.DB.DB, migrations.FS)
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +79,9 @@ func TestActivityTotalsAreTheSums(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := p.Up(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.DB.Exec(`INSERT INTO off_path SELECT * FROM kept_off_path; DROP TABLE kept_off_path`); err != nil {
 		t.Fatal(err)
 	}
 	if after := dump(t, ix); after != before {
