@@ -147,7 +147,8 @@ func kept(tsv string, prefixes bool) string {
 }
 
 // candidates runs the search statement: the matches, capped to the newest
-// RankCap (capped), filtered by f, with their entries' facts and text.
+// p.Cap within the filters (capped), filtered by f, with their entries'
+// facts and text.
 func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan, capped bool) ([]candidate, error) {
 	q := p.Query
 	tq := pgsearch.ToQuery(q, "text_index", keyCols, 2)
@@ -160,9 +161,16 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPla
 		// local catalog's text rowids (file ids follow names, then paths).
 		// The files are ranked first (a few thousand rows), so that the
 		// matches sort by two numbers, not three strings each.
+		// Within the filters when there are any (query.RankCap).
+		from, cond := `m c`, ""
+		if p.Filtered() {
+			w, wargs := p.Where.SQL(query.Postgres)
+			from, cond = filterFrom(p, false), and(rebind(w, len(args)+1), activeIf(p))
+			args = append(args, wargs...)
+		}
 		keysSQL = `WITH ` + cte + `, fo AS (` + fileRanks + `)
-			SELECT c.machine_id, c.file_id, c."offset" FROM m c JOIN fo ON fo.id = c.file_id
-			ORDER BY fo.r, c."offset" DESC LIMIT ` + strconv.Itoa(query.RankCap)
+			SELECT c.machine_id, c.file_id, c."offset" FROM ` + from + ` JOIN fo ON fo.id = c.file_id` + cond + `
+			ORDER BY fo.r, c."offset" DESC LIMIT ` + strconv.Itoa(p.Cap)
 	}
 	where, fargs := p.Where.SQL(query.Postgres)
 	// The matches first, by the GIN index alone (see seqscan), then their

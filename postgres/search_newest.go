@@ -153,13 +153,14 @@ func (a *args) ranks(b fileBatch) string {
 	return `fo AS (SELECT id, r + ` + strconv.Itoa(b.from) + ` AS r FROM unnest(` + a.add(files) + `::bigint[]) WITH ORDINALITY fo(id, r))`
 }
 
-// newestLoose lists the newest query.RankCap entries matching q's loose
-// form (fts.Loose), a local catalog's capped candidates: by file rank
+// newestLoose lists the newest p.Cap entries matching p's loose query
+// (fts.Loose) within its filters when it has any (SearchPlan.Filtered),
+// a local catalog's capped candidates: by file rank
 // (newestFirst) and offset backwards, the order of a local catalog's text
 // rowids backwards (`the` over 1.3 GB: 188,000 matches, 0.9 s whole; the
 // newest 128 files' hold enough).
-func (r *Reader) newestLoose(ctx context.Context, tx *sqlx.Tx, q fts.Node) (keys, error) {
-	loose, _ := fts.Loose(q)
+func (r *Reader) newestLoose(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan) (keys, error) {
+	loose, _ := fts.Loose(p.Query)
 	// The matches by the GIN index alone (see seqscan).
 	if err := seqscan(ctx, tx, false); err != nil {
 		return keys{}, err
@@ -179,7 +180,12 @@ func (r *Reader) newestLoose(ctx context.Context, tx *sqlx.Tx, q fts.Node) (keys
 	var found []key
 	err = eachBatch(ranked, r.o.FirstBatch, func(b fileBatch) (int, error) {
 		var a args
-		rows, err := tx.QueryContext(ctx, a.matchSQLIn(loose, a.table(b)), a...)
+		stmt := a.matchSQLIn(loose, a.table(b))
+		if p.Filtered() {
+			// Within the filters, each candidate tested by key (filterFrom).
+			stmt = `WITH m AS (` + stmt + `) SELECT c.machine_id, c.file_id, c."offset" FROM ` + filterFrom(p, false) + and(a.where(p), activeIf(p))
+		}
+		rows, err := tx.QueryContext(ctx, stmt, a...)
 		if err != nil {
 			return 0, fmt.Errorf("search: %w", err)
 		}
@@ -196,13 +202,13 @@ func (r *Reader) newestLoose(ctx context.Context, tx *sqlx.Tx, q fts.Node) (keys
 		if err := rows.Err(); err != nil {
 			return 0, fmt.Errorf("search: %w", err)
 		}
-		return toFind(b, len(ranked), len(found), query.RankCap), nil
+		return toFind(b, len(ranked), len(found), p.Cap), nil
 	})
 	if err != nil {
 		return keys{}, err
 	}
 	slices.SortFunc(found, func(a, b key) int { return cmp.Or(cmp.Compare(rank[a.file], rank[b.file]), cmp.Compare(b.off, a.off)) })
-	found = found[:min(len(found), query.RankCap)]
+	found = found[:min(len(found), p.Cap)]
 	var out keys
 	for _, k := range found {
 		out.add(k.machine, k.file, k.off)

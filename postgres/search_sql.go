@@ -353,14 +353,14 @@ func (r *Reader) searchSQL(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan
 	var err error
 	all := !p.Capped()
 	if !all {
-		ks, err := r.newestLoose(ctx, tx, p.Query)
+		ks, err := r.newestLoose(ctx, tx, p)
 		if err != nil {
 			return nil, err
 		}
 		if cs, err = r.pageSQL(ctx, tx, p, &ks); err != nil {
 			return nil, err
 		}
-		all = len(cs) < p.Limit && len(ks.files) >= query.RankCap
+		all = len(cs) < p.Limit && len(ks.files) >= p.Cap
 	}
 	if all {
 		if cs, err = r.pageSQL(ctx, tx, p, nil); err != nil {

@@ -23,6 +23,9 @@ func (rd *Reader) CostF(ctx context.Context, f pidex.CostFilter) (*pidex.CostRep
 	return rd.cost(ctx, f)
 }
 
+// SetRankCap lowers the newest matches a capped search page ranks.
+func (rd *Reader) SetRankCap(n int) { rd.capAt = n }
+
 func (rd *Reader) SearchF(ctx context.Context, q fts.Node, f pidex.SearchFilter) ([]pidex.Hit, error) {
 	return rd.backend().Search(ctx, rd.planSearch(q, f))
 }

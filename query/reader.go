@@ -30,6 +30,15 @@ type Reader struct {
 	previews previewCache
 	contexts contextCache
 	walkAt   int64 // pathWalkAt; tests lower it
+	capAt    int   // RankCap when 0; tests lower it
+}
+
+// rankCap is the newest matches a capped search page ranks (RankCap).
+func (rd *Reader) rankCap() int {
+	if rd.capAt > 0 {
+		return rd.capAt
+	}
+	return RankCap
 }
 
 // scope is the catalog a reader reads and the roots its listings,

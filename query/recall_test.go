@@ -699,3 +699,59 @@ func testActiveWalkStopsAtACycle(t *testing.T, e *searchEnv) {
 		t.Errorf("%d active offsets for a session of 3 entries (%v), want at most 4", rows, err)
 	}
 }
+
+// A first page ranks the newest matches within its filters (query.RankCap,
+// lowered here to 3): the oldest session of the project holds the best
+// match (the shortest entry), which the capped page leaves out and a
+// later page, ranking every match, finds; a plain search takes the newest
+// matches of the whole index. Both catalogs answer alike.
+func TestRankCapWithinFilters(t *testing.T) { onBackends(t, testRankCapWithinFilters) }
+
+func testRankCapWithinFilters(t *testing.T, e *searchEnv) {
+	// Names order the sessions (the newest last); the text's length ranks
+	// the matches (the shortest first). app1 is the oldest and the best.
+	texts := map[string]string{
+		"app1": "kiwi", "lib1": "kiwi a b c d e", "app2": "kiwi a b c", "lib2": "kiwi a",
+		"app3": "kiwi a b c d", "lib3": "kiwi a b c d e f", "app4": "kiwi a b", "lib4": "kiwi a b c d e f g",
+		"app5": "kiwi a b c d e f g h",
+	}
+	order := []string{"app1", "lib1", "app2", "lib2", "app3", "lib3", "app4", "lib4", "app5"}
+	for i, name := range order {
+		project := name[:3]
+		rel := fmt.Sprintf("--w-%s--/2026-05-0%dT10-00-00-000Z_%s.jsonl", project, i+1, name)
+		e.file(rel, hdr(name, "/w/"+project), userMsg(name+"-e1", "", texts[name], fmt.Sprintf("2026-05-0%dT10:00:01.000Z", i+1)))
+	}
+	e.refresh()
+	rd := e.searcher()
+	rd.SetRankCap(3)
+	q, _ := fts.Parse("kiwi")
+	for _, tc := range []struct {
+		name string
+		f    pidex.SearchFilter
+		want string
+	}{
+		// The newest three of app: app5, app4, app3, by length.
+		{"project", pidex.SearchFilter{Limit: 2, Where: pidex.Where{"project": "app"}}, "app4 app3"},
+		// Past the cap: every match of app, ranked.
+		{"project, a later page", pidex.SearchFilter{Limit: 2, Offset: 2, Where: pidex.Where{"project": "app"}}, "app2 app3"},
+		{"project, every match", pidex.SearchFilter{Limit: 4, Where: pidex.Where{"project": "app"}}, "app1 app4 app2 app3"},
+		// The newest three of the whole index: app5, lib4, app4.
+		{"plain", pidex.SearchFilter{Limit: 2}, "app4 lib4"},
+		{"active branch", pidex.SearchFilter{Limit: 2, Active: true}, "app4 lib4"},
+		{"role", pidex.SearchFilter{Limit: 2, Role: "user"}, "app4 lib4"},
+		// Within lib: lib4, lib3, lib2.
+		{"project lib", pidex.SearchFilter{Limit: 1, Where: pidex.Where{"project": "lib"}}, "lib2"},
+	} {
+		hits, err := rd.SearchF(context.Background(), q, tc.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.SessionID)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%s: %v, want %s", tc.name, got, tc.want)
+		}
+	}
+}

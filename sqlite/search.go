@@ -28,6 +28,12 @@ func searchFrom(p *query.SearchPlan) (string, []any) {
 // files by join ("CROSS JOIN" keeps m's order: SQLite does not reorder
 // the tables of a cross join).
 func searchFromJoin(p *query.SearchPlan, join string) (string, []any) {
+	return matchesFrom(p, join, "m")
+}
+
+// matchesFrom is searchFromJoin over the matches src (a CTE of rowids r).
+func matchesFrom(p *query.SearchPlan, join, src string) (string, []any) {
+	r := src + ".r"
 	where, args := p.Where.SQL(query.SQLite)
 	// The match's rowid within its session's range too (what the entry's
 	// join implies), by the entry's file and the session's: with a filter
@@ -35,10 +41,10 @@ func searchFromJoin(p *query.SearchPlan, join string) (string, []any) {
 	// then go through the sessions it keeps, or the one file, and ask
 	// FTS5 for their matches alone, not test every match of the index
 	// (`--session X the` over 30,000 sessions: 0.38 → 0.09 s).
-	from := `m
-		` + join + ` entries e ON e.file_id = ` + fts.RowFileSQL("m.r") + ` AND ` + fts.RowInFileSQL("m.r", "e.file_id") + `
-			AND e.line = ` + fts.RowLineSQL("m.r") + `
-		` + join + ` sessions s ON s.file_id = e.file_id AND ` + fts.RowInFileSQL("m.r", "s.file_id") + `
+	from := src + `
+		` + join + ` entries e ON e.file_id = ` + fts.RowFileSQL(r) + ` AND ` + fts.RowInFileSQL(r, "e.file_id") + `
+			AND e.line = ` + fts.RowLineSQL(r) + `
+		` + join + ` sessions s ON s.file_id = e.file_id AND ` + fts.RowInFileSQL(r, "s.file_id") + `
 		` + join + ` files f ON f.id = e.file_id`
 	if p.Active {
 		active := activeSQL
@@ -96,13 +102,23 @@ func (rd *Reader) matches(ctx context.Context, p *query.SearchPlan, capped bool)
 	// over 3,000 sessions ranked all 200,000 matches to keep 5,456: 0.33
 	// s of the statement's 0.07 so).
 	mat := ""
-	m0 := `m0(r) AS (SELECT rowid FROM text_index WHERE text_index MATCH ?`
+	m0 := `m0(r) AS (SELECT rowid FROM text_index WHERE text_index MATCH ?)`
+	args := []any{expr}
 	if capped {
 		mat = "MATERIALIZED "
-		m0 = `m0(r) AS MATERIALIZED (SELECT rowid FROM text_index WHERE text_index MATCH ? ORDER BY rowid DESC LIMIT ` + strconv.Itoa(query.RankCap)
+		limit := ` DESC LIMIT ` + strconv.Itoa(p.Cap) + `)`
+		m0 = `m0(r) AS MATERIALIZED (SELECT rowid FROM text_index WHERE text_index MATCH ? ORDER BY rowid` + limit
+		if p.Filtered() {
+			// The newest matches within the filters (query.RankCap): FTS5
+			// gives its rowids backwards, each is tested as it comes, and
+			// the cut stops the scan; a filter on the sessions goes through
+			// the sessions it keeps instead (see matchesFrom).
+			from, fargs := matchesFrom(p, "JOIN", "c")
+			m0 = `c(r) AS (SELECT rowid FROM text_index WHERE text_index MATCH ?),
+	m0(r) AS MATERIALIZED (SELECT c.r FROM ` + from + ` ORDER BY c.r` + limit
+			args = append(args, fargs...)
+		}
 	}
-	m0 += `)`
-	args := []any{expr}
 	terms := len(p.Terms())
 	with := `WITH RECURSIVE ` + m0 + `,
 	m(r, score) AS ` + mat + `(SELECT m0.r, pidex_rank(d.n, ?, ?) FROM m0 LEFT JOIN text_sizes d ON d.id = m0.r)`
@@ -216,13 +232,16 @@ func (rd *Reader) Search(ctx context.Context, p *query.SearchPlan) ([]pidex.Hit,
 		defer cf.close()
 		return rd.hits(ctx, stmt, args, cf, p.Offset, p.Limit)
 	}
-	// Ranking only the newest RankCap matches serves the first pages; a
+	// Ranking only the newest Cap matches serves the first pages; a
 	// page past them ranks every match.
 	capped := p.Capped()
 	hits, lengths, err := run(capped)
-	if err == nil && capped && len(hits) < p.Limit && rd.atLeast(ctx, p.Query, query.RankCap) {
+	_, exact := fts.IndexMatch(p.Query)
+	if err == nil && capped && len(hits) < p.Limit && (!p.Filtered() || !exact) && rd.atLeast(ctx, p.Query, p.Cap) {
 		// Fewer hits than asked for among the newest matches (files outside
-		// the roots took places): rank them all.
+		// the roots, or candidates a phrase's words do not confirm, took
+		// places): rank them all. Within filters, exact matches fewer than
+		// the page are every match the filters keep.
 		hits, lengths, err = run(false)
 	}
 	if err != nil {

@@ -41,7 +41,11 @@ func (rd *Reader) SearchTotals(ctx context.Context, p *query.SearchPlan) (pidex.
 	}
 	cte += "\n"
 	var t pidex.SearchTotals
-	err := rd.db.QueryRowContext(ctx, cte+`SELECT count(*), count(DISTINCT file_id) FROM (SELECT e.file_id AS file_id FROM `+from+` LIMIT ?)`,
+	// The newest matches first, as a capped page takes them: FTS5 reads
+	// its rowids backwards, and a filter the oldest matches fail (--since)
+	// no longer goes through all of them before the cap (`--since
+	// 2026-06-01 the` over 30,000 sessions: 4.4 s → 0.1 s).
+	err := rd.db.QueryRowContext(ctx, cte+`SELECT count(*), count(DISTINCT file_id) FROM (SELECT e.file_id AS file_id FROM `+from+` ORDER BY m.r DESC LIMIT ?)`,
 		append(append(args, fargs...), pidex.CountCap+1)...).Scan(&t.Hits, &t.Sessions)
 	if err != nil {
 		return t, fmt.Errorf("search: %w", err)
