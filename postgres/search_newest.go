@@ -169,6 +169,13 @@ func (r *Reader) newestLoose(ctx context.Context, tx *sqlx.Tx, p *query.SearchPl
 	if err != nil {
 		return keys{}, err
 	}
+	if p.Filtered() {
+		// Each candidate's rows by key (see nested): the planner hashed the
+		// entries for a batch (`--branch active the`, 2 s).
+		if err := set(ctx, tx, nested...); err != nil {
+			return keys{}, err
+		}
+	}
 	rank := make(map[int64]int, len(ranked))
 	for i, f := range ranked {
 		rank[f.ID] = i
