@@ -43,12 +43,12 @@ type batch struct {
 	// which tells its listeners of changed refreshes only, tells them.
 	grew bool
 	last bool // last batch of this file in this refresh
-	// pathUsage: on the last batch of a file read from its start, the
-	// offsets of its usage records on the current path (nil otherwise).
+	// pathUsage: on the last batch of a file, the offsets of its usage
+	// records on the current path; offPath, of its entries off it. The
+	// parser sets them for a file it read from its start, the writer
+	// (lastPaths) for an append; nil on the batches before the last.
 	pathUsage []int64
-	// offPath: likewise, the offsets of its entries off the current path
-	// (nil otherwise: the writer walks the stored entries).
-	offPath []int64
+	offPath   []int64
 	// activity: on the last batch of a file read from its start, its
 	// activity rows, derived by the parser (nil otherwise).
 	activity *activity

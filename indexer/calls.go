@@ -100,9 +100,9 @@ func deriveAll(ctx context.Context, tx *wtx) error {
 	return resum(ctx, tx, "")
 }
 
-// markFilePath sets on_path for a file's usage rows: from the offsets the
-// parser found on the path when it read the whole file, else by walking
-// the stored tree from the leaf (pi's path: the leaf, then parent by
+// markFilePath sets on_path for a file's usage rows: at its last batch
+// from the offsets on the path (batch.pathUsage), on a batch before it by
+// walking the stored tree from the leaf (pi's path: the leaf, then parent by
 // parent through the id map; UNION, not UNION ALL: an id loop in a
 // hostile file ends instead of walking forever).
 func markFilePath(ctx context.Context, tx *wtx, id int64, onPath []int64) error {

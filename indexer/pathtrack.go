@@ -1,8 +1,10 @@
 package indexer
 
-// pathTracker follows a file read from its start, so that its last batch
-// can say which usage records lie on the current path without the SQL
-// walk (seconds over a whole cold index; here a map lookup per entry).
+// pathTracker follows a file read from its start (or, after an append,
+// its stored entries: lastPaths), so that its last batch can say which
+// usage records lie on the current path, and which entries off it,
+// without the SQL walk (seconds over a whole cold index; here a map
+// lookup per entry).
 // The rules are the edges table's: an id's latest entry wins, the leaf is
 // the last entry, a loop ends the walk.
 type pathTracker struct {

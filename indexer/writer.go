@@ -107,6 +107,9 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch, s *seams) (err error
 		if err := rollup(ctx, tx, id); err != nil {
 			return err
 		}
+		if err := lastPaths(ctx, tx, id, b); err != nil {
+			return err
+		}
 		if err := deriveCalls(ctx, tx, id, b); err != nil {
 			return err
 		}
