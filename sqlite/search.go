@@ -102,22 +102,22 @@ func (rd *Reader) matches(ctx context.Context, p *query.SearchPlan, capped bool)
 	// over 3,000 sessions ranked all 200,000 matches to keep 5,456: 0.33
 	// s of the statement's 0.07 so).
 	mat := ""
-	m0 := `m0(r) AS (SELECT rowid FROM text_index WHERE text_index MATCH ?)`
+	m0 := `m0(r) AS ` + matchRows
 	args := []any{expr}
 	if capped {
+		// The newest matches (FTS5 gives its rowids backwards and the cut
+		// stops the scan), within the filters when there are any
+		// (query.RankCap): each is tested as it comes, or a filter on the
+		// sessions goes through the sessions it keeps (see matchesFrom).
 		mat = "MATERIALIZED "
-		limit := ` DESC LIMIT ` + strconv.Itoa(p.Cap) + `)`
-		m0 = `m0(r) AS MATERIALIZED (SELECT rowid FROM text_index WHERE text_index MATCH ? ORDER BY rowid` + limit
+		src := "c"
 		if p.Filtered() {
-			// The newest matches within the filters (query.RankCap): FTS5
-			// gives its rowids backwards, each is tested as it comes, and
-			// the cut stops the scan; a filter on the sessions goes through
-			// the sessions it keeps instead (see matchesFrom).
-			from, fargs := matchesFrom(p, "JOIN", "c")
-			m0 = `c(r) AS (SELECT rowid FROM text_index WHERE text_index MATCH ?),
-	m0(r) AS MATERIALIZED (SELECT c.r FROM ` + from + ` ORDER BY c.r` + limit
+			var fargs []any
+			src, fargs = matchesFrom(p, "JOIN", "c")
 			args = append(args, fargs...)
 		}
+		m0 = `c(r) AS ` + matchRows + `,
+	m0(r) AS MATERIALIZED (SELECT c.r FROM ` + src + ` ORDER BY c.r DESC LIMIT ` + strconv.Itoa(p.Cap) + `)`
 	}
 	terms := len(p.Terms())
 	with := `WITH RECURSIVE ` + m0 + `,
@@ -213,11 +213,13 @@ func (rd *Reader) Search(ctx context.Context, p *query.SearchPlan) ([]pidex.Hit,
 	if p.Newest {
 		order = "e.ts_ms DESC, m.score, f.path DESC, e.offset DESC"
 	}
+	loose := false // the index's matches are candidates a phrase confirms
 	run := func(capped bool) ([]pidex.Hit, []int64, error) {
 		m, err := rd.matches(ctx, p, capped)
 		if err != nil {
 			return nil, nil, err
 		}
+		loose = m.loose
 		stmt := m.with + `SELECT f.path, s.session_id, e.id, e.offset, e.length, e.line,
 			COALESCE(e.role, e.type), e.ts_ms, m.score, COALESCE(s.name, ''), COALESCE(s.first_message, ''), s.cwd
 			FROM ` + from + ` ORDER BY ` + order
@@ -236,8 +238,7 @@ func (rd *Reader) Search(ctx context.Context, p *query.SearchPlan) ([]pidex.Hit,
 	// page past them ranks every match.
 	capped := p.Capped()
 	hits, lengths, err := run(capped)
-	_, exact := fts.IndexMatch(p.Query)
-	if err == nil && capped && len(hits) < p.Limit && (!p.Filtered() || !exact) && rd.atLeast(ctx, p.Query, p.Cap) {
+	if err == nil && capped && len(hits) < p.Limit && (!p.Filtered() || loose) && rd.atLeast(ctx, p.Query, p.Cap) {
 		// Fewer hits than asked for among the newest matches (files outside
 		// the roots, or candidates a phrase's words do not confirm, took
 		// places): rank them all. Within filters, exact matches fewer than

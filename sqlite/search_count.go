@@ -12,7 +12,12 @@ import (
 
 // countCTE is the matches without their scores: counting needs no score
 // and no materialising.
-const countCTE = `WITH RECURSIVE m(r) AS (SELECT rowid FROM text_index WHERE text_index MATCH ?)`
+var countCTE = `WITH RECURSIVE m(r) AS ` + matchRows
+
+// matchRows is the rowids of the entries the index's MATCH argument finds,
+// as a CTE's body (in the index's order: callers that need the newest
+// first ask for it).
+const matchRows = `(SELECT rowid FROM text_index WHERE text_index MATCH ?)`
 
 // confirmedCTE is matches confirmed on their lines (see confirmSome),
 // as a JSON array of rowids.
