@@ -189,7 +189,8 @@ func (w *fileWriter) clear(ctx context.Context, id int64) error {
 // small replaces a file's rows of the small tables (sessions, labels,
 // usage, rollups, warnings, off_path): an append moves the leaf, and so
 // the path flags, the entries off the path and the rollups, and another
-// file's change moves the copy flags. It returns the entry ids of the usage rows it deleted and wrote.
+// file's change moves the copy flags. It returns the entry ids of the
+// usage rows it deleted and wrote.
 func (w *fileWriter) small(ctx context.Context, j *job, rows map[string][][]any) ([]string, error) {
 	var touched []string
 	if err := collect(ctx, w.tx, &touched, `SELECT DISTINCT entry_id FROM usage WHERE machine_id = $1 AND file_id = $2`, w.p.machine, j.id); err != nil {

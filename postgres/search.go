@@ -152,7 +152,8 @@ func kept(tsv string, prefixes bool) string {
 func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan, capped bool) ([]candidate, error) {
 	q := p.Query
 	tq := pgsearch.ToQuery(q, "text_index", keyCols, 2)
-	cte, args := matches(q)
+	cte, margs := matches(q)
+	a := args(margs)
 	exact, prefixes, positions := lexemes(q, tq)
 	keysSQL := `WITH ` + cte + ` SELECT ` + keyCols + ` FROM m`
 	if capped {
@@ -164,9 +165,7 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPla
 		// Within the filters when there are any (query.RankCap).
 		from, cond := `m c`, ""
 		if p.Filtered() {
-			w, wargs := p.Where.SQL(query.Postgres)
-			from, cond = filterFrom(p, false), and(rebind(w, len(args)+1), activeIf(p))
-			args = append(args, wargs...)
+			from, cond = filterFrom(p, false), and(a.where(p), activeIf(p))
 		}
 		keysSQL = `WITH ` + cte + `, fo AS (` + fileRanks + `)
 			SELECT c.machine_id, c.file_id, c."offset" FROM ` + from + ` JOIN fo ON fo.id = c.file_id` + cond + `
@@ -179,7 +178,7 @@ func (r *Reader) candidates(ctx context.Context, tx *sqlx.Tx, p *query.SearchPla
 		return nil, err
 	}
 	var ks keys
-	rows, err := tx.QueryContext(ctx, keysSQL, args...)
+	rows, err := tx.QueryContext(ctx, keysSQL, a...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}

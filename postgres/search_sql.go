@@ -134,7 +134,7 @@ func hitFrom(p *query.SearchPlan, rows bool) string {
 	from := `m c
 		` + joinEntry + `
 		` + joinFile + `
-		JOIN machines mm ON mm.id = f.machine_id
+		` + joinMachine + `
 		` + joinSession
 	if rows {
 		from += ` ` + joinRow
