@@ -212,8 +212,8 @@ func (p *pusher) readLines(ctx context.Context, j *job, ents [][]any, st *PushSt
 				if part == 0 {
 					n = len(toks)
 				}
-				row.Index = append(row.Index, indexRow{Win: win, Exact: r.Exact, Tokens: n, First: r.First, TSV: r.TSV})
-				pending += len(r.TSV)
+				row.Index = append(row.Index, indexRow{Win: win, Exact: r.Exact, Tokens: n, First: r.First, Vec: r.Vec})
+				pending += len(r.Vec)
 			}
 			pending += len(row.Text)
 		}

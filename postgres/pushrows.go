@@ -240,12 +240,12 @@ func (w *fileWriter) cursor(ctx context.Context, j *job, base string) error {
 	return nil
 }
 
-// lines writes a chunk of lines: the raw lines and their text in COPY's
-// binary format (raw bytes, no escaping), the search rows in its text
-// format (tsvector literals).
+// lines writes a chunk of lines in COPY's binary format: the raw lines
+// and their text (raw bytes, no escaping), the search rows (binary
+// tsvectors, which the server takes without parsing).
 func (w *fileWriter) lines(ctx context.Context, id int64, chunk []lineRow) error {
 	var lines, texts [][]any
-	var index copyText
+	var index copyBinary
 	for _, l := range chunk {
 		lines = append(lines, []any{id, l.Offset, w.p.machine, l.Raw})
 		if l.Text == "" {
@@ -256,7 +256,7 @@ func (w *fileWriter) lines(ctx context.Context, id int64, chunk []lineRow) error
 		}
 		texts = append(texts, []any{id, l.Offset, w.p.machine, pgText(l.Text)})
 		for part, r := range l.Index {
-			index.row(id, l.Offset, part, w.p.machine, r.Win, r.Exact, r.Tokens, r.First, r.TSV)
+			index.indexRow(id, l.Offset, part, w.p.machine, r)
 		}
 		w.textRows++
 		w.textTokens += int64(l.Index[0].Tokens)
@@ -269,8 +269,8 @@ func (w *fileWriter) lines(ctx context.Context, id int64, chunk []lineRow) error
 			return fmt.Errorf("send text: %w", err)
 		}
 	}
-	if index.b.Len() > 0 {
-		if err := w.sendText(ctx, "text_index", textIndexTable.names(), &index.b); err != nil {
+	if index.rows > 0 {
+		if err := w.sendCopyBinary(ctx, "text_index", textIndexTable.names(), index.end()); err != nil {
 			return fmt.Errorf("send search rows: %w", err)
 		}
 	}

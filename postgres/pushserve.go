@@ -35,7 +35,10 @@ import (
 
 // pushProtocol is the version of the requests; a client and a server of
 // different ones refuse each other.
-const pushProtocol = 1
+//
+//	1: the first
+//	2: a search row's tsvector in binary (indexRow.Vec), not a literal
+const pushProtocol = 2
 
 // maxPart bounds one part of a group as it arrives (a chunk of lines is
 // about 16 MB; a single line of a session file may be larger).

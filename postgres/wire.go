@@ -72,7 +72,7 @@ type indexRow struct {
 	Exact  bool   `json:"x,omitempty"`
 	Tokens int    `json:"n,omitempty"`
 	First  int    `json:"f,omitempty"`
-	TSV    string `json:"v"`
+	Vec    []byte `json:"v"` // binary tsvector (pgsearch.Row.Vec)
 }
 
 // pushTables are the tables parts may name.

@@ -104,7 +104,7 @@ func rowsTS(docs []Doc, toks [][]string) (string, int) {
 			w.field(strconv.Itoa(p), false)
 			w.field(strconv.FormatBool(win), false)
 			w.field(strconv.FormatBool(r.Exact), false)
-			w.field(r.TSV, true)
+			w.field(r.Literal(), true)
 		}
 	}
 	return w.b.String(), windowed

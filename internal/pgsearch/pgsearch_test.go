@@ -145,7 +145,7 @@ func TestRowsPlaceEveryToken(t *testing.T) {
 			if !row.Exact {
 				t.Fatalf("%d tokens: a lossy row", len(toks))
 			}
-			Place(buf, row.TSV, int64(row.First))
+			Place(buf, row.Literal(), int64(row.First))
 		}
 		for i := range toks {
 			if buf[i] != toks[i] {
@@ -190,7 +190,7 @@ func TestSparseEqualsTokens(t *testing.T) {
 			for _, row := range rows {
 				pos := map[string][]string{}
 				var order []string
-				eachPosition(row.TSV, func(p int64, w string) {
+				eachPosition(row.Literal(), func(p int64, w string) {
 					if keep(w) {
 						if pos[w] == nil {
 							order = append(order, w)
@@ -243,5 +243,14 @@ func TestLooseTokens(t *testing.T) {
 				t.Errorf("%q: loose term %q has %d tokens", q, term.Text, len(toks))
 			}
 		}
+	}
+}
+
+// A row that cannot keep its positions holds each distinct lexeme once,
+// sorted as PostgreSQL keeps them.
+func TestStrippedRow(t *testing.T) {
+	r := stripped([]string{"b", "it's", "a", "b", "ab"})
+	if got, want := r.Literal(), `'a' 'ab' 'b' 'it''s'`; got != want || r.Exact {
+		t.Fatalf("stripped row %s (exact %v), want %s", got, r.Exact, want)
 	}
 }

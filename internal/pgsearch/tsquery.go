@@ -41,10 +41,12 @@ const (
 // Overlap tokens lies whole in one.
 const Overlap = 64
 
-// Row is one search row of an entry: a tsvector literal, Exact when it has
-// every position of its tokens (else its distinct lexemes only).
+// Row is one search row of an entry: a tsvector, Exact when it has every
+// position of its tokens (else its distinct lexemes only).
 type Row struct {
-	TSV   string
+	// Vec is the tsvector in PostgreSQL's binary format (tsvector_recv),
+	// sent by COPY as it is: the server neither parses nor sorts it.
+	Vec   []byte
 	Exact bool
 	// First is the entry's token index (0-based) at the row's position 1:
 	// a window's positions are its own, First places them in the entry.
@@ -120,39 +122,21 @@ func vector(toks []string) (Row, bool) {
 	if size > vectorRoom {
 		return Row{}, false
 	}
-	var b strings.Builder
-	for _, t := range order {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		writeLexeme(&b, t)
-		b.WriteByte(':')
-		for k, p := range pos[t] {
-			if k > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(p))
-		}
-	}
-	return Row{TSV: b.String(), Exact: true}, true
+	return Row{Vec: encodeVec(order, pos), Exact: true}, true
 }
 
 // stripped is the row of toks' distinct lexemes, cut to a lexeme's length.
 func stripped(toks []string) Row {
 	seen := map[string]bool{}
-	var b strings.Builder
+	var order []string
 	for _, t := range toks {
 		t = lexeme(t)
-		if seen[t] {
-			continue
+		if !seen[t] {
+			seen[t] = true
+			order = append(order, t)
 		}
-		seen[t] = true
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		writeLexeme(&b, t)
 	}
-	return Row{TSV: b.String()}
+	return Row{Vec: encodeVec(order, nil)}
 }
 
 // lexeme is a token as PostgreSQL can hold it: a token longer than the
