@@ -254,3 +254,27 @@ func TestStrippedRow(t *testing.T) {
 		t.Fatalf("stripped row %s (exact %v), want %s", got, r.Exact, want)
 	}
 }
+
+// BenchmarkToRows builds the search rows of prose-like entries, as a push
+// does for each entry (go test -bench ToRows ./internal/pgsearch).
+func BenchmarkToRows(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	words := strings.Fields("the a of to and in is it for that on with as this be was are error test file func return value")
+	var entries [][]string
+	for _, n := range []int{12, 60, 200, 900, 5000} {
+		toks := make([]string, n)
+		for i := range toks {
+			toks[i] = words[r.IntN(len(words))]
+			if r.IntN(3) == 0 {
+				toks[i] = fmt.Sprintf("w%d", r.IntN(4*n))
+			}
+		}
+		entries = append(entries, toks)
+	}
+	b.ResetTimer()
+	for range b.N {
+		for _, toks := range entries {
+			ToRows(toks)
+		}
+	}
+}

@@ -98,47 +98,6 @@ func windows(toks []string, base, width int, rows []Row) []Row {
 	return rows
 }
 
-// vector is the exact row of toks, if they fit the limits.
-func vector(toks []string) (Row, bool) {
-	if len(toks) > maxPos {
-		return Row{}, false
-	}
-	pos := map[string][]int{}
-	var order []string
-	size := 0
-	for i, t := range toks {
-		t = lexeme(t)
-		p, ok := pos[t]
-		if !ok {
-			order = append(order, t)
-			size += len(t) + 4
-		}
-		if len(p) == maxPosPerLx {
-			return Row{}, false
-		}
-		pos[t] = append(p, i+1)
-		size += 2
-	}
-	if size > vectorRoom {
-		return Row{}, false
-	}
-	return Row{Vec: encodeVec(order, pos), Exact: true}, true
-}
-
-// stripped is the row of toks' distinct lexemes, cut to a lexeme's length.
-func stripped(toks []string) Row {
-	seen := map[string]bool{}
-	var order []string
-	for _, t := range toks {
-		t = lexeme(t)
-		if !seen[t] {
-			seen[t] = true
-			order = append(order, t)
-		}
-	}
-	return Row{Vec: encodeVec(order, nil)}
-}
-
 // lexeme is a token as PostgreSQL can hold it: a token longer than the
 // longest lexeme is cut (at a character boundary) and marked with a '!',
 // which no token holds, so that no whole token equals it; a query word is
