@@ -58,6 +58,11 @@ type SearchPlan struct {
 	FileID int64
 	// Cap is how many of the newest matches a capped page ranks (RankCap).
 	Cap int
+	// Recent: the filters bound the entries' time from below (--since),
+	// so their matches lie in the newest files: a catalog that cannot
+	// read its matches newest first in one pass counts them file batch by
+	// file batch, the newest first.
+	Recent bool
 }
 
 // Capped reports whether the page ranks only the newest Cap matches
@@ -114,7 +119,8 @@ func (rd *Reader) planSearch(q fts.Node, f pidex.SearchFilter) *SearchPlan {
 		cs = append(cs, eq("machine.name", f.Machine))
 	}
 	return &SearchPlan{Query: q, Where: append(inRoots(rd.roots()), cs...), Narrowed: len(cs) > 0,
-		Active: f.Active, Newest: f.Newest, Limit: f.Limit, Offset: f.Offset, FileID: f.FileID, Cap: rd.rankCap()}
+		Active: f.Active, Newest: f.Newest, Limit: f.Limit, Offset: f.Offset, FileID: f.FileID, Cap: rd.rankCap(),
+		Recent: !f.Since.IsZero()}
 }
 
 // fileOf resolves a session filter ("": none), on machine ("": any).

@@ -304,6 +304,18 @@ func testSearchFiltersAndBranches(t *testing.T, e *searchEnv) {
 	check("--model", roles(hits("aardvark", pidex.SearchFilter{Where: pidex.Where{"model": "OPUS"}})), "assistant")
 	since := time.UnixMilli(1777802400000) // 2026-05-03T10:00:00Z
 	check("--since", ids("aardvark OR narwhal", pidex.SearchFilter{Since: since.Add(time.Millisecond)}), "sa")
+	// The totals within a lower time bound (SearchPlan.Recent: a team
+	// catalog counts them newest file first).
+	totals := func(q string, f pidex.SearchFilter) string {
+		n, _ := fts.Parse(q)
+		got, err := e.searcher().SearchTotalsF(context.Background(), n, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%d in %d", got.Hits, got.Sessions)
+	}
+	check("totals", totals("aardvark OR narwhal OR okapi", pidex.SearchFilter{}), "8 in 2")
+	check("--since totals", totals("aardvark OR narwhal OR okapi", pidex.SearchFilter{Since: since.Add(time.Millisecond)}), "3 in 2")
 	check("--until", ids("aardvark OR okapi", pidex.SearchFilter{Until: since}), "sa sf")
 	check("--session", ids("aardvark", pidex.SearchFilter{FileID: e.fileID("fork.jsonl")}), "sf")
 
