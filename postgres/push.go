@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -619,11 +620,47 @@ func collect[T any](ctx context.Context, tx pgx.Tx, out *[]T, q string, args ...
 // only a pushing role may lock (see lockMachine). It is taken before a
 // transaction deletes any usage row: deleting one cascades to usage_xm,
 // which another machine's push may be rewriting.
+//
+// The wait is bounded (callsWait): a push holds the lock for one group's
+// transaction, seconds, so a longer hold is a stalled push or a session of
+// a pushing role left open with the row locked, and the push says so,
+// naming the holder where the role may see it, instead of waiting for
+// ever. The transaction's own lock_timeout is restored after.
 func (p *pusher) lockCalls(ctx context.Context, tx pgx.Tx) error {
-	if _, err := tx.Exec(ctx, `SELECT one FROM calls_lock FOR UPDATE`); err != nil {
+	var prior string
+	if err := tx.QueryRow(ctx, `SELECT current_setting('lock_timeout'), set_config('lock_timeout', $1, true)`,
+		strconv.FormatInt(callsWait.Milliseconds(), 10)).Scan(&prior, new(string)); err != nil {
+		return fmt.Errorf("lock calls: %w", err)
+	}
+	_, err := tx.Exec(ctx, `SELECT one FROM calls_lock FOR UPDATE`)
+	if isCode(err, lockNotAvailable) {
+		return fmt.Errorf("lock calls: another session has held the team catalog's call lock (calls_lock) for over %s%s; a push holds it for seconds: the catalog's owner can see who holds it with SELECT pid, usename, xact_start FROM pg_stat_activity WHERE backend_xid = (SELECT xmax FROM calls_lock), end that session with pg_terminate_backend(pid), and push again",
+			callsWait, p.callsHolder(ctx))
+	}
+	if err == nil {
+		_, err = tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, prior)
+	}
+	if err != nil {
 		return fmt.Errorf("lock calls: %w", err)
 	}
 	return nil
+}
+
+// callsWait is how long lockCalls waits for another holder of the lock.
+var callsWait = 2 * time.Minute
+
+// callsHolder names the session holding calls_lock, as far as this role
+// may see it (PostgreSQL shows another role's transaction ids to its
+// owner and pg_read_all_stats only): " (role R, pid N)", or "".
+func (p *pusher) callsHolder(ctx context.Context) string {
+	var role string
+	var pid int64
+	err := p.s.db.QueryRowContext(ctx, `SELECT a.usename, a.pid FROM pg_stat_activity a
+		WHERE a.backend_xid = (SELECT xmax FROM calls_lock) AND a.backend_xid <> '0'::xid`).Scan(&role, &pid)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf(" (role %q, pid %d)", role, pid)
 }
 
 // recomputeCalls derives again, over every machine, the flags of the

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pidex-dev/pidex"
 	"github.com/pidex-dev/pidex/internal/pgtest"
@@ -128,5 +129,50 @@ func TestRolesOnPartitions(t *testing.T) {
 	var left int
 	if err := ann.QueryRow(`SELECT count(*) FROM ` + partition + ` WHERE machine_id = (SELECT id FROM machines WHERE name = 'b')`).Scan(&left); err != nil || left == 0 {
 		t.Errorf("b's entries in %s: %d (%v)", partition, left, err)
+	}
+}
+
+// A pushing role that holds the call lock (a session left open with
+// calls_lock's row locked) stalls another machine's push only for the
+// bounded wait: the push then fails saying what holds it and how the
+// owner ends it, and goes through once the lock is let go.
+func TestCallLockHeldStallsNoPushForEver(t *testing.T) {
+	defer postgres.SetCallsWait(300 * time.Millisecond)()
+	tm := newTeam(t)
+	a, b := newMachine(t, "a"), newMachine(t, "b")
+	a.write(t, "--w--/s.jsonl", header("s", "/w"), user("s1", "", "from a"))
+	b.write(t, "--w--/t.jsonl", header("t", "/w"), user("t1", "", "from b"))
+	a.push(t, tm.ann, postgres.PushOptions{})
+	ann, err := sql.Open("pgx", tm.ann)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ann.Close()
+	hold, err := ann.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback()
+	if _, err := hold.Exec(`SELECT one FROM calls_lock FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.eng.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a push that waits for ever
+	defer cancel()
+	start := time.Now()
+	_, err = b.eng.Push(ctx, tm.bob, postgres.PushOptions{Machine: "b"})
+	if err == nil || !strings.Contains(err.Error(), "call lock (calls_lock) for over 300ms") || !strings.Contains(err.Error(), "pg_terminate_backend") {
+		t.Fatalf("bob's push beside ann's held call lock: %v", err)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("the push waited %s", d)
+	}
+	t.Log(err)
+	hold.Rollback()
+	b.push(t, tm.bob, postgres.PushOptions{})
+	if ss := list(t, reader(t, tm.dash), pidex.ListOptions{}); len(ss) != 2 {
+		t.Fatalf("after the lock is let go, the reader lists %d sessions, want 2", len(ss))
 	}
 }

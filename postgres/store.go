@@ -287,6 +287,7 @@ const (
 	serialization       = "40001"
 	deadlock            = "40P01"
 	uniqueViolation     = "23505"
+	lockNotAvailable    = "55P03" // lock_timeout passed
 )
 
 // isCode reports whether err is a PostgreSQL error with one of codes.
