@@ -9,9 +9,11 @@ import (
 	"crypto/x509/pkix"
 	"database/sql"
 	"encoding/pem"
+	"io"
 	"math/big"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -182,6 +184,26 @@ func httpRefused(t *testing.T, c *pushCorpus) {
 		if after := machineDump(t, tc.owner, "m1") + teamDump(t, tc.owner); after != before {
 			t.Errorf("%s token: the team catalog changed:\n%s", tt.name, firstDiff(before, after))
 		}
+	}
+	// A client of another push protocol (a search row's tsvector as a
+	// literal, protocol 1) is refused before it writes, and told why.
+	req, err := http.NewRequest("POST", srv.url+"/push/v1/begin?machine=m1",
+		strings.NewReader(`{"protocol":1,"push":2,"catalog":"x","format":"x","derivation":1,"version":"pidex old"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+tc.tokens["m1"])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "pushes with protocol 1") || !strings.Contains(string(body), "use a pidex of the server's version") {
+		t.Errorf("a client of protocol 1: %d %s", resp.StatusCode, body)
+	}
+	if after := machineDump(t, tc.owner, "m1") + teamDump(t, tc.owner); after != before {
+		t.Errorf("a client of protocol 1: the team catalog changed:\n%s", firstDiff(before, after))
 	}
 	// The server's role may write only the machines bound to it: a token
 	// for a machine it is not bound to is refused by PostgreSQL too.
