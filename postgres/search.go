@@ -88,12 +88,15 @@ func matches(q fts.Node) (string, []any) {
 	return `m AS MATERIALIZED (` + a.matchSQL(q) + `)`, a
 }
 
-// activeSQL keeps the match's entry e on its session's current
-// root-to-leaf path: those the pushing machine's indexer did not find off
-// it (off_path), one lookup by key per match. The path walked at each
+// activeOn keeps the entries whose key table t carries (the entry e, or
+// the match c: the same key) on their sessions' current root-to-leaf
+// paths: those the pushing machine's indexer did not find off it
+// (off_path), one lookup by key per match. The path walked at each
 // search, from every session with a match, cost minutes over a real
 // history.
-const activeSQL = `NOT EXISTS (SELECT 1 FROM off_path o WHERE o.machine_id = e.machine_id AND o.file_id = e.file_id AND o."offset" = e."offset")`
+func activeOn(t string) string {
+	return `NOT EXISTS (SELECT 1 FROM off_path o WHERE o.machine_id = ` + t + `.machine_id AND o.file_id = ` + t + `.file_id AND o."offset" = ` + t + `."offset")`
+}
 
 // candidate is a matching entry with what ranking and a hit need: its
 // text, or (an entry of one search row, when the query has no prefix and

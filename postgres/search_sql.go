@@ -140,7 +140,7 @@ func hitFrom(p *query.SearchPlan, rows bool) string {
 		from += ` ` + joinRow
 	}
 	if p.Active {
-		from += ` AND ` + activeSQL
+		from += ` AND ` + activeOn("e")
 	}
 	return from
 }
@@ -170,6 +170,11 @@ const (
 // with the plan the misestimate chose; 1,000 ms by keys).
 func filterFrom(p *query.SearchPlan, rows bool) string {
 	joins := []string{"m c"}
+	if !rows && len(p.Where) == 0 {
+		// The branch alone (activeIf tests the match's key): the session
+		// only, which a match needs to count, and no lookup of its entry.
+		return strings.Join(append(joins, joinSession), "\n\t\t\t")
+	}
 	if p.Where.Needs("f") {
 		joins = append(joins, joinFile, joinMachine)
 	}
@@ -184,10 +189,11 @@ func filterFrom(p *query.SearchPlan, rows bool) string {
 	return strings.Join(joins, "\n\t\t\t")
 }
 
-// activeIf is activeSQL for an active-branch search, else nothing.
+// activeIf is activeOn the match c for an active-branch search, else
+// nothing (with filterFrom, which may leave the entry out).
 func activeIf(p *query.SearchPlan) string {
 	if p.Active {
-		return activeSQL
+		return activeOn("c")
 	}
 	return ""
 }
