@@ -19,8 +19,9 @@ import (
 // index, entry lines from entry_lines (the session files are on the
 // machines). Its methods are safe for concurrent use.
 type Reader struct {
-	s *Store
-	o ReaderOptions
+	s    *Store
+	o    ReaderOptions
+	memo *newestMemo // a search's newest matches, from its totals to its page
 }
 
 var _ query.Backend = (*Reader)(nil)
@@ -47,7 +48,7 @@ func (s *Store) ReaderWith(o ReaderOptions) *Reader {
 	if o.FirstBatch <= 0 {
 		o.FirstBatch = newestBatch
 	}
-	return &Reader{s: s, o: o}
+	return &Reader{s: s, o: o, memo: &newestMemo{}}
 }
 
 // Rows is the store's pool.

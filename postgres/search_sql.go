@@ -359,7 +359,7 @@ func (r *Reader) searchSQL(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan
 	var err error
 	all := !p.Capped()
 	if !all {
-		ks, err := r.newestLoose(ctx, tx, p)
+		ks, err := r.newestShared(ctx, tx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -486,12 +486,17 @@ func (r *Reader) searchTotalsSQL(ctx context.Context, tx *sqlx.Tx, p *query.Sear
 // matches, 0.7 s). Other filters keep matches of any age, and there the
 // one statement wins (ten thousand keys gathered in batches cost more).
 func (r *Reader) searchTotalsNewest(ctx context.Context, tx *sqlx.Tx, p *query.SearchPlan) (pidex.SearchTotals, error) {
+	changes, err := catalogChanges(ctx, tx)
+	if err != nil {
+		return pidex.SearchTotals{}, err
+	}
 	q := *p
 	q.Cap = pidex.CountCap + 1
 	ks, err := r.newestLoose(ctx, tx, &q)
 	if err != nil {
 		return pidex.SearchTotals{}, err
 	}
+	r.memo.keep(p, changes, ks, q.Cap)
 	files := map[int64]bool{}
 	for _, f := range ks.files {
 		files[f] = true

@@ -268,11 +268,14 @@ func (s *Store) Behind(ctx context.Context, derivation int) ([]string, error) {
 // reader that tells its pages.
 func (s *Store) Changes(ctx context.Context) (int64, error) {
 	var n int64
-	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(sum(changes), 0)::bigint + count(*) FROM push_state`).Scan(&n); err != nil {
+	if err := s.db.QueryRowContext(ctx, changesSQL).Scan(&n); err != nil {
 		return 0, fmt.Errorf("watch team catalog: %w", err)
 	}
 	return n, nil
 }
+
+// changesSQL is Changes' count: the pushes' transactions and the machines.
+const changesSQL = `SELECT COALESCE(sum(changes), 0)::bigint + count(*) FROM push_state`
 
 // lockID is goose's advisory lock for the team catalog's migrations, so
 // that two pidex processes migrating at once take turns.

@@ -334,6 +334,51 @@ func testSearchFiltersAndBranches(t *testing.T, e *searchEnv) {
 	}
 }
 
+// A page asked for after its totals, by the same reader, shows what a
+// push added in between (a team reader's page takes the newest matches
+// its totals gathered within a time bound only while the catalog has not
+// changed).
+func TestPageAfterTotalsSeesAPush(t *testing.T) { onBackends(t, testPageAfterTotalsSeesAPush) }
+
+func testPageAfterTotalsSeesAPush(t *testing.T, e *searchEnv) {
+	e.file("--w-app--/a.jsonl", hdr("sa", "/w/app"), userMsg("a1", "", "a quokka", "2026-05-01T10:00:01.000Z"))
+	e.file("--w-app--/b.jsonl", hdr("sb", "/w/app"), userMsg("b1", "", "two quokkas, one quokka", "2026-05-02T10:00:01.000Z"))
+	e.refresh()
+	r := e.searcher()
+	q, _ := fts.Parse("quokka")
+	f := pidex.SearchFilter{Since: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), Limit: 10}
+	page := func(want int) {
+		t.Helper()
+		if _, err := r.SearchTotalsF(context.Background(), q, f); err != nil {
+			t.Fatal(err)
+		}
+		hs, err := r.SearchF(context.Background(), q, f)
+		if err != nil || len(hs) != want {
+			t.Fatalf("page after totals: %d hits (%v), want %d", len(hs), err, want)
+		}
+	}
+	page(2)
+	if _, err := r.SearchTotalsF(context.Background(), q, f); err != nil {
+		t.Fatal(err)
+	}
+	e.file("--w-app--/c.jsonl", hdr("sc", "/w/app"), userMsg("c1", "", "a third quokka", "2026-05-03T10:00:01.000Z"))
+	e.refresh()
+	hs, err := r.SearchF(context.Background(), q, f)
+	if err != nil || len(hs) != 3 {
+		t.Fatalf("the page after a push, its totals before it: %d hits (%v), want 3", len(hs), err)
+	}
+	page(3)
+	// Totals of another bound say nothing of this page.
+	later := f
+	later.Since = time.Date(2026, 5, 3, 0, 0, 0, 0, time.UTC)
+	if _, err := r.SearchTotalsF(context.Background(), q, later); err != nil {
+		t.Fatal(err)
+	}
+	if hs, err := r.SearchF(context.Background(), q, f); err != nil || len(hs) != 3 {
+		t.Fatalf("the page after another bound's totals: %d hits (%v), want 3", len(hs), err)
+	}
+}
+
 // The text index follows the files: an append adds the new lines' text, a
 // rewrite replaces it, a removal drops it.
 func TestSearchIncremental(t *testing.T) { onBackends(t, testSearchIncremental) }
