@@ -43,7 +43,7 @@ func lastPaths(ctx context.Context, tx *wtx, id int64, b *batch) error {
 	if err != nil {
 		return err
 	}
-	b.pathUsage, b.offPath = t.onPath(b.session.LeafID), t.offPath(b.session.LeafID)
+	_, b.pathUsage, b.offPath = t.paths(b.session.LeafID)
 	return nil
 }
 

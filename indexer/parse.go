@@ -224,10 +224,10 @@ func (p *parser) flush(b *batch, last bool, emit func(*batch) error) error {
 		s := *p.sess
 		b.session = &s
 		if last && p.path != nil {
-			b.pathUsage = p.path.onPath(s.LeafID)
-			b.offPath = p.path.offPath(s.LeafID)
+			var path map[int64]bool
+			path, b.pathUsage, b.offPath = p.path.paths(s.LeafID)
 			forked := s.ParentSession != "" || s.BranchedFrom != ""
-			b.activity = newActivity(p.act.es, p.act.ts, p.path.offsets(s.LeafID), s.CreatedMs, forked, nil)
+			b.activity = newActivity(p.act.es, p.act.ts, path, s.CreatedMs, forked, nil)
 		}
 	}
 	return emit(b)

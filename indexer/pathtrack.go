@@ -45,29 +45,23 @@ func (t *pathTracker) offsets(leaf *string) map[int64]bool {
 	return path
 }
 
-// onPath returns the offsets of the usage-bearing entries on the path
-// from leaf to the root.
-func (t *pathTracker) onPath(leaf *string) []int64 {
-	path := t.offsets(leaf)
-	out := []int64{}
+// paths walks the path from leaf to the root once and returns it (its
+// entries' offsets), the usage-bearing entries on it (usage.on_path) and
+// the entries off it (off_path, migration 00023): the entries of
+// abandoned branches, and an id's earlier entries, which the latest one
+// hides.
+func (t *pathTracker) paths(leaf *string) (path map[int64]bool, onPath, offPath []int64) {
+	path = t.offsets(leaf)
+	onPath, offPath = []int64{}, []int64{}
 	for _, off := range t.usage {
 		if path[off] {
-			out = append(out, off)
+			onPath = append(onPath, off)
 		}
 	}
-	return out
-}
-
-// offPath returns the offsets of the entries off the path from leaf to
-// the root (off_path, migration 00023): the entries of abandoned
-// branches, and an id's earlier entries, which the latest one hides.
-func (t *pathTracker) offPath(leaf *string) []int64 {
-	path := t.offsets(leaf)
-	out := []int64{}
 	for _, off := range t.entries {
 		if !path[off] {
-			out = append(out, off)
+			offPath = append(offPath, off)
 		}
 	}
-	return out
+	return path, onPath, offPath
 }
