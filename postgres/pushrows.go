@@ -415,8 +415,6 @@ func (c *copyText) field(v any) {
 		} else {
 			c.b.WriteByte('f')
 		}
-	case int:
-		c.b.WriteString(itoa(x))
 	case int64:
 		c.b.WriteString(strconv.FormatInt(x, 10))
 	case float64:

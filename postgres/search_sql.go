@@ -171,8 +171,10 @@ const (
 func filterFrom(p *query.SearchPlan, rows bool) string {
 	joins := []string{"m c"}
 	if !rows && len(p.Where) == 0 {
-		// The branch alone (activeIf tests the match's key): the session
-		// only, which a match needs to count, and no lookup of its entry.
+		// Nothing filters, or the branch alone (activeIf tests the match's
+		// key): the session only, which a match needs to count, and no
+		// lookup of its entry (the count of `the`: 10,001 matches, 63 → 35
+		// ms).
 		return strings.Join(append(joins, joinSession), "\n\t\t\t")
 	}
 	if p.Where.Needs("f") {
@@ -411,7 +413,7 @@ func (r *Reader) searchSessionsSQL(ctx context.Context, tx *sqlx.Tx, p *query.Se
 		// By key, one by one (see nested): expecting few matches, the
 		// planner hashed the whole search table (1.8 s), and expecting
 		// one session, it read all of them for each (2.7 s).
-		if err := set(ctx, tx, append(nested, "enable_seqscan = off")...); err != nil {
+		if err := set(ctx, tx, nested...); err != nil {
 			return nil, err
 		}
 	}
@@ -451,12 +453,8 @@ func (r *Reader) searchTotalsSQL(ctx context.Context, tx *sqlx.Tx, p *query.Sear
 	var a args
 	with := `WITH RECURSIVE m AS (` + a.matchSQLIn(p.Query, a.matchTable(p)) + `)`
 	where := a.where(p)
-	from := filterFrom(p, false)
-	if unfiltered(p, where) { // the sessions alone (`the`: 10,001 matches, 63 → 35 ms)
-		from = `m c ` + joinSession
-	}
 	stmt := with + `
-		SELECT count(*), count(DISTINCT file_id) FROM (SELECT c.file_id FROM ` + from + and(where, activeIf(p)) + ` LIMIT ` + a.add(pidex.CountCap+1) + `) x`
+		SELECT count(*), count(DISTINCT file_id) FROM (SELECT c.file_id FROM ` + filterFrom(p, false) + and(where, activeIf(p)) + ` LIMIT ` + a.add(pidex.CountCap+1) + `) x`
 	// Matches joined one by one and counted as they come, stopping at the
 	// cap: the planner expects a handful of matches from the join on two
 	// columns and hashed every entry (1.5 s for `the` over 1.3 GB, 0.24 s

@@ -25,7 +25,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/jackc/pgservicefile"
@@ -306,6 +305,3 @@ func isCode(err error, codes ...string) bool {
 	}
 	return false
 }
-
-// itoa is strconv.Itoa for SQL placeholders.
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -12,7 +12,7 @@ import (
 
 // countCTE is the matches without their scores: counting needs no score
 // and no materialising.
-var countCTE = `WITH RECURSIVE m(r) AS ` + matchRows
+const countCTE = `WITH RECURSIVE m(r) AS ` + matchRows
 
 // matchRows is the rowids of the entries the index's MATCH argument finds,
 // as a CTE's body (in the index's order: callers that need the newest
