@@ -31,6 +31,12 @@ type batch struct {
 	// them, and the text cursor follows the offset.
 	inlineText bool
 	text       []textRow
+	// sideText: text holds the entries' searchable text for the side
+	// index (sidetext.go), whose rowids are textID's; the writer sets
+	// generation, the file's in the batch's transaction.
+	sideText   bool
+	textID     int64
+	generation int64
 	calls      []toolCallRow
 	// previews: the entries' previews, kept with them (entry_previews);
 	// previewData is the block deflated, by the parser (flush).

@@ -5,6 +5,7 @@ package indexer
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -34,6 +35,9 @@ type Indexer struct {
 	Listing *Listing
 
 	errMu sync.Mutex // guards a refresh's Errors, which parser goroutines append to
+	// side is a bulk load's side text writer while its Refresh runs
+	// (sidetext.go).
+	side *sideText
 
 	seams // tests' (seams.go)
 }
@@ -44,7 +48,7 @@ var errConflict = errors.New("file changed by a concurrent refresh")
 
 // Refresh brings the catalog up to date with the roots. One unreadable file
 // never stops the others: its error lands in Stats.Errors.
-func (ix *Indexer) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
+func (ix *Indexer) Refresh(ctx context.Context) (_ *pidex.IndexStats, err error) {
 	defer ix.DB.LockWriter()()
 	if err := ix.verifyCatalog(ctx); err != nil {
 		return nil, err
@@ -97,6 +101,17 @@ func (ix *Indexer) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 		if err := ix.exec(ctx, "DROP INDEX IF EXISTS usage_entry"); err != nil {
 			return nil, err
 		}
+	}
+	if bulk {
+		ix.side = ix.startSide(ctx)
+	}
+	if ix.side != nil {
+		for i := range jobs {
+			// A file read from its start whose id is known: its text
+			// goes to the side index.
+			jobs[i].sideText = jobs[i].textID != 0 && jobs[i].file.Offset == 0
+		}
+		defer func() { ix.side.finish(err == nil); ix.side = nil }()
 	}
 	if err := ix.run(ctx, jobs, removed, st, bulk); err != nil {
 		return st, err
@@ -417,6 +432,9 @@ func (ix *Indexer) write(ctx context.Context, stmts *stmtCache, b *batch, st *pi
 	} else if err != nil {
 		return writeErr{err}
 	}
+	if b.sideText && ix.side != nil && b.file.Kind == FileSession {
+		ix.side.add(ctx, b)
+	}
 	st.Entries += int64(len(b.entries))
 	st.Bytes += b.bytes
 	if b.grew {
@@ -494,12 +512,13 @@ const Derivation = 13
 // session file after its start time, so file ids — and with them the
 // text index's rowids — grow with session time, and search can take the
 // newest matches of a very common term first. The rows are placeholders
-// (kind empty, no stat) until the file's first batch fills them.
+// (kind empty, no stat) until the file's first batch fills them; each
+// job of one has its id as textID (a bulk load's side text uses it).
 func (ix *Indexer) reserveIDs(ctx context.Context, jobs []job) error {
-	var fresh []candidate
-	for _, j := range jobs {
-		if j.file.ID == 0 && j.file.Path == "" {
-			fresh = append(fresh, j.cand)
+	var fresh []*job
+	for i := range jobs {
+		if j := &jobs[i]; j.file.ID == 0 && j.file.Path == "" {
+			fresh = append(fresh, j)
 		}
 	}
 	if len(fresh) < 2 {
@@ -509,18 +528,22 @@ func (ix *Indexer) reserveIDs(ctx context.Context, jobs []job) error {
 	// copy, another root) get their ids in one order on every run, which
 	// a team catalog's search follows too (postgres orders by the same keys).
 	sort.Slice(fresh, func(a, b int) bool {
-		if ba, bb := filepath.Base(fresh[a].Path), filepath.Base(fresh[b].Path); ba != bb {
+		pa, pb := fresh[a].cand.Path, fresh[b].cand.Path
+		if ba, bb := filepath.Base(pa), filepath.Base(pb); ba != bb {
 			return ba < bb
 		}
-		return fresh[a].Path < fresh[b].Path
+		return pa < pb
 	})
 	tx, err := ix.DB.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("reserve file ids: %w", err)
 	}
 	defer tx.Rollback()
-	for _, c := range fresh {
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO files (path, root, kind) VALUES (?, ?, 'empty')`, c.Path, c.Root); err != nil {
+	for _, j := range fresh {
+		// No row when another process reserved the path first.
+		err := tx.QueryRowContext(ctx, `INSERT OR IGNORE INTO files (path, root, kind) VALUES (?, ?, 'empty') RETURNING id`,
+			j.cand.Path, j.cand.Root).Scan(&j.textID)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("reserve file ids: %w", err)
 		}
 	}

@@ -38,6 +38,10 @@ type job struct {
 	skipNL            bool // the byte at Offset is the newline closing an open tail
 	// inlineText: the entries' text goes into the index with them (see plan)
 	inlineText bool
+	// sideText: the entries' text goes to the side index (sidetext.go),
+	// their rowids under textID, the file's reserved id.
+	sideText bool
+	textID   int64
 	// stored is the catalog's state of the file when it was planned (what
 	// the first batch expects; zero for a new file)
 	stored fileState
@@ -72,6 +76,7 @@ type parser struct {
 	file       File
 	sess       *sessionRow
 	inlineText bool
+	textID     int64 // the file's id in its text rows' rowids
 	text       textPrep
 	done       bool // stop reading: the file is not a session
 	// notSession is set when this read found the first line not a header.
@@ -119,8 +124,13 @@ func parseFile(ctx context.Context, j job, emit func(*batch) error) error {
 	return err
 }
 
+// batch is a new batch of the job's file.
+func (j *job) batch() *batch {
+	return &batch{inlineText: j.inlineText, sideText: j.sideText, textID: j.textID}
+}
+
 func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) error {
-	p := &parser{f: f, cand: j.cand, file: j.file, sess: j.session, inlineText: j.inlineText, sum: j.sum, statNs: j.statNs, unchanged: j.unchanged,
+	p := &parser{f: f, cand: j.cand, file: j.file, sess: j.session, inlineText: j.inlineText, textID: j.file.ID, sum: j.sum, statNs: j.statNs, unchanged: j.unchanged,
 		beforeFingerprint: j.beforeFingerprint}
 	// A file known not to be a session stays one until it is rewritten.
 	p.done = !j.reset && j.file.Kind == FileNotSession
@@ -149,7 +159,11 @@ func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) 
 	defer p.read.release()
 	p.storedHead, p.storedTL, p.storedOffset = j.file.HeadHash, j.file.TailHash, j.file.Offset
 	r := jsonl.NewReader(p.read, start, p.file.Lines)
-	b := &batch{reset: j.reset, inlineText: j.inlineText}
+	if j.sideText {
+		p.textID = j.textID
+	}
+	b := j.batch()
+	b.reset = j.reset
 	for !p.done {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -173,7 +187,7 @@ func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) 
 				return err
 			}
 			start = p.file.Offset
-			b = &batch{inlineText: j.inlineText}
+			b = j.batch()
 		}
 	}
 	if !p.done {
@@ -441,8 +455,8 @@ func (p *parser) entry(l jsonl.Line, ln *schema.Line, seq int64, b *batch) {
 	if f.Name != nil {
 		s.Name = f.Name.Name // the latest session_info wins; empty clears
 	}
-	if p.inlineText {
-		if rowid, ok := fts.RowID(p.file.ID, l.Number); ok {
+	if p.inlineText || b.sideText {
+		if rowid, ok := fts.RowID(p.textID, l.Number); ok {
 			if text := pi.SearchText(p.file.Path, ln, s.Source == pidex.SourceOmp); text != "" {
 				b.text = append(b.text, p.text.row(rowid, text))
 			}

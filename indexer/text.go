@@ -105,6 +105,9 @@ func (ix *Indexer) IndexText(ctx context.Context) (*pidex.TextStats, error) {
 	if p := ix.Progress; p != nil {
 		p.Begin(pidex.PhaseText) // its own bar: the files' bar has ended
 	}
+	if err := ix.adoptSide(ctx, st); err != nil {
+		return st, err
+	}
 	for round := 1; ; round++ {
 		jobs, err := ix.textJobs(ctx, roots)
 		if err != nil {

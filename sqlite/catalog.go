@@ -95,7 +95,10 @@ func DefaultPath() string {
 //
 // mode=rw: SQLite never creates the file itself (it would with the
 // default mode, 0644); pidex creates it first, private (createPrivate).
-func dsn(path string) string {
+func dsn(path string) string { return dsnMapped(path, MmapPragma) }
+
+// dsnMapped is dsn with the memory map pragma given.
+func dsnMapped(path, mmap string) string {
 	q := url.Values{}
 	q.Set("mode", "rw")
 	q.Add("_pragma", "busy_timeout(10000)")
@@ -103,7 +106,7 @@ func dsn(path string) string {
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", CachePragma)
 	q.Add("_pragma", TempPragma)
-	q.Add("_pragma", MmapPragma)
+	q.Add("_pragma", mmap)
 	q.Set("_txlock", "immediate")
 	return "file:" + path + "?" + q.Encode()
 }
