@@ -105,7 +105,8 @@ func (ix *Indexer) IndexText(ctx context.Context) (*pidex.TextStats, error) {
 	if p := ix.Progress; p != nil {
 		p.Begin(pidex.PhaseText) // its own bar: the files' bar has ended
 	}
-	if err := ix.adoptSide(ctx, st); err != nil {
+	compacted, err := ix.adoptSide(ctx, st)
+	if err != nil {
 		return st, err
 	}
 	for round := 1; ; round++ {
@@ -114,7 +115,7 @@ func (ix *Indexer) IndexText(ctx context.Context) (*pidex.TextStats, error) {
 			return st, err
 		}
 		skipped, err := ix.textPass(ctx, jobs, st)
-		if err == nil && len(skipped) == 0 {
+		if err == nil && len(skipped) == 0 && !compacted {
 			err = ix.compactCold(ctx, st)
 		}
 		if err != nil || len(skipped) == 0 {
@@ -146,16 +147,23 @@ func (ix *Indexer) compactCold(ctx context.Context, st *pidex.TextStats) error {
 	if st.Entries < or(ix.compactRows, compactRows) || st.Entries*10 < rows*9 {
 		return nil
 	}
-	// The compaction is a bonus: VACUUM is atomic, so a failed one (the
-	// disk short of a second copy, another process's long read) leaves
-	// the catalog whole. It is said, and the index stands.
+	_, err := ix.compact(ctx, st)
+	return err
+}
+
+// compact compacts the catalog and says whether it did. The compaction is
+// a bonus: VACUUM is atomic, so a failed one (the disk short of a second
+// copy, another process's long read) leaves the catalog whole. It is
+// said, and the index stands.
+func (ix *Indexer) compact(ctx context.Context, st *pidex.TextStats) (bool, error) {
 	if err := ix.DB.Compact(ctx); err != nil {
 		if ctx.Err() != nil {
-			return err
+			return false, err
 		}
 		st.Errors = append(st.Errors, fmt.Sprintf("%v (the catalog is whole, only not compacted: it needs free disk of twice its size)", err))
+		return false, nil
 	}
-	return nil
+	return true, nil
 }
 
 // compactRows: a pass writing fewer text rows does not compact.
