@@ -308,6 +308,19 @@ func (e *Engine) indexer(db *sqlite.DB) *indexer.Indexer {
 // added by Session). One unreadable file never stops the others: problems
 // are in the Stats.
 func (e *Engine) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
+	return e.refresh(ctx, false)
+}
+
+// RefreshBeforeText is Refresh for a caller that runs RefreshText right
+// after (search, index): a bulk load then writes its text beside the
+// catalog while it writes the metadata (indexer.Indexer.SideText), and
+// the text pass only takes it in. The metadata is in later than with
+// Refresh, the text much sooner.
+func (e *Engine) RefreshBeforeText(ctx context.Context) (*pidex.IndexStats, error) {
+	return e.refresh(ctx, true)
+}
+
+func (e *Engine) refresh(ctx context.Context, text bool) (*pidex.IndexStats, error) {
 	if err := e.writable(); err != nil {
 		return nil, fmt.Errorf("refresh catalog: %w", err)
 	}
@@ -321,6 +334,7 @@ func (e *Engine) Refresh(ctx context.Context) (*pidex.IndexStats, error) {
 	})
 	ix := e.indexer(e.db)
 	ix.Listing = e.early.Swap(nil)
+	ix.SideText = text
 	st, err := ix.Refresh(ctx)
 	if errors.Is(err, indexer.ErrOlderCatalog) {
 		// An older pidex rebuilt it under this process, as it rebuilds a

@@ -47,6 +47,7 @@ func (e *Engine) Rebuild(ctx context.Context, text bool) (*pidex.IndexStats, err
 		return nil, fmt.Errorf("rebuild catalog: %w", err)
 	}
 	ix := e.indexer(db)
+	ix.SideText = text
 	st, err := ix.Refresh(ctx)
 	if err == nil && text {
 		st.Text, err = ix.IndexText(ctx)
@@ -184,7 +185,7 @@ func Recreate(ctx context.Context, opts Options) (*Engine, *pidex.IndexStats, er
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := e.Refresh(ctx)
+	st, err := e.RefreshBeforeText(ctx)
 	if err == nil {
 		st.Text, err = e.RefreshText(ctx)
 	}

@@ -33,6 +33,12 @@ type Indexer struct {
 	// (StartListing), which the next Refresh takes if it shows nothing
 	// changed (see list).
 	Listing *Listing
+	// SideText: a text pass follows the refresh (IndexText), so a bulk
+	// load writes its text beside the catalog as it writes the metadata
+	// (sidetext.go). Both then end together, sooner than one after the
+	// other, but later than the metadata alone: a caller that only lists
+	// leaves it false and answers as soon as the metadata is in.
+	SideText bool
 
 	errMu sync.Mutex // guards a refresh's Errors, which parser goroutines append to
 	// side is a bulk load's side text writer while its Refresh runs
@@ -102,7 +108,7 @@ func (ix *Indexer) Refresh(ctx context.Context) (_ *pidex.IndexStats, err error)
 			return nil, err
 		}
 	}
-	if bulk {
+	if bulk && ix.SideText {
 		ix.side = ix.startSide(ctx)
 	}
 	if ix.side != nil {

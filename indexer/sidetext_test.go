@@ -107,7 +107,7 @@ func sideRoots() []string {
 // it takes appends afterwards.
 func TestSideTextIsTheTextPass(t *testing.T) {
 	side := newIndexer(t, "")
-	side.Roots, side.bulkNew = sideRoots(), 1
+	side.Roots, side.bulkNew, side.SideText = sideRoots(), 1, true
 	refresh(t, side)
 	scratch := side.DB.Path + sideSuffix
 	if _, err := os.Stat(scratch); err != nil {
@@ -132,10 +132,17 @@ func TestSideTextIsTheTextPass(t *testing.T) {
 	ftsIntact(t, side)
 
 	pass := newIndexer(t, "")
-	pass.Roots, pass.bulkNew = sideRoots(), 1<<30
+	pass.Roots, pass.bulkNew, pass.SideText = sideRoots(), 1<<30, true
 	refresh(t, pass)
 	if _, err := os.Stat(pass.DB.Path + sideSuffix); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a refresh that is no bulk load built a side index: %v", err)
+	}
+	// Nor does a bulk load whose caller runs no text pass after it.
+	listOnly := newIndexer(t, "")
+	listOnly.Roots, listOnly.bulkNew = sideRoots(), 1
+	refresh(t, listOnly)
+	if _, err := os.Stat(listOnly.DB.Path + sideSuffix); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a bulk load without SideText built a side index: %v", err)
 	}
 	indexText(t, pass)
 	if got, want := textIndex(t, side), textIndex(t, pass); got != want {
@@ -157,7 +164,7 @@ func TestSideTextTakesAppends(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := newIndexer(t, root)
-	ix.bulkNew = 1
+	ix.bulkNew, ix.SideText = 1, true
 	refresh(t, ix)
 	indexText(t, ix)
 	p := filepath.Join(root, "--w-app--", "late.jsonl")
@@ -225,7 +232,7 @@ func TestSideTextNotAdoptedWhenOvertaken(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ix := newIndexer(t, "")
-			ix.Roots, ix.bulkNew = sideRoots(), 1
+			ix.Roots, ix.bulkNew, ix.SideText = sideRoots(), 1, true
 			refresh(t, ix)
 			c.before(t, ix)
 			if c.name == "index no longer empty" {
@@ -280,7 +287,7 @@ func TestSideTextNotAdoptedWhenOvertaken(t *testing.T) {
 // A bulk load that fails leaves no side index behind.
 func TestSideTextGoneWhenTheLoadFails(t *testing.T) {
 	ix := newIndexer(t, "")
-	ix.Roots, ix.bulkNew = sideRoots(), 1
+	ix.Roots, ix.bulkNew, ix.SideText = sideRoots(), 1, true
 	n := 0
 	ix.afterApply = func(*batch) error {
 		if n++; n == 5 {

@@ -308,7 +308,7 @@ func TestColdTextPassCompacts(t *testing.T) {
 	// catalog and adopted (sidetext.go): the metadata compacted first, the
 	// index copied in packed, the write-ahead log emptied.
 	side := openIndexer(t, filepath.Join(t.TempDir(), "c.sqlite"), root)
-	side.compactRows, side.bulkNew = 100, 1
+	side.compactRows, side.bulkNew, side.SideText = 100, 1, true
 	refresh(t, side)
 	if st := indexText(t, side); st.Files != 4 {
 		t.Fatalf("text pass after a bulk load: %+v", st)

@@ -80,6 +80,7 @@ func (ix *Indexer) Watch(ctx context.Context, opt WatchOptions) error {
 
 	var gen int64 // the catalog file the last refresh wrote
 	once := func() (*pidex.IndexStats, error) {
+		ix.SideText = true // its text pass follows
 		st, err := ix.Refresh(ctx)
 		gen = ix.DB.Generation()
 		if err == nil && opt.Text {

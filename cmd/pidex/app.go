@@ -226,7 +226,11 @@ func (a *app) readFresh(ctx context.Context, session string, text bool, read fun
 // whether it wrote anything.
 func (a *app) refreshNow(ctx context.Context, eng *engine.Engine, text bool) (wrote bool, err error) {
 	var st *pidex.IndexStats
-	err = a.drawing(func() (err error) { st, err = eng.Refresh(ctx); return err })
+	refresh := eng.Refresh
+	if text {
+		refresh = eng.RefreshBeforeText // the text pass follows
+	}
+	err = a.drawing(func() (err error) { st, err = refresh(ctx); return err })
 	if errors.Is(err, pidex.ErrNewerCatalog) {
 		// A newer pidex replaced the catalog since this one opened it:
 		// answered from as it is, as one it built before (refreshes).

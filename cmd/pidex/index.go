@@ -130,7 +130,7 @@ func (a *app) index(ctx context.Context, full bool) (eng *engine.Engine, st *pid
 		case full:
 			st, err = eng.Rebuild(ctx, true)
 		default:
-			if st, err = eng.Refresh(ctx); err == nil {
+			if st, err = eng.RefreshBeforeText(ctx); err == nil {
 				st.Text, err = eng.RefreshText(ctx)
 			}
 		}
