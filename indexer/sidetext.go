@@ -172,7 +172,8 @@ func (s *sideText) run(ctx context.Context) error {
 	return s.cover(ctx)
 }
 
-// write writes rows in rowid order in one transaction.
+// write writes rows in rowid order in one transaction: their text, then
+// their sizes.
 func (s *sideText) write(ctx context.Context, rows []textRow) error {
 	if len(rows) == 0 {
 		return nil
@@ -183,22 +184,21 @@ func (s *sideText) write(ctx context.Context, rows []textRow) error {
 		return err
 	}
 	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO text_index (rowid, text) VALUES (?, ?)`)
-	if err != nil {
-		return err
-	}
-	for _, r := range rows {
-		if _, err := ins.ExecContext(ctx, r.rowid, r.text); err != nil {
+	for _, t := range []struct {
+		q   string
+		val func(textRow) any
+	}{
+		{`INSERT INTO text_index (rowid, text) VALUES (?, ?)`, func(r textRow) any { return r.text }},
+		{`INSERT INTO text_sizes (id, n) VALUES (?, ?)`, func(r textRow) any { return r.tokens }},
+	} {
+		st, err := tx.PrepareContext(ctx, t.q)
+		if err != nil {
 			return err
 		}
-	}
-	size, err := tx.PrepareContext(ctx, `INSERT INTO text_sizes (id, n) VALUES (?, ?)`)
-	if err != nil {
-		return err
-	}
-	for _, r := range rows {
-		if _, err := size.ExecContext(ctx, r.rowid, r.tokens); err != nil {
-			return err
+		for _, r := range rows {
+			if _, err := st.ExecContext(ctx, r.rowid, t.val(r)); err != nil {
+				return err
+			}
 		}
 	}
 	return tx.Commit()
