@@ -257,15 +257,20 @@ func (ix *Indexer) adoptSide(ctx context.Context, st *pidex.TextStats) (compacte
 		return false, nil
 	}
 	defer own.Close()
-	if _, err := own.ExecContext(ctx, `ATTACH ? AS side`, path); err != nil {
+	conn, err := own.Connx(ctx) // the one the scratch file is attached to
+	if err != nil {
+		return false, nil
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `ATTACH ? AS side`, path); err != nil {
 		return false, nil // not a database: the text pass does the work
 	}
-	defer own.ExecContext(context.WithoutCancel(ctx), `DETACH side`)
+	defer conn.ExecContext(context.WithoutCancel(ctx), `DETACH side`)
 	var size struct {
 		Rows  int64 `db:"rows"`
 		Files int64 `db:"files"`
 	}
-	if err := own.GetContext(ctx, &size, `SELECT (SELECT count(*) FROM side.text_sizes) AS rows, (SELECT count(*) FROM side.side_files) AS files`); err != nil || size.Files == 0 {
+	if err := conn.GetContext(ctx, &size, `SELECT (SELECT count(*) FROM side.text_sizes) AS rows, (SELECT count(*) FROM side.side_files) AS files`); err != nil || size.Files == 0 {
 		return false, nil // not a side index, or one that stopped
 	}
 	if size.Rows >= or(ix.compactRows, compactRows) {
@@ -274,7 +279,7 @@ func (ix *Indexer) adoptSide(ctx context.Context, st *pidex.TextStats) (compacte
 		}
 		compacted = true // or tried, and said why not
 	}
-	tx, err := own.BeginTxx(ctx, nil)
+	tx, err := conn.BeginTxx(ctx, nil)
 	if err != nil {
 		return false, fmt.Errorf("adopt text index: %w", err)
 	}
@@ -326,7 +331,7 @@ func (ix *Indexer) adoptSide(ctx context.Context, st *pidex.TextStats) (compacte
 	if compacted {
 		// The copy is in the write-ahead log, as large as the index: moved
 		// into the catalog and the log emptied, as the compaction leaves it.
-		if _, err := own.ExecContext(ctx, "PRAGMA main.wal_checkpoint(TRUNCATE)"); err != nil {
+		if _, err := conn.ExecContext(ctx, "PRAGMA main.wal_checkpoint(TRUNCATE)"); err != nil {
 			return compacted, fmt.Errorf("adopt text index: %w", err)
 		}
 	}
