@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/pidex-dev/pidex"
 )
 
 // A first index of 100 sessions or more writes its text beside the catalog
@@ -21,7 +23,12 @@ func TestTextBesideTheCatalogOnlyBeforeText(t *testing.T) {
 	}{{"list", false}, {"index", true}} {
 		t.Run(c.name, func(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "c.sqlite")
-			e := open(t, db, root, nil)
+			p := &pidex.Progress{}
+			e, err := Open(ctx, Options{DBPath: db, Roots: []string{root}, Progress: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
 			refresh := e.Refresh
 			if c.beforeText {
 				refresh = e.RefreshBeforeText
@@ -29,7 +36,7 @@ func TestTextBesideTheCatalogOnlyBeforeText(t *testing.T) {
 			if _, err := refresh(ctx); err != nil {
 				t.Fatal(err)
 			}
-			_, err := os.Stat(db + "-textbuild")
+			_, err = os.Stat(db + "-textbuild")
 			if built := err == nil; built != c.beforeText {
 				t.Fatalf("text written beside the catalog: %v, want %v (%v)", built, c.beforeText, err)
 			}
@@ -39,6 +46,12 @@ func TestTextBesideTheCatalogOnlyBeforeText(t *testing.T) {
 			}
 			if st.Files != 120 {
 				t.Fatalf("text pass: %+v, want 120 files", st)
+			}
+			// The text phase's bar ends full, adopted or not.
+			if p.Phase() != pidex.PhaseText || p.FilesDone.Load() != 120 || p.FilesTotal.Load() != 120 ||
+				p.BytesDone.Load() == 0 || p.BytesDone.Load() != p.BytesTotal.Load() {
+				t.Errorf("text phase: %q, files %d/%d, bytes %d/%d", p.Phase(), p.FilesDone.Load(), p.FilesTotal.Load(),
+					p.BytesDone.Load(), p.BytesTotal.Load())
 			}
 			if _, err := os.Stat(db + "-textbuild"); !errors.Is(err, os.ErrNotExist) {
 				t.Fatalf("the scratch file outlived the text pass: %v", err)

@@ -302,6 +302,10 @@ func (ix *Indexer) adoptSide(ctx context.Context, st *pidex.TextStats) (compacte
 	if err != nil || fit.Files == 0 || fit.Matched != fit.Files || !fit.Empty {
 		return false, nil // overtaken
 	}
+	if p := ix.Progress; p != nil {
+		p.FilesTotal.Add(fit.Files)
+		p.BytesTotal.Add(fit.Upto)
+	}
 	var rows, tokens int64
 	if err := tx.QueryRowContext(ctx, `SELECT count(*), COALESCE(sum(n), 0) FROM side.text_sizes`).Scan(&rows, &tokens); err != nil {
 		return false, fmt.Errorf("adopt text index: %w", err)
@@ -328,6 +332,10 @@ func (ix *Indexer) adoptSide(ctx context.Context, st *pidex.TextStats) (compacte
 	st.Files += int(fit.Files)
 	st.Entries += rows
 	st.Bytes += fit.Upto
+	if p := ix.Progress; p != nil {
+		p.FilesDone.Add(fit.Files)
+		p.BytesDone.Add(fit.Upto)
+	}
 	if compacted {
 		// The copy is in the write-ahead log, as large as the index: moved
 		// into the catalog and the log emptied, as the compaction leaves it.
