@@ -11,7 +11,7 @@ import (
 )
 
 // adoptSide makes the side index, if one is waiting beside the catalog,
-// the catalog's text index (see the top of this file), and counts what it
+// the catalog's text index (see sidetext.go), and counts what it
 // brings in st. The scratch file is removed in any case.
 //
 // A side index of a cold index's size (compactRows) is adopted into a
@@ -52,7 +52,7 @@ func (ix *Indexer) adoptSide(ctx context.Context, st *pidex.TextStats) (compacte
 		return false, nil // not a side index, or one that stopped
 	}
 	if size.Rows >= or(ix.compactRows, compactRows) {
-		if _, err = ix.compact(ctx, st); err != nil {
+		if err = ix.compact(ctx, st); err != nil {
 			return false, err
 		}
 		compacted = true // or tried, and said why not

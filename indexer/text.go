@@ -147,23 +147,21 @@ func (ix *Indexer) compactCold(ctx context.Context, st *pidex.TextStats) error {
 	if st.Entries < or(ix.compactRows, compactRows) || st.Entries*10 < rows*9 {
 		return nil
 	}
-	_, err := ix.compact(ctx, st)
-	return err
+	return ix.compact(ctx, st)
 }
 
-// compact compacts the catalog and says whether it did. The compaction is
-// a bonus: VACUUM is atomic, so a failed one (the disk short of a second
-// copy, another process's long read) leaves the catalog whole. It is
-// said, and the index stands.
-func (ix *Indexer) compact(ctx context.Context, st *pidex.TextStats) (bool, error) {
+// compact compacts the catalog. The compaction is a bonus: VACUUM is
+// atomic, so a failed one (the disk short of a second copy, another
+// process's long read) leaves the catalog whole. It is said, and the
+// index stands.
+func (ix *Indexer) compact(ctx context.Context, st *pidex.TextStats) error {
 	if err := ix.DB.Compact(ctx); err != nil {
 		if ctx.Err() != nil {
-			return false, err
+			return err
 		}
 		st.Errors = append(st.Errors, fmt.Sprintf("%v (the catalog is whole, only not compacted: it needs free disk of twice its size)", err))
-		return false, nil
 	}
-	return true, nil
+	return nil
 }
 
 // compactRows: a pass writing fewer text rows does not compact.
