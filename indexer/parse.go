@@ -129,8 +129,17 @@ func (j *job) batch() *batch {
 	return &batch{inlineText: j.inlineText, sideText: j.sideText, textID: j.textID}
 }
 
+// rowidFile is the file id in the rowids of the job's text rows: the id
+// reserved for the side index's new file, else the stored one.
+func (j *job) rowidFile() int64 {
+	if j.sideText {
+		return j.textID
+	}
+	return j.file.ID
+}
+
 func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) error {
-	p := &parser{f: f, cand: j.cand, file: j.file, sess: j.session, inlineText: j.inlineText, textID: j.file.ID, sum: j.sum, statNs: j.statNs, unchanged: j.unchanged,
+	p := &parser{f: f, cand: j.cand, file: j.file, sess: j.session, inlineText: j.inlineText, textID: j.rowidFile(), sum: j.sum, statNs: j.statNs, unchanged: j.unchanged,
 		beforeFingerprint: j.beforeFingerprint}
 	// A file known not to be a session stays one until it is rewritten.
 	p.done = !j.reset && j.file.Kind == FileNotSession
@@ -159,9 +168,6 @@ func parseOpen(ctx context.Context, j job, f *os.File, emit func(*batch) error) 
 	defer p.read.release()
 	p.storedHead, p.storedTL, p.storedOffset = j.file.HeadHash, j.file.TailHash, j.file.Offset
 	r := jsonl.NewReader(p.read, start, p.file.Lines)
-	if j.sideText {
-		p.textID = j.textID
-	}
 	b := j.batch()
 	b.reset = j.reset
 	for !p.done {

@@ -56,11 +56,10 @@ type sideFile struct {
 // sideText is the side writer: batches come from the metadata writer
 // once they are in the catalog, in each file's order.
 type sideText struct {
-	path  string
-	db    *sqlx.DB
-	in    chan sideBatch
-	done  chan error
-	files map[int64]sideFile // the side writer's own
+	path string
+	db   *sqlx.DB
+	in   chan sideBatch
+	done chan error
 }
 
 // startSide starts a side text build for a bulk load, or returns nil
@@ -72,7 +71,7 @@ func (ix *Indexer) startSide(ctx context.Context) *sideText {
 	if err != nil || !empty || ix.DB.Path == "" {
 		return nil
 	}
-	s := &sideText{path: ix.DB.Path + sideSuffix, in: make(chan sideBatch, 8), done: make(chan error, 1), files: map[int64]sideFile{}}
+	s := &sideText{path: ix.DB.Path + sideSuffix, in: make(chan sideBatch, 8), done: make(chan error, 1)}
 	if s.db, err = sqlite.OpenScratch(s.path); err != nil {
 		return nil
 	}
@@ -151,12 +150,13 @@ func (s *sideText) run(ctx context.Context) error {
 	}()
 	var rows []textRow
 	bytes := 0
+	files := map[int64]sideFile{}
 	for b := range s.in {
 		for _, r := range b.rows {
 			bytes += len(r.text)
 		}
 		rows = append(rows, b.rows...)
-		s.files[b.file.id] = b.file
+		files[b.file.id] = b.file
 		if bytes >= sideCommitBytes {
 			chunks <- rows
 			rows, bytes = nil, 0
@@ -167,7 +167,7 @@ func (s *sideText) run(ctx context.Context) error {
 	if err := <-written; err != nil {
 		return err
 	}
-	return s.cover(ctx)
+	return s.cover(ctx, files)
 }
 
 // write writes rows in rowid order in one transaction: their text, then
@@ -204,13 +204,13 @@ func (s *sideText) write(ctx context.Context, rows []textRow) error {
 
 // cover records the files the side index covers: its last write, so that
 // a scratch file without them (a build that stopped) is never adopted.
-func (s *sideText) cover(ctx context.Context) error {
+func (s *sideText) cover(ctx context.Context, files map[int64]sideFile) error {
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	for _, f := range s.files {
+	for _, f := range files {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO side_files (id, path, head, generation, upto) VALUES (?, ?, ?, ?, ?)`,
 			f.id, f.path, f.head, f.generation, f.upto); err != nil {
 			return err

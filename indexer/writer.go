@@ -68,13 +68,13 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch, s *seams) (err error
 			return err
 		}
 	}
+	if b.sideText && id != b.textID {
+		b.sideText = false // not the id its rowids were made with: left to the text pass
+	}
 	if b.sideText {
 		// The generation the side index's rows are of (sidetext.go).
 		if err := tx.get(ctx, &b.generation, `SELECT generation FROM files WHERE id = ?`, id); err != nil {
 			return fmt.Errorf("read file generation: %w", err)
-		}
-		if id != b.textID {
-			b.sideText = false // not the id its rowids were made with: left to the text pass
 		}
 	}
 	if err := insertEntries(ctx, tx, id, b.entries); err != nil {
