@@ -34,6 +34,8 @@ func OpenScratch(path string) (*sqlx.DB, error) {
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("create scratch database: %w", err)
 	}
+	// Not createPrivate, which takes a file already there: one made in
+	// between is another process's build, never shared.
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("create scratch database: %w", err)
