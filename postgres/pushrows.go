@@ -169,8 +169,8 @@ func (w *fileWriter) insertFile(ctx context.Context, j *job) error {
 	return nil
 }
 
-// clear deletes a rewritten file's entries (their lines, text and search
-// rows cascade), edges and tool calls; the small tables go in small.
+// clear deletes a rewritten file's entries (their text and search rows
+// cascade), lines, edges and tool calls; the small tables go in small.
 func (w *fileWriter) clear(ctx context.Context, id int64) error {
 	var n, toks int64
 	if err := w.tx.QueryRow(ctx, `SELECT count(*), COALESCE(sum(tokens), 0) FROM text_index WHERE machine_id = $1 AND file_id = $2 AND part = 0`, w.p.machine, id).
@@ -178,7 +178,7 @@ func (w *fileWriter) clear(ctx context.Context, id int64) error {
 		return fmt.Errorf("clear file: %w", err)
 	}
 	w.textRows, w.textTokens = w.textRows-n, w.textTokens-toks
-	for _, t := range []string{"entries", "edges", "tool_calls"} {
+	for _, t := range []string{"entries", "line_chunks", "edges", "tool_calls"} {
 		if _, err := w.tx.Exec(ctx, `DELETE FROM `+t+` WHERE machine_id = $1 AND file_id = $2`, w.p.machine, id); err != nil {
 			return fmt.Errorf("clear file: %w", err)
 		}
@@ -240,14 +240,21 @@ func (w *fileWriter) cursor(ctx context.Context, j *job, base string) error {
 	return nil
 }
 
-// lines writes a chunk of lines in COPY's binary format: the raw lines
-// and their text (raw bytes, no escaping), the search rows (binary
-// tsvectors, which the server takes without parsing).
-func (w *fileWriter) lines(ctx context.Context, id int64, chunk []lineRow) error {
+// lines writes a part's lines in COPY's binary format: the raw lines in
+// chunks (linechunks.go) and their text (raw bytes, no escaping), the
+// search rows (binary tsvectors, which the server takes without parsing).
+// The lines come in the file's order, as a chunk holds them (a part from
+// another process is checked: a chunk is found by its first offset).
+func (w *fileWriter) lines(ctx context.Context, id int64, rows []lineRow) error {
+	if !ascending(rows) {
+		return fmt.Errorf("%w: lines out of the file's order", errProtocol)
+	}
 	var lines, texts [][]any
 	var index copyBinary
-	for _, l := range chunk {
-		lines = append(lines, []any{id, l.Offset, w.p.machine, l.Raw})
+	for _, c := range cutChunks(rows) {
+		lines = append(lines, []any{id, c.offsets[0], w.p.machine, c.offsets, c.ends, c.raw})
+	}
+	for _, l := range rows {
 		if l.Text == "" {
 			continue
 		}
@@ -261,7 +268,7 @@ func (w *fileWriter) lines(ctx context.Context, id int64, chunk []lineRow) error
 		w.textRows++
 		w.textTokens += int64(l.Index[0].Tokens)
 	}
-	if err := w.sendBinary(ctx, "entry_lines", entryLinesTable.names(), lines); err != nil {
+	if err := w.sendBinary(ctx, "line_chunks", lineChunksTable.names(), lines); err != nil {
 		return fmt.Errorf("send lines: %w", err)
 	}
 	if len(texts) > 0 {

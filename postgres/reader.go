@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/pidex-dev/pidex"
@@ -16,7 +17,7 @@ import (
 // Reader is the team catalog's side of the read layer (query.Backend):
 // every machine's sessions side by side, its rows through the store's
 // pool in PostgreSQL's dialect, the search rows (tsvector) as its text
-// index, entry lines from entry_lines (the session files are on the
+// index, entry lines from line_chunks (the session files are on the
 // machines). Its methods are safe for concurrent use.
 type Reader struct {
 	s    *Store
@@ -70,47 +71,41 @@ func (r *Reader) Kept(pidex.SessionRef) query.Kept { return query.Kept{} }
 // is streamed (jsonl.Shrink) rather than held whole.
 const chunk = 8 << 20
 
-// linesSQL reads whole lines of a file by their offsets, lineChunkSQL a
-// piece of one (from, length, file, offset): the file named by its id and
-// machine (query.Dialect.FileIs), so that the lookup uses the key.
+// chunksSQL reads the chunks (linechunks.go) that hold lines of a file at
+// the given offsets (file, file, offsets), each the chunk with the
+// greatest first offset not after the line's: one probe of the key per
+// offset, then the chunks by key, each once. spanSQL finds where one line
+// is in its chunk (file, offset, offset), pieceSQL reads a piece of a
+// chunk (from, length, file, chunk). The file is named by its id and
+// machine (query.Dialect.FileIs), so that the lookups use the key.
 var (
-	linesSQL     = sqlx.Rebind(sqlx.DOLLAR, `SELECT "offset", raw FROM entry_lines l WHERE `+query.Postgres.FileIs("l")+` AND "offset" = ANY(?)`)
-	lineChunkSQL = sqlx.Rebind(sqlx.DOLLAR, `SELECT substring(raw FROM ? FOR ?) FROM entry_lines l WHERE `+query.Postgres.FileIs("l")+` AND "offset" = ?`)
+	chunksSQL = sqlx.Rebind(sqlx.DOLLAR, `SELECT offsets, ends, raw FROM line_chunks l WHERE `+query.Postgres.FileIs("l")+`
+		AND l."offset" = ANY(ARRAY(SELECT (SELECT x."offset" FROM line_chunks x WHERE `+query.Postgres.FileIs("x")+`
+			AND x."offset" <= o ORDER BY x."offset" DESC LIMIT 1) FROM unnest(?::bigint[]) o))`)
+	spanSQL = sqlx.Rebind(sqlx.DOLLAR, `SELECT "offset", offsets, ends FROM line_chunks l WHERE `+query.Postgres.FileIs("l")+`
+		AND "offset" <= ? ORDER BY "offset" DESC LIMIT 1`)
+	pieceSQL = sqlx.Rebind(sqlx.DOLLAR, `SELECT substring(raw FROM ? FOR ?) FROM line_chunks l WHERE `+query.Postgres.FileIs("l")+` AND "offset" = ?`)
 )
 
-// Lines reads the given entries' lines from entry_lines.
-// A line longer than maxLine is read a chunk at a time into the cut, so
+// Lines reads the given entries' lines from their chunks.
+// A line longer than maxLine is read a piece at a time into the cut, so
 // that memory stays bounded as it does with a local file.
 func (r *Reader) Lines(ctx context.Context, ref pidex.SessionRef, rows []pidex.Entry, maxLine int64, maxString int) ([]pi.Entry, error) {
 	where := ref.Path
 	if ref.Machine != "" {
 		where = ref.Machine + ":" + ref.Path
 	}
+	want := map[int64]bool{}
 	var whole []int64
 	for _, e := range rows {
 		if !(maxLine > 0 && e.Length > maxLine) {
 			whole = append(whole, e.Offset)
+			want[e.Offset] = true
 		}
 	}
-	raw := make(map[int64][]byte, len(whole))
-	if len(whole) > 0 {
-		q, err := r.s.db.QueryContext(ctx, linesSQL, ref.FileID, whole)
-		if err != nil {
-			return nil, fmt.Errorf("read entry lines: %w", err)
-		}
-		for q.Next() {
-			var off int64
-			var b []byte
-			if err := q.Scan(&off, &b); err != nil {
-				q.Close()
-				return nil, fmt.Errorf("read entry lines: %w", err)
-			}
-			raw[off] = b
-		}
-		q.Close()
-		if err := q.Err(); err != nil {
-			return nil, fmt.Errorf("read entry lines: %w", err)
-		}
+	raw, err := r.chunkLines(ctx, ref.FileID, whole, want)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]pi.Entry, len(rows))
 	for i, e := range rows {
@@ -129,30 +124,87 @@ func (r *Reader) Lines(ctx context.Context, ref pidex.SessionRef, rows []pidex.E
 	return out, nil
 }
 
-// lineReader streams one entry's line out of entry_lines, a chunk per
+// chunkLines reads the lines at offsets (those want names) out of the
+// chunks that hold them.
+func (r *Reader) chunkLines(ctx context.Context, file int64, offsets []int64, want map[int64]bool) (map[int64][]byte, error) {
+	raw := make(map[int64][]byte, len(offsets))
+	if len(offsets) == 0 {
+		return raw, nil
+	}
+	q, err := r.s.db.QueryContext(ctx, chunksSQL, file, file, offsets)
+	if err != nil {
+		return nil, fmt.Errorf("read entry lines: %w", err)
+	}
+	defer q.Close()
+	m := pgtype.NewMap()
+	for q.Next() {
+		var offs []int64
+		var ends []int32
+		var b []byte
+		if err := q.Scan(m.SQLScanner(&offs), m.SQLScanner(&ends), &b); err != nil {
+			return nil, fmt.Errorf("read entry lines: %w", err)
+		}
+		if err := linesOf(raw, want, offs, ends, b); err != nil {
+			return nil, fmt.Errorf("read entry lines: %w", err)
+		}
+	}
+	if err := q.Err(); err != nil {
+		return nil, fmt.Errorf("read entry lines: %w", err)
+	}
+	return raw, nil
+}
+
+// lineReader streams one entry's line out of its chunk, a piece per
 // statement.
 type lineReader struct {
 	ctx  context.Context
 	r    *Reader
 	file int64
 	off  int64
-	pos  int64 // bytes of the line read so far
-	buf  *bytes.Reader
-	eof  bool
+	// found: the line's chunk (its first offset) and where the line is
+	// in it; pos is the next byte of the chunk to read.
+	found           bool
+	chunk, pos, end int64
+	buf             *bytes.Reader
+}
+
+// locate finds the line's chunk and span.
+func (l *lineReader) locate() error {
+	var offs []int64
+	var ends []int32
+	m := pgtype.NewMap()
+	err := l.r.s.db.QueryRowContext(l.ctx, spanSQL, l.file, l.off).Scan(&l.chunk, m.SQLScanner(&offs), m.SQLScanner(&ends))
+	if err != nil {
+		return fmt.Errorf("read entry line: %w", err)
+	}
+	start, end, ok := span(offs, ends, l.off)
+	if !ok {
+		return fmt.Errorf("read entry line: no line at offset %d: %w", l.off, pidex.ErrFileChanged)
+	}
+	l.found, l.pos, l.end = true, start, end
+	return nil
 }
 
 func (l *lineReader) Read(p []byte) (int, error) {
 	for l.buf == nil || l.buf.Len() == 0 {
-		if l.eof {
+		if !l.found {
+			if err := l.locate(); err != nil {
+				return 0, err
+			}
+		}
+		if l.pos >= l.end {
 			return 0, io.EOF
 		}
+		n := min(int64(chunk), l.end-l.pos)
 		var b []byte
-		err := l.r.s.db.QueryRowContext(l.ctx, lineChunkSQL, l.pos+1, chunk, l.file, l.off).Scan(&b)
+		err := l.r.s.db.QueryRowContext(l.ctx, pieceSQL, l.pos+1, n, l.file, l.chunk).Scan(&b)
 		if err != nil {
 			return 0, fmt.Errorf("read entry line: %w", err)
 		}
-		l.pos += int64(len(b))
-		l.eof = len(b) < chunk
+		if int64(len(b)) != n {
+			return 0, fmt.Errorf("read entry line: a chunk shorter than its ends say: %w", pidex.ErrFileChanged)
+		}
+		l.pos += n
 		l.buf = bytes.NewReader(b)
 	}
 	return l.buf.Read(p)

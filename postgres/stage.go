@@ -26,7 +26,7 @@ const stagePrefix = "pidex_stage_"
 // staged rows move on: entries before the rows that name them (lines,
 // text, search rows).
 var stageOrder = func() []table {
-	out := []table{entriesTable, entryLinesTable, entryTextTable, textIndexTable, edgesTable, toolCallsTable}
+	out := []table{entriesTable, lineChunksTable, entryTextTable, textIndexTable, edgesTable, toolCallsTable}
 	return append(out, smallTables...)
 }()
 
@@ -48,7 +48,7 @@ func createStage(ctx context.Context, pc *pgx.Conn) error {
 	for _, t := range stageOrder {
 		fmt.Fprintf(&b, "CREATE TEMP TABLE IF NOT EXISTS %s AS SELECT %s FROM %s WITH NO DATA;\n", stagePrefix+t.name, colList(t.names()), t.name)
 	}
-	for _, wide := range [][2]string{{"entry_lines", "raw"}, {"entry_text", "text"}, {"text_index", "tsv"}} {
+	for _, wide := range [][2]string{{"line_chunks", "raw"}, {"entry_text", "text"}, {"text_index", "tsv"}} {
 		fmt.Fprintf(&b, "ALTER TABLE %s ALTER %s SET STORAGE EXTERNAL;\n", stagePrefix+wide[0], wide[1])
 	}
 	if _, err := pc.Exec(ctx, b.String()); err != nil {

@@ -65,9 +65,10 @@ var (
 	entriesTable = table{"entries", cols(`file_id offset machine_id length line seq id parent_id type role ts msg_ts ts_ms
 		provider model target_id first_kept stop_reason error tokens_before command`), true}
 	edgesTable = table{"edges", cols(`file_id child_id machine_id parent_id offset`), true}
-	// The lines, their text and search rows: sent by lines (pushrows.go),
-	// from the session file, not read from a local table.
-	entryLinesTable = table{"entry_lines", cols(`file_id offset machine_id raw`), true}
+	// The lines (in chunks: linechunks.go), their text and search rows:
+	// sent by lines (pushrows.go), from the session file, not read from a
+	// local table.
+	lineChunksTable = table{"line_chunks", cols(`file_id offset machine_id offsets ends raw`), true}
 	entryTextTable  = table{"entry_text", cols(`file_id offset machine_id text`), true}
 	textIndexTable  = table{"text_index", cols(`file_id offset part machine_id win exact tokens first tsv`), true}
 	toolCallsTable  = table{"tool_calls", cols(`file_id call_id offset idx machine_id name is_error:b command size`), true}

@@ -41,7 +41,7 @@ type Backend interface {
 	SearchTotals(ctx context.Context, p *SearchPlan) (pidex.SearchTotals, error)
 
 	// Lines reads entries' lines back, decoded, from wherever the catalog
-	// keeps them (the session files; a team catalog's entry_lines). A line
+	// keeps them (the session files; a team catalog's line_chunks). A line
 	// longer than maxLine bytes (0: no limit) is read as a stream and kept
 	// cut (its strings keep maxString bytes, see jsonl.Shrink), so that
 	// memory does not grow with the longest line. A line that is not the

@@ -50,8 +50,8 @@ func TestPushRedactLeavesNoSecret(t *testing.T) {
 		t.Fatalf("%d files pushed, want %d", st.Files, len(catalogtest.Planted))
 	}
 	dump := pgtest.Dump(t, url)
-	if !strings.Contains(dump, "COPY public.entry_lines") {
-		t.Fatalf("the dump holds no entry_lines:\n%.2000s", dump)
+	if !strings.Contains(dump, "COPY public.line_chunks") {
+		t.Fatalf("the dump holds no line_chunks:\n%.2000s", dump)
 	}
 	noSecret(t, "pg_dump", readable(dump))
 	if markers := markersWritten(dump); int64(markers) != st.Redacted {
@@ -150,8 +150,8 @@ func TestPushHTTPRedact(t *testing.T) {
 	}
 	noSecret(t, "sent to the team server", text)
 	dump := pgtest.Dump(t, tc.owner)
-	if !strings.Contains(dump, "COPY public.entry_lines") {
-		t.Fatalf("the dump holds no entry_lines:\n%.2000s", dump)
+	if !strings.Contains(dump, "COPY public.line_chunks") {
+		t.Fatalf("the dump holds no line_chunks:\n%.2000s", dump)
 	}
 	noSecret(t, "pg_dump", readable(dump))
 	if markers := markersWritten(dump); int64(markers) != st.Redacted {

@@ -239,7 +239,8 @@ func rawAttacks(t *testing.T, url, victim, own string) {
 		`DELETE FROM push_state WHERE machine_id = ` + v,
 		`UPDATE machines SET name = 'taken' WHERE id = ` + v,
 		`UPDATE sessions SET name = 'rewritten' WHERE machine_id = ` + v,
-		`UPDATE entry_lines SET raw = '\x7b7d' WHERE machine_id = ` + v,
+		`UPDATE line_chunks SET raw = '\x7b7d' WHERE machine_id = ` + v,
+		`DELETE FROM line_chunks WHERE machine_id = ` + v,
 		`UPDATE usage_rollup SET cost = 0 WHERE machine_id = ` + v,
 		`UPDATE push_state SET text_entries = 0, files = 0 WHERE machine_id = ` + v,
 		`UPDATE files SET machine_id = ` + o + ` WHERE machine_id = ` + v, // take its files

@@ -211,11 +211,33 @@ func ownership(t *testing.T, partitions int) {
 		}
 	}
 	exec(t, db, `INSERT INTO entries (file_id, "offset", machine_id, length, line, seq, id, type) VALUES (1, 99, 1, 1, 1, 1, 'x', 'message')`)
-	exec(t, db, `INSERT INTO entry_lines (file_id, "offset", machine_id, raw) VALUES (1, 99, 1, '\x7b7d')`)
+	// A chunk of two lines: entry_lines (a view since 00014) reads each
+	// out of it; the entry gone, its line is gone from the view; the file
+	// gone, its chunks are.
+	exec(t, db, `INSERT INTO entries (file_id, "offset", machine_id, length, line, seq, id, type) VALUES (1, 102, 1, 1, 2, 2, 'y', 'message')`)
+	exec(t, db, `INSERT INTO line_chunks (file_id, "offset", machine_id, offsets, ends, raw) VALUES (1, 99, 1, '{99,102}', '{2,7}', '\x7b7d5b2261225d')`)
+	if _, err := db.Exec(`INSERT INTO line_chunks (file_id, "offset", machine_id, offsets, ends, raw) VALUES (1, 200, 2, '{200}', '{2}', '\x7b7d')`); err == nil {
+		t.Error("accepted a chunk of machine a's file as machine b's")
+	}
+	lines := func() string {
+		var got string
+		if err := db.QueryRow(`SELECT COALESCE(string_agg("offset" || '=' || convert_from(raw, 'UTF8'), ' ' ORDER BY "offset"), '')
+			FROM entry_lines WHERE machine_id = 1 AND file_id = 1 AND "offset" IN (99, 102)`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := lines(); got != `99={} 102=["a"]` {
+		t.Errorf("entry_lines = %q, want each line out of its chunk", got)
+	}
 	exec(t, db, `DELETE FROM entries WHERE file_id = 1 AND "offset" = 99`)
+	if got := lines(); got != `102=["a"]` {
+		t.Errorf("entry_lines = %q after its entry's removal, want the other line alone", got)
+	}
+	exec(t, db, `DELETE FROM files WHERE machine_id = 1 AND id = 1`)
 	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM entry_lines`).Scan(&n); err != nil || n != 0 {
-		t.Errorf("a line outlived its entry: %d (%v)", n, err)
+	if err := db.QueryRow(`SELECT count(*) FROM line_chunks WHERE file_id = 1`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("a file's chunks outlived it: %d (%v)", n, err)
 	}
 }
 
