@@ -104,7 +104,8 @@ team=("$bin" --catalog "$url")
 reads=("list --json" "list --limit 20" "search zqplant0001" "search 検索" "search the" "search deadlock" "search goroutin*"
   "search \"if err != nil\"" "search '\"if err != nil\"'" "search '\"the test\"'"
   "search --sessions-only goroutine" "search --project proj-03 the" "search --role user the" "search --since 2026-08-01 the"
-  "search --branch active the" "search --branch active deadlock" "cost --by day --tz UTC" "cost --by day,model --tz UTC")
+  "search --branch active the" "search --branch active deadlock" "cost --by day --tz UTC" "cost --by day,model --tz UTC"
+  "show --json $(find "${corpora[0]}" -name '*.jsonl' -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2)")
 for r in "${reads[@]}"; do
   eval "args=($r)"
   lt=() tt=()
