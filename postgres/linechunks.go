@@ -72,8 +72,9 @@ func span(offsets []int64, ends []int32, off int64) (start, end int64, ok bool) 
 	return start, end, 0 <= start && start <= end
 }
 
-// linesOf adds to into the lines of a chunk read back that want names,
-// checking its layout (a chunk is anyone's rows: a bad one is an error,
+// linesOf adds to into the lines of a chunk read back that want names.
+// raw may stop after the last of them (chunksSQL reads no further). The
+// layout is checked (a chunk is anyone's rows: a bad one is an error,
 // never a slice out of range).
 func linesOf(into map[int64][]byte, want map[int64]bool, offsets []int64, ends []int32, raw []byte) error {
 	if len(offsets) != len(ends) {
@@ -81,10 +82,13 @@ func linesOf(into map[int64][]byte, want map[int64]bool, offsets []int64, ends [
 	}
 	prev := int32(0)
 	for i, off := range offsets {
-		if ends[i] < prev || int(ends[i]) > len(raw) {
-			return fmt.Errorf("a chunk's line at offset %d ends at %d, outside %d..%d", off, ends[i], prev, len(raw))
+		if ends[i] < prev {
+			return fmt.Errorf("a chunk's line at offset %d ends at %d, before it starts (%d)", off, ends[i], prev)
 		}
 		if want[off] {
+			if int(ends[i]) > len(raw) {
+				return fmt.Errorf("a chunk's line at offset %d ends at %d, outside its %d bytes", off, ends[i], len(raw))
+			}
 			into[off] = raw[prev:ends[i]]
 		}
 		prev = ends[i]

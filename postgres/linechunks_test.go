@@ -2,9 +2,13 @@ package postgres
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/pidex-dev/pidex/internal/pgtest"
 )
 
 // A file's lines cut into chunks come back whole and byte-exact from
@@ -91,10 +95,11 @@ func TestChunkLayoutChecked(t *testing.T) {
 		want    string
 	}{
 		{"good", []int64{1, 5}, []int32{2, 6}, ""},
+		{"read up to the lines asked for", []int64{1, 5, 9}, []int32{2, 6, 1 << 20}, ""},
 		{"an end missing", []int64{1, 5}, []int32{2}, "2 lines with 1 ends"},
 		{"past the bytes", []int64{1, 5}, []int32{2, 9}, "outside"},
-		{"going back", []int64{1, 5}, []int32{4, 3}, "outside"},
-		{"negative", []int64{1}, []int32{-1}, "outside"},
+		{"going back", []int64{1, 5}, []int32{4, 3}, "before it starts"},
+		{"negative", []int64{1}, []int32{-1}, "before it starts"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := map[int64][]byte{}
@@ -114,5 +119,57 @@ func TestChunkLayoutChecked(t *testing.T) {
 	}
 	if ascending([]lineRow{{Offset: 1}, {Offset: 1}}) || ascending([]lineRow{{Offset: 2}, {Offset: 1}}) || !ascending([]lineRow{{Offset: 1}, {Offset: 2}}) {
 		t.Error("ascending: a repeated or backward offset passes, or an ascending one does not")
+	}
+}
+
+// A page's lines come out of their chunks byte-exact, and a chunk is read
+// only as far as the last line asked for: the long line a chunk ends with,
+// which a reader streams in pieces instead, is not read along with the
+// short lines before it.
+func TestChunksReadUpToTheLinesAskedFor(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, pgtest.URL(t), Options{Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var machine int32
+	var file int64
+	if err := st.db.QueryRowContext(ctx, `INSERT INTO machines (name) VALUES ('m') RETURNING id`).Scan(&machine); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.db.QueryRowContext(ctx, `INSERT INTO files (machine_id, path, root, kind) VALUES ($1, '/p.jsonl', '/', 'session') RETURNING id`, machine).Scan(&file); err != nil {
+		t.Fatal(err)
+	}
+	long := bytes.Repeat([]byte("x"), 1<<20)
+	lines := []lineRow{{Offset: 0, Raw: []byte("first line")}, {Offset: 11, Raw: []byte("second")}, {Offset: 18, Raw: long},
+		{Offset: 18 + 1<<20 + 1, Raw: []byte("after")}}
+	chunks := cutChunks(lines)
+	if len(chunks) != 2 {
+		t.Fatalf("%d chunks, want the long line to end the first", len(chunks))
+	}
+	for _, c := range chunks {
+		if _, err := st.db.ExecContext(ctx, `INSERT INTO line_chunks (machine_id, file_id, "offset", offsets, ends, raw) VALUES ($1, $2, $3, $4, $5, $6)`,
+			machine, file, c.offsets[0], c.offsets, c.ends, c.raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := st.Reader()
+	want := map[int64]bool{0: true, 11: true, lines[3].Offset: true}
+	got, err := r.chunkLines(ctx, file, []int64{0, 11, lines[3].Offset}, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []lineRow{lines[0], lines[1], lines[3]} {
+		if !bytes.Equal(got[l.Offset], l.Raw) {
+			t.Errorf("line at %d: %q, want %q", l.Offset, got[l.Offset], l.Raw)
+		}
+	}
+	if c := cap(got[0]); c >= len(long) {
+		t.Errorf("the short lines came in a buffer of %d bytes: the long line was read along", c)
+	}
+	lr := &lineReader{ctx: ctx, r: r, file: file, off: 18}
+	if b, err := io.ReadAll(lr); err != nil || !bytes.Equal(b, long) {
+		t.Errorf("the long line streamed: %d bytes (%v), want %d", len(b), err, len(long))
 	}
 }

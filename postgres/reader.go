@@ -72,14 +72,19 @@ func (r *Reader) Kept(pidex.SessionRef) query.Kept { return query.Kept{} }
 const chunk = 8 << 20
 
 // chunksSQL reads the chunks (linechunks.go) that hold lines of a file at
-// the given offsets (file, file, offsets), each the chunk with the
-// greatest first offset not after the line's: one probe of the key per
-// offset, then the chunks by key, each once. spanSQL finds where one line
+// the given offsets (offsets, file, file, offsets), each the chunk with
+// the greatest first offset not after the line's: one probe of the key per
+// offset, then the chunks by key, each once, and of each only its bytes up
+// to the end of the last line asked for (a line too long to read whole,
+// which a chunk always ends with, is left out: PostgreSQL decompresses a
+// value's slice no further than its end). spanSQL finds where one line
 // is in its chunk (file, offset, offset), pieceSQL reads a piece of a
 // chunk (from, length, file, chunk). The file is named by its id and
 // machine (query.Dialect.FileIs), so that the lookups use the key.
 var (
-	chunksSQL = sqlx.Rebind(sqlx.DOLLAR, `SELECT offsets, ends, raw FROM line_chunks l WHERE `+query.Postgres.FileIs("l")+`
+	chunksSQL = sqlx.Rebind(sqlx.DOLLAR, `SELECT offsets, ends, substring(raw FROM 1 FOR (SELECT max(ends[i])
+			FROM generate_subscripts(offsets, 1) i WHERE offsets[i] = ANY(?::bigint[])))
+		FROM line_chunks l WHERE `+query.Postgres.FileIs("l")+`
 		AND l."offset" = ANY(ARRAY(SELECT (SELECT x."offset" FROM line_chunks x WHERE `+query.Postgres.FileIs("x")+`
 			AND x."offset" <= o ORDER BY x."offset" DESC LIMIT 1) FROM unnest(?::bigint[]) o))`)
 	spanSQL = sqlx.Rebind(sqlx.DOLLAR, `SELECT "offset", offsets, ends FROM line_chunks l WHERE `+query.Postgres.FileIs("l")+`
@@ -131,7 +136,7 @@ func (r *Reader) chunkLines(ctx context.Context, file int64, offsets []int64, wa
 	if len(offsets) == 0 {
 		return raw, nil
 	}
-	q, err := r.s.db.QueryContext(ctx, chunksSQL, file, file, offsets)
+	q, err := r.s.db.QueryContext(ctx, chunksSQL, offsets, file, file, offsets)
 	if err != nil {
 		return nil, fmt.Errorf("read entry lines: %w", err)
 	}
