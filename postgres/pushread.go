@@ -53,7 +53,7 @@ func (p *pusher) readGroup(ctx context.Context, group []job, st *PushStats, emit
 }
 
 // readFile reads a file's new entries with their lines, text and search
-// rows, edges and tool calls (all of them for a new or rewritten file),
+// rows and tool calls (all of them for a new or rewritten file),
 // and its small tables' rows, all in one read of the local catalog, and
 // hands them on after the file's head (its plan and cursor).
 func (p *pusher) readFile(ctx context.Context, j *job, st *PushStats, emit emitFunc) error {
@@ -131,12 +131,12 @@ func outHead(j *job, st *PushStats) *fileHead {
 }
 
 // readEntries reads a file's entries from offset from on, with everything
-// keyed by them: entry rows, edges, tool calls, and, a chunk of lines at
+// keyed by them: entry rows, tool calls, and, a chunk of lines at
 // a time read from the session file, the raw lines, their text and their
 // search rows.
 func (p *pusher) readEntries(ctx context.Context, conn *sqlx.Conn, j *job, from int64, st *PushStats, emit emitFunc) error {
 	var ents [][]any
-	for _, t := range []table{entriesTable, edgesTable, toolCallsTable} {
+	for _, t := range []table{entriesTable, toolCallsTable} {
 		r, err := readRows(ctx, conn, t, j.local.ID, from)
 		if err != nil {
 			return err

@@ -73,16 +73,6 @@ func (w *fileWriter) put(ctx context.Context, pt *pushPart) error {
 			f.small[t.name] = append(f.small[t.name], pt.Rows.Rows...)
 			return nil
 		}
-		if t.name == edgesTable.name && f.job.act == actAppend && len(pt.Rows.Rows) > 0 {
-			// A later duplicate id wins: an appended edge replaces the pushed one.
-			ids := make([]string, len(pt.Rows.Rows))
-			for i, e := range pt.Rows.Rows {
-				ids[i], _ = e[1].(string)
-			}
-			if _, err := w.tx.Exec(ctx, `DELETE FROM edges WHERE machine_id = $1 AND file_id = $2 AND child_id = ANY($3)`, w.p.machine, f.job.id, ids); err != nil {
-				return fmt.Errorf("replace edges: %w", err)
-			}
-		}
 		return w.copyRows(ctx, t, f.job.id, pt.Rows.Rows)
 	case pt.Lines != nil:
 		return w.lines(ctx, f.job.id, pt.Lines)
@@ -170,7 +160,8 @@ func (w *fileWriter) insertFile(ctx context.Context, j *job) error {
 }
 
 // clear deletes a rewritten file's entries (their text and search rows
-// cascade), lines, edges and tool calls; the small tables go in small.
+// cascade; edges are a view of them), lines and tool calls; the small
+// tables go in small.
 func (w *fileWriter) clear(ctx context.Context, id int64) error {
 	var n, toks int64
 	if err := w.tx.QueryRow(ctx, `SELECT count(*), COALESCE(sum(tokens), 0) FROM text_index WHERE machine_id = $1 AND file_id = $2 AND part = 0`, w.p.machine, id).
@@ -178,7 +169,7 @@ func (w *fileWriter) clear(ctx context.Context, id int64) error {
 		return fmt.Errorf("clear file: %w", err)
 	}
 	w.textRows, w.textTokens = w.textRows-n, w.textTokens-toks
-	for _, t := range []string{"entries", "line_chunks", "edges", "tool_calls"} {
+	for _, t := range []string{"entries", "line_chunks", "tool_calls"} {
 		if _, err := w.tx.Exec(ctx, `DELETE FROM `+t+` WHERE machine_id = $1 AND file_id = $2`, w.p.machine, id); err != nil {
 			return fmt.Errorf("clear file: %w", err)
 		}

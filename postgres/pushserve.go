@@ -38,7 +38,8 @@ import (
 //
 //	1: the first
 //	2: a search row's tsvector in binary (indexRow.Vec), not a literal
-const pushProtocol = 2
+//	3: no edges (a view of the entries since migration 00015)
+const pushProtocol = 3
 
 // maxPart bounds one part of a group as it arrives (a chunk of lines is
 // about 16 MB; a single line of a session file may be larger).

@@ -26,7 +26,7 @@ const stagePrefix = "pidex_stage_"
 // staged rows move on: entries before the rows that name them (lines,
 // text, search rows).
 var stageOrder = func() []table {
-	out := []table{entriesTable, lineChunksTable, entryTextTable, textIndexTable, edgesTable, toolCallsTable}
+	out := []table{entriesTable, lineChunksTable, entryTextTable, textIndexTable, toolCallsTable}
 	return append(out, smallTables...)
 }()
 

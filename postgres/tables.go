@@ -64,7 +64,6 @@ func cols(spec string) []column {
 var (
 	entriesTable = table{"entries", cols(`file_id offset machine_id length line seq id parent_id type role ts msg_ts ts_ms
 		provider model target_id first_kept stop_reason error tokens_before command`), true}
-	edgesTable = table{"edges", cols(`file_id child_id machine_id parent_id offset`), true}
 	// The lines (in chunks: linechunks.go), their text and search rows:
 	// sent by lines (pushrows.go), from the session file, not read from a
 	// local table.

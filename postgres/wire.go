@@ -78,7 +78,7 @@ type indexRow struct {
 // pushTables are the tables parts may name.
 var pushTables = func() map[string]table {
 	m := map[string]table{}
-	for _, t := range append([]table{entriesTable, edgesTable, toolCallsTable}, smallTables...) {
+	for _, t := range append([]table{entriesTable, toolCallsTable}, smallTables...) {
 		m[t.name] = t
 	}
 	return m
