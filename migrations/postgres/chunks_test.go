@@ -13,9 +13,7 @@ import (
 // 64 KB among them, in two machines' files, with plain tables and with
 // partitions.
 func TestLinesIntoChunks(t *testing.T) {
-	for _, partitions := range []int{0, 4} {
-		t.Run(fmt.Sprintf("partitions=%d", partitions), func(t *testing.T) { linesIntoChunks(t, partitions) })
-	}
+	inLayouts(t, linesIntoChunks)
 }
 
 func linesIntoChunks(t *testing.T, partitions int) {

@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 )
 
@@ -11,9 +10,7 @@ import (
 // it), and its Down makes the table again with them: with plain tables
 // and with partitions.
 func TestEdgesFromEntries(t *testing.T) {
-	for _, partitions := range []int{0, 4} {
-		t.Run(fmt.Sprintf("partitions=%d", partitions), func(t *testing.T) { edgesFromEntries(t, partitions) })
-	}
+	inLayouts(t, edgesFromEntries)
 }
 
 func edgesFromEntries(t *testing.T, partitions int) {

@@ -42,8 +42,14 @@ func provider(t *testing.T, partitions int) (*goose.Provider, *sql.DB) {
 // again: with plain tables, and with the machine tables in 4 hash
 // partitions by machine.
 func TestUpDownUp(t *testing.T) {
+	inLayouts(t, upDownUp)
+}
+
+// inLayouts runs fn on plain tables and on the machine tables in 4 hash
+// partitions by machine.
+func inLayouts(t *testing.T, fn func(t *testing.T, partitions int)) {
 	for _, partitions := range []int{0, 4} {
-		t.Run(fmt.Sprintf("partitions=%d", partitions), func(t *testing.T) { upDownUp(t, partitions) })
+		t.Run(fmt.Sprintf("partitions=%d", partitions), func(t *testing.T) { fn(t, partitions) })
 	}
 }
 
@@ -158,9 +164,7 @@ func derive(t *testing.T, db *sql.DB, ids ...string) {
 // whose machine derived otherwise get an override, and removing a machine's
 // file takes its rows and its overrides with it.
 func TestCrossMachineDedup(t *testing.T) {
-	for _, partitions := range []int{0, 4} {
-		t.Run(fmt.Sprintf("partitions=%d", partitions), func(t *testing.T) { crossMachineDedup(t, partitions) })
-	}
+	inLayouts(t, crossMachineDedup)
 }
 
 func crossMachineDedup(t *testing.T, partitions int) {
@@ -193,9 +197,7 @@ func crossMachineDedup(t *testing.T, partitions int) {
 
 // A row cannot name a file of another machine.
 func TestOwnership(t *testing.T) {
-	for _, partitions := range []int{0, 4} {
-		t.Run(fmt.Sprintf("partitions=%d", partitions), func(t *testing.T) { ownership(t, partitions) })
-	}
+	inLayouts(t, ownership)
 }
 
 func ownership(t *testing.T, partitions int) {
@@ -279,9 +281,7 @@ func TestSearchRows(t *testing.T) {
 // it with no policy: the owner's alone. A new table of machine rows
 // without them would be open to every pushing role.
 func TestRowSecurityOnEveryMachineTable(t *testing.T) {
-	for _, partitions := range []int{0, 4} {
-		t.Run(fmt.Sprintf("partitions=%d", partitions), func(t *testing.T) { rowSecurityOnEveryMachineTable(t, partitions) })
-	}
+	inLayouts(t, rowSecurityOnEveryMachineTable)
 }
 
 // (A partitioned table's policies hold for the rows read and written
