@@ -55,11 +55,6 @@ func apply(ctx context.Context, stmts *stmtCache, b *batch, s *seams) (err error
 	if err := checkExpected(ctx, tx, b); err != nil {
 		return err
 	}
-	if b.inlineText {
-		if err := checkInlineText(ctx, tx, b); err != nil {
-			return err
-		}
-	}
 	id, err := upsertFile(ctx, tx, &b.file, b.sum.stored(), b.racy)
 	if err != nil {
 		return err
@@ -545,39 +540,29 @@ func insertToolCalls(ctx context.Context, tx *wtx, id int64, calls []toolCallRow
 // checkExpected returns errConflict unless the catalog holds the state
 // the batch follows on (a file not in the catalog is at offset 0,
 // generation 0).
-// checkInlineText keeps an append's text with its entries only while the
+//
+// It keeps an append's text with its entries (b.inlineText) only while the
 // catalog holds what the plan saw for the text too: the file under the id
 // its text rows' rowids were made with (b.file.ID, before upsertFile), its
-// text complete up to where the batch starts. checkExpected vouches for
-// the file's offset and generation, which every change of its rows moves
-// (a rebuilt catalog put in place moves every generation); the text
-// cursor and the id are checked here, in the same transaction, rather
-// than trusted from the plan: a cursor moved past text never indexed
-// would leave that text out of every search. Otherwise the text is left
-// to the text pass, which indexes it from the file's text cursor on.
-func checkInlineText(ctx context.Context, tx *wtx, b *batch) error {
-	var cur struct {
-		ID         int64 `db:"id"`
-		TextOffset int64 `db:"text_offset"`
-	}
-	err := tx.get(ctx, &cur, "SELECT id, text_offset FROM files WHERE path = ?", b.file.Path)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("read file text cursor: %w", err)
-	}
-	if err != nil || cur.ID != b.file.ID || cur.TextOffset != b.expect.Offset {
-		b.inlineText = false
-	}
-	return nil
-}
-
+// text complete up to where the batch starts. Offset and generation move
+// with every change of the file's rows (a rebuilt catalog put in place
+// moves every generation); the text cursor and the id are read in the same
+// statement rather than trusted from the plan: a cursor moved past text
+// never indexed would leave that text out of every search. Otherwise the
+// text is left to the text pass, which indexes it from the cursor on.
 func checkExpected(ctx context.Context, tx *wtx, b *batch) error {
 	var cur fileState
-	err := tx.QueryRowxContext(ctx, "SELECT offset, generation FROM files WHERE path = ?", b.file.Path).Scan(&cur.Offset, &cur.Generation)
+	var id, textOffset int64
+	err := tx.QueryRowxContext(ctx, "SELECT offset, generation, id, text_offset FROM files WHERE path = ?", b.file.Path).
+		Scan(&cur.Offset, &cur.Generation, &id, &textOffset)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("read file state: %w", err)
 	}
 	if cur != b.expect {
 		return errConflict
+	}
+	if err != nil || id != b.file.ID || textOffset != b.expect.Offset {
+		b.inlineText = false
 	}
 	return nil
 }
