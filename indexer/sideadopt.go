@@ -44,11 +44,15 @@ func (ix *Indexer) adoptSide(ctx context.Context, st *pidex.TextStats) (compacte
 		return false, nil // not a database: the text pass does the work
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), `DETACH side`)
+	// Its sizes, read once: nothing writes a scratch file once its build
+	// has finished.
 	var size struct {
-		Rows  int64 `db:"rows"`
-		Files int64 `db:"files"`
+		Rows   int64 `db:"rows"`
+		Tokens int64 `db:"tokens"`
+		Files  int64 `db:"files"`
 	}
-	if err := conn.GetContext(ctx, &size, `SELECT (SELECT count(*) FROM side.text_sizes) AS rows, (SELECT count(*) FROM side.side_files) AS files`); err != nil || size.Files == 0 {
+	if err := conn.GetContext(ctx, &size, `SELECT (SELECT count(*) FROM side.text_sizes) AS rows, (SELECT COALESCE(sum(n), 0) FROM side.text_sizes) AS tokens,
+		(SELECT count(*) FROM side.side_files) AS files`); err != nil || size.Files == 0 {
 		return false, nil // not a side index, or one that stopped
 	}
 	if size.Rows >= or(ix.compactRows, compactRows) {
@@ -84,10 +88,6 @@ func (ix *Indexer) adoptSide(ctx context.Context, st *pidex.TextStats) (compacte
 		p.FilesTotal.Add(fit.Files)
 		p.BytesTotal.Add(fit.Upto)
 	}
-	var rows, tokens int64
-	if err := tx.QueryRowContext(ctx, `SELECT count(*), COALESCE(sum(n), 0) FROM side.text_sizes`).Scan(&rows, &tokens); err != nil {
-		return false, fmt.Errorf("adopt text index: %w", err)
-	}
 	for _, q := range []string{
 		`DELETE FROM main.text_index_data`,
 		`DELETE FROM main.text_index_idx`,
@@ -101,14 +101,14 @@ func (ix *Indexer) adoptSide(ctx context.Context, st *pidex.TextStats) (compacte
 			return false, fmt.Errorf("adopt text index: %w", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE main.text_totals SET rows = ?, tokens = ? WHERE id = 1`, rows, tokens); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE main.text_totals SET rows = ?, tokens = ? WHERE id = 1`, size.Rows, size.Tokens); err != nil {
 		return false, fmt.Errorf("adopt text index: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return false, fmt.Errorf("adopt text index: %w", err)
 	}
 	st.Files += int(fit.Files)
-	st.Entries += rows
+	st.Entries += size.Rows
 	st.Bytes += fit.Upto
 	if p := ix.Progress; p != nil {
 		p.FilesDone.Add(fit.Files)
